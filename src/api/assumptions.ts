@@ -1,0 +1,45 @@
+/**
+ * Every API shape the spec does not show, and how payops assumes it, in one place. The client and
+ * the emulator both read paths from here, and the README's assumptions table is generated from
+ * this list (`npm run readme`), so a correction is one edit.
+ */
+
+export interface Assumption {
+  /** What the spec leaves open. */
+  topic: string
+  /** What payops assumes. */
+  assumed: string
+}
+
+export const PATHS = {
+  moveCancel: '/api/subaccounts/move/{move_id}',
+} as const
+
+export const ASSUMPTIONS: Assumption[] = [
+  {
+    topic: 'Error body layout',
+    assumed:
+      '`{"error_code": "...", "message": "...", "request_id": "..."}`; the client also reads `{"error": {...}}` and `{"errors": [...]}` and falls back to the HTTP status.',
+  },
+  {topic: 'Request id', assumed: 'Response header `X-Request-Id` (or `request_id` in an error body); shown in errors and `--debug`.'},
+  {
+    topic: 'Move cancel (DELETE /api/subaccounts/move/{id})',
+    assumed: '200 with `data` = the canceled Move; 204 with no body is also accepted. Cancel of a move not in `created` is 400 VALIDATION_ERROR.',
+  },
+  {
+    topic: 'Approve-move response shape',
+    assumed:
+      'May be the drifted example shape (`source_subaccount_id`, `destination_subaccount_id`, `SETTLED`, `settled_at`, `description`); normalised to the Move fields. The emulator answers in that shape.',
+  },
+  {topic: 'Idempotency-Key replay status', assumed: 'The replayed move comes back with 200 and its state in upper case (`CREATED`, `SETTLED`); normalised to lower case.'},
+  {topic: 'Idempotency-Key reuse with a different body', assumed: 'Returns the original move unchanged (200); the key names the move, not the body.'},
+  {topic: 'Move `failed` state', assumed: 'Reached only when settlement fails on create (207 keeps the move `approved`); a replay of a failed move is 409.'},
+  {
+    topic: 'Subaccount activity of moves',
+    assumed: 'A settled move adds a `transfer` activity item to both subaccounts (debit on the source, credit on the destination), `effective_at` = settlement time.',
+  },
+  {topic: 'Subaccount currency', assumed: 'A subaccount has the currency of the entity\'s main (USD) treasury account; `currency_code` is returned.'},
+  {topic: 'Malformed ids in paths', assumed: 'An id that names nothing in the caller\'s entity (malformed or another entity\'s) is 404 NOT_FOUND.'},
+  {topic: 'List `total_count`', assumed: 'The number of items matching the filters, across all pages.'},
+  {topic: 'Cursor format', assumed: 'Opaque strings; a cursor from another list, order or filter set is 400 VALIDATION_ERROR.'},
+]

@@ -1,0 +1,330 @@
+/**
+ * The one HTTP client every command goes through: base URL and key, JSON in and out, typed errors,
+ * retries with backoff, an optional redacted debug trace, and schema parsing of `data`.
+ * It never prints: traces go to the `trace` sink the caller provides.
+ */
+import type {Dispatcher} from 'undici'
+import type {z} from 'zod'
+import {ApiError, NetworkError, ResponseError, UsageError} from '../errors.js'
+import {describeIssues, readErrorBody} from './schemas/common.js'
+import {redact, redactKey, registerSecret} from './redact.js'
+import {DEFAULT_POLICY, RETRYABLE_STATUSES, isRetryableMethod, nextDelay, parseRetryAfter, type RetryPolicy} from './retry.js'
+import type {Page} from './paginate.js'
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
+export type QueryValue = string | number | boolean | undefined | null | Array<string | number>
+
+export interface ClientOptions {
+  baseUrl: string
+  apiKey?: string
+  /** Overall time for one call, retries included, in milliseconds. */
+  timeoutMs?: number
+  maxRetries?: number
+  retryPolicy?: Partial<RetryPolicy>
+  /** Receives debug trace lines (already redacted). */
+  trace?: (line: string) => void
+  userAgent?: string
+  sleep?: (ms: number) => Promise<void>
+  random?: () => number
+}
+
+export interface RequestOptions<S extends z.ZodType | undefined = undefined> {
+  method: HttpMethod
+  path: string
+  query?: Record<string, QueryValue>
+  body?: unknown
+  /** Raw body bytes, sent as they are (the `api --input` command). */
+  rawBody?: string
+  headers?: Record<string, string>
+  idempotencyKey?: string
+  /** Schema of the `data` member of the envelope. */
+  schema?: S
+  /** Parse the whole body with the schema instead of its `data` member. */
+  bare?: boolean
+}
+
+export interface ApiResponse<T> {
+  status: number
+  data: T
+  warning?: string | null
+  requestId?: string
+  body: unknown
+  headers: Record<string, string | string[] | undefined>
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : unknown
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]'])
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+}
+
+/** Encodes each interpolated value as one path segment: p`/api/moves/${id}`. */
+export function p(strings: TemplateStringsArray, ...values: Array<string | number>): string {
+  let out = strings[0]
+  values.forEach((v, i) => {
+    const s = String(v)
+    if (s === '' ) throw new UsageError('An id argument is empty.')
+    out += encodeURIComponent(s) + strings[i + 1]
+  })
+  return out
+}
+
+export function buildQuery(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return ''
+  const params = new URLSearchParams()
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null) continue
+    if (Array.isArray(v)) for (const item of v) params.append(k, String(item))
+    else params.append(k, String(v))
+  }
+  const s = params.toString()
+  return s ? `?${s}` : ''
+}
+
+let undiciModule: Promise<typeof import('undici')> | undefined
+const loadUndici = () => (undiciModule ??= import('undici'))
+
+export class ApiClient {
+  readonly baseUrl: URL
+  private readonly apiKey?: string
+  private readonly timeoutMs: number
+  private readonly policy: RetryPolicy
+  private readonly trace?: (line: string) => void
+  private readonly sleep: (ms: number) => Promise<void>
+  private readonly random: () => number
+  private readonly userAgent: string
+  private dispatcher?: Dispatcher
+
+  constructor(opts: ClientOptions) {
+    let url: URL
+    try {
+      url = new URL(opts.baseUrl)
+    } catch {
+      throw new UsageError(`Base URL "${opts.baseUrl}" is not a valid URL.`)
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      throw new UsageError(`Base URL "${opts.baseUrl}" must use https:// (or http:// to a loopback address).`)
+    }
+    if (url.protocol === 'http:' && opts.apiKey && !isLoopbackHost(url.hostname)) {
+      throw new UsageError(`Refusing to send an API key over plain http:// to ${url.host}; use https:// (http is allowed only to loopback).`)
+    }
+    this.baseUrl = url
+    this.apiKey = opts.apiKey
+    registerSecret(opts.apiKey)
+    this.timeoutMs = opts.timeoutMs ?? 30_000
+    this.policy = {...DEFAULT_POLICY, ...opts.retryPolicy, maxRetries: opts.maxRetries ?? opts.retryPolicy?.maxRetries ?? DEFAULT_POLICY.maxRetries}
+    this.trace = opts.trace
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)))
+    this.random = opts.random ?? Math.random
+    this.userAgent = opts.userAgent ?? 'payops'
+  }
+
+  url(path: string, query?: Record<string, QueryValue>): string {
+    const base = this.baseUrl.href.replace(/\/+$/, '')
+    return base + (path.startsWith('/') ? path : `/${path}`) + buildQuery(query)
+  }
+
+  private log(line: string): void {
+    if (this.trace) this.trace(redact(line))
+  }
+
+  async close(): Promise<void> {
+    const d = this.dispatcher as unknown as {close?: () => Promise<void>}
+    this.dispatcher = undefined
+    await d?.close?.()
+  }
+
+  private async getDispatcher(): Promise<Dispatcher> {
+    if (!this.dispatcher) {
+      const {Agent} = await loadUndici()
+      this.dispatcher = new Agent({keepAliveTimeout: 10_000, connections: 64, pipelining: 1})
+    }
+    return this.dispatcher
+  }
+
+  /** Sends one logical request (with retries) and parses the envelope's `data` with `schema`. */
+  async request<S extends z.ZodType | undefined = undefined>(opts: RequestOptions<S>): Promise<ApiResponse<Out<S>>> {
+    const {request} = await loadUndici()
+    const dispatcher = await this.getDispatcher()
+    const url = this.url(opts.path, opts.query)
+    const headers: Record<string, string> = {accept: 'application/json', 'user-agent': this.userAgent, ...opts.headers}
+    if (this.apiKey) headers['x-api-key'] = this.apiKey
+    if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey
+    let payload: string | undefined
+    if (opts.rawBody !== undefined) payload = opts.rawBody
+    else if (opts.body !== undefined) payload = JSON.stringify(opts.body)
+    if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json'
+    }
+    const hasKey = Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')
+    const retryable = isRetryableMethod(opts.method, hasKey)
+    const deadline = Date.now() + this.timeoutMs
+    const maxAttempts = retryable ? this.policy.maxRetries + 1 : 1
+    const display = `${opts.method} ${opts.path}${buildQuery(opts.query)}`
+
+    for (let attempt = 1; ; attempt++) {
+      const started = Date.now()
+      const remaining = deadline - started
+      this.log(`→ ${display} attempt ${attempt}/${maxAttempts}` + this.describeHeaders(headers) + (payload ? ` body ${truncate(payload, 500)}` : ''))
+      let status: number
+      let resHeaders: Record<string, string | string[] | undefined>
+      let text: string
+      try {
+        if (remaining <= 0) throw Object.assign(new Error('timed out'), {code: 'ETIMEDOUT'})
+        const res = await request(url, {
+          method: opts.method,
+          headers,
+          body: payload,
+          dispatcher,
+          signal: AbortSignal.timeout(remaining),
+          headersTimeout: remaining,
+          bodyTimeout: remaining,
+        })
+        status = res.statusCode
+        resHeaders = res.headers
+        text = await res.body.text()
+      } catch (err) {
+        const e = err as {code?: string; name?: string; message?: string}
+        const code = e.code ?? e.name ?? 'ERROR'
+        const timedOut = /TIMEOUT|ETIMEDOUT|AbortError|TimeoutError/i.test(code)
+        this.log(`← ${display} failed: ${code} after ${Date.now() - started}ms (attempt ${attempt}/${maxAttempts})`)
+        const canRetry = attempt < maxAttempts && !refusedForGood(code)
+        if (canRetry) {
+          const wait = nextDelay(attempt - 1, this.policy, undefined, this.random)
+          if (Date.now() + wait < deadline) {
+            await this.sleep(wait)
+            continue
+          }
+        }
+        const what = timedOut ? `timed out after ${Math.round(this.timeoutMs / 1000)}s` : `could not reach ${this.baseUrl.origin} (${code})`
+        const tries = attempt > 1 ? ` after ${attempt} attempts` : ''
+        throw new NetworkError(redact(`${opts.method} ${opts.path}: ${what}${tries}.`), code)
+      }
+      const requestId = headerValue(resHeaders['x-request-id'])
+      this.log(`← ${status} ${display} in ${Date.now() - started}ms (attempt ${attempt}/${maxAttempts})${requestId ? ` request ${requestId}` : ''}` + (text ? ` body ${truncate(text, 500)}` : ''))
+
+      if (RETRYABLE_STATUSES.has(status) && attempt < maxAttempts) {
+        const retryAfter = parseRetryAfter(resHeaders['retry-after'])
+        const wait = nextDelay(attempt - 1, this.policy, retryAfter, this.random)
+        if (Date.now() + wait < deadline) {
+          this.log(`  retrying in ${wait}ms${retryAfter !== undefined ? ' (Retry-After)' : ''}`)
+          await this.sleep(wait)
+          continue
+        }
+      }
+      return this.finish<S>(opts, status, resHeaders, text, requestId)
+    }
+  }
+
+  private describeHeaders(headers: Record<string, string>): string {
+    const parts: string[] = []
+    for (const [k, v] of Object.entries(headers)) {
+      if (k === 'accept' || k === 'user-agent') continue
+      parts.push(`${k}: ${k.toLowerCase() === 'x-api-key' ? redactKey(v) : v}`)
+    }
+    return parts.length ? ` [${parts.join(', ')}]` : ''
+  }
+
+  private finish<S extends z.ZodType | undefined>(
+    opts: RequestOptions<S>,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    text: string,
+    requestIdHeader: string | undefined,
+  ): ApiResponse<Out<S>> {
+    const where = `${opts.method} ${opts.path}`
+    let body: unknown
+    let parsed = false
+    if (text.trim() !== '') {
+      try {
+        body = JSON.parse(text)
+        parsed = true
+      } catch {
+        parsed = false
+      }
+    }
+    const bodyRequestId = parsed ? readErrorBody(body).requestId : undefined
+    const requestId = requestIdHeader ?? bodyRequestId
+    if (status >= 400 || status < 200) {
+      if (!parsed) {
+        const ctype = headerValue(headers['content-type']) ?? 'unknown type'
+        const snippet = text.trim() ? `; body (${ctype.split(';')[0]}): ${oneLine(text, 80)}` : ''
+        throw new ApiError({status, message: redact(`HTTP ${status} from ${where}${snippet}`), requestId})
+      }
+      const info = readErrorBody(body)
+      throw new ApiError({
+        status,
+        errorCode: info.errorCode,
+        message: redact(oneLine(info.message ?? `HTTP ${status} from ${where}`, 300)),
+        requestId,
+        details: info.details,
+      })
+    }
+    if (text.trim() !== '' && !parsed) {
+      throw new ResponseError(`The server answered ${status} to ${where} with a body that is not JSON: ${oneLine(text, 80)}`, status, requestId)
+    }
+    let data: unknown = body
+    let warning: string | null | undefined
+    if (!opts.bare && body !== undefined) {
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new ResponseError(`The server answered ${status} to ${where} with JSON that is not an object.`, status, requestId)
+      }
+      const env = body as Record<string, unknown>
+      data = env.data
+      warning = typeof env.warning === 'string' ? env.warning : undefined
+    }
+    if (opts.schema) {
+      if (!opts.bare && data === undefined && body !== undefined) {
+        throw new ResponseError(`Unexpected response to ${where}: the "data" field is missing.`, status, requestId)
+      }
+      if (data !== undefined) {
+        const r = (opts.schema as z.ZodType).safeParse(data)
+        if (!r.success) {
+          throw new ResponseError(`Unexpected response to ${where}: ${describeIssues(r.error, opts.bare ? '' : 'data')}`, status, requestId)
+        }
+        data = r.data
+      }
+    }
+    return {status, data: data as Out<S>, warning, requestId, body, headers}
+  }
+
+  /** GETs one page of a list endpoint and parses each item with `item`. */
+  async page<S extends z.ZodType>(path: string, query: Record<string, QueryValue>, item: S): Promise<Page<z.output<S>>> {
+    const res = await this.request({method: 'GET', path, query})
+    const where = `GET ${path}`
+    const body = res.body as Record<string, unknown> | undefined
+    if (!body || typeof body !== 'object' || !Array.isArray(body.data)) {
+      throw new ResponseError(`Unexpected response to ${where}: "data" is not a list.`, res.status, res.requestId)
+    }
+    const items: Array<z.output<S>> = []
+    for (let i = 0; i < body.data.length; i++) {
+      const r = item.safeParse(body.data[i])
+      if (!r.success) throw new ResponseError(`Unexpected response to ${where}: ${describeIssues(r.error, `data[${i}]`)}`, res.status, res.requestId)
+      items.push(r.data)
+    }
+    const nextCursor = typeof body.next_cursor === 'string' ? body.next_cursor : null
+    const hasMore = typeof body.has_more === 'boolean' ? body.has_more : Boolean(nextCursor)
+    const totalCount = typeof body.total_count === 'number' ? body.total_count : null
+    return {items, hasMore, nextCursor, totalCount}
+  }
+}
+
+function refusedForGood(code: string): boolean {
+  // A malformed URL or a TLS certificate problem will not improve with a retry.
+  return code === 'ERR_INVALID_URL' || code.startsWith('ERR_TLS') || code === 'CERT_HAS_EXPIRED' || code === 'DEPTH_ZERO_SELF_SIGNED_CERT'
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v
+}
+
+function truncate(s: string, n: number): string {
+  return s.length > n ? `${s.slice(0, n)}… (${s.length} bytes)` : s
+}
+
+export function oneLine(s: string, n: number): string {
+  const flat = s.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim()
+  return flat.length > n ? `${flat.slice(0, n)}…` : flat
+}

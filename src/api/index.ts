@@ -1,0 +1,23 @@
+/** The API facade handed to commands: one typed module per resource area over one client. */
+import {ApiClient, type ClientOptions} from './client.js'
+import {MovesApi} from './moves.js'
+import {SubaccountsApi} from './subaccounts.js'
+
+export class Api {
+  readonly client: ApiClient
+  readonly subaccounts: SubaccountsApi
+  readonly moves: MovesApi
+
+  constructor(opts: ClientOptions | ApiClient) {
+    this.client = opts instanceof ApiClient ? opts : new ApiClient(opts)
+    this.subaccounts = new SubaccountsApi(this.client)
+    this.moves = new MovesApi(this.client)
+  }
+
+  close(): Promise<void> {
+    return this.client.close()
+  }
+}
+
+export {ApiClient} from './client.js'
+export type {ApiResponse, ClientOptions} from './client.js'

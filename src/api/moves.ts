@@ -1,0 +1,39 @@
+import type {ApiClient} from './client.js'
+import {p} from './client.js'
+import {PATHS} from './assumptions.js'
+import {Move, MoveCreateRequest} from './schemas/moves.js'
+import {describeIssues} from './schemas/common.js'
+import {UsageError} from '../errors.js'
+
+export interface MoveCreateInput {
+  from_subaccount_id: string
+  to_subaccount_id: string
+  amount_in_minor_units: number
+  auto_approve?: boolean
+  client_metadata?: Record<string, string>
+}
+
+/** Validates a create body with the very schema the API (emulator) applies; a usage error if bad. */
+export function validateMoveCreate(input: MoveCreateInput): MoveCreateRequest {
+  const r = MoveCreateRequest.safeParse(input)
+  if (!r.success) throw new UsageError(`Invalid move: ${describeIssues(r.error)}`)
+  return r.data
+}
+
+export class MovesApi {
+  constructor(private readonly client: ApiClient) {}
+
+  /** Creates a move; always with an Idempotency-Key so that a retry can never move money twice. */
+  create(input: MoveCreateInput, idempotencyKey: string) {
+    const body = validateMoveCreate(input)
+    return this.client.request({method: 'POST', path: '/api/subaccounts/move', body, idempotencyKey, schema: Move})
+  }
+
+  approve(id: string) {
+    return this.client.request({method: 'POST', path: p`/api/subaccounts/move/${id}/approve`, body: {}, schema: Move})
+  }
+
+  cancel(id: string) {
+    return this.client.request({method: 'DELETE', path: PATHS.moveCancel.replace('{move_id}', encodeURIComponent(id)), schema: Move})
+  }
+}

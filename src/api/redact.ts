@@ -1,0 +1,31 @@
+/**
+ * Keeps API keys and signing secrets out of every message, error and trace. Exact secrets
+ * registered at run time are replaced, and anything shaped like a key is masked as a fallback.
+ */
+
+const KEY_SHAPE = /\b(live|test)_[A-Za-z0-9]{12,}\b/g
+const SECRET_SHAPE = /\bwhsec_[A-Za-z0-9+/=_-]{8,}/g
+
+/** `live_9f8e7d6c5b4a3a1b2` -> `live_…a1b2` */
+export function redactKey(key: string | undefined | null): string {
+  if (!key) return '(none)'
+  const m = /^(live_|test_|whsec_)/.exec(key)
+  const prefix = m ? m[1] : ''
+  if (key.length <= prefix.length + 8) return `${prefix}…`
+  return `${prefix}…${key.slice(-4)}`
+}
+
+const secrets = new Set<string>()
+
+/** Registers a value that must never be printed verbatim (keys, secrets, tokens). */
+export function registerSecret(value: string | undefined | null): void {
+  if (value && value.length >= 8) secrets.add(value)
+}
+
+export function redact(text: string): string {
+  let out = text
+  for (const s of secrets) {
+    if (out.includes(s)) out = out.split(s).join(redactKey(s))
+  }
+  return out.replace(KEY_SHAPE, (k) => redactKey(k)).replace(SECRET_SHAPE, (k) => redactKey(k))
+}

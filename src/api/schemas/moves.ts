@@ -1,0 +1,58 @@
+import {z} from 'zod'
+import {ClientMetadata, MinorUnits, Timestamp, Uuid, drift, fillFrom, lowerStatus, renameKeys} from './common.js'
+
+export const MOVE_STATUSES = ['created', 'approved', 'settled', 'canceled', 'failed'] as const
+
+/**
+ * POST /api/subaccounts/move body. `amount_in_cents` is the deprecated alias, still accepted;
+ * the client only ever sends `amount_in_minor_units`.
+ */
+export const MoveCreateRequest = z
+  .object({
+    from_subaccount_id: Uuid,
+    to_subaccount_id: Uuid,
+    amount_in_minor_units: z.int('amount_in_minor_units must be a whole number').positive('amount must be positive').optional(),
+    amount_in_cents: z.int('amount_in_cents must be a whole number').positive('amount must be positive').optional(),
+    auto_approve: z.boolean({message: 'auto_approve must be a boolean'}).optional(),
+    client_metadata: ClientMetadata.optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.amount_in_minor_units === undefined && b.amount_in_cents === undefined) {
+      ctx.addIssue({code: 'custom', path: ['amount_in_minor_units'], message: 'amount_in_minor_units is required'})
+    }
+    if (b.amount_in_minor_units !== undefined && b.amount_in_cents !== undefined && b.amount_in_minor_units !== b.amount_in_cents) {
+      ctx.addIssue({code: 'custom', path: ['amount_in_cents'], message: 'amount_in_cents differs from amount_in_minor_units'})
+    }
+    if (b.from_subaccount_id && b.from_subaccount_id === b.to_subaccount_id) {
+      ctx.addIssue({code: 'custom', path: ['to_subaccount_id'], message: 'must differ from from_subaccount_id'})
+    }
+  })
+export type MoveCreateRequest = z.infer<typeof MoveCreateRequest>
+
+/**
+ * Move. Absorbs the approve-response drift (`source_subaccount_id`, `destination_subaccount_id`,
+ * upper-case `SETTLED`) and the upper-case states of replays; unknown fields pass through.
+ */
+export const Move = drift(
+  (o) => {
+    const out = renameKeys(o, {source_subaccount_id: 'from_subaccount_id', destination_subaccount_id: 'to_subaccount_id'})
+    fillFrom(out, 'amount_in_minor_units', 'amount_in_cents')
+    lowerStatus(out)
+    return out
+  },
+  z.looseObject({
+    id: z.string(),
+    from_subaccount_id: z.string(),
+    to_subaccount_id: z.string(),
+    amount_in_minor_units: MinorUnits,
+    amount_in_cents: MinorUnits.optional(),
+    status: z.string(),
+    status_recorded_at: Timestamp.nullish(),
+    client_metadata: z.record(z.string(), z.unknown()).nullish(),
+    currency_code: z.string().nullish(),
+    created_at: Timestamp.optional(),
+    updated_at: Timestamp.optional(),
+  }),
+)
+export type Move = z.infer<typeof Move>
+

@@ -1,0 +1,34 @@
+import type {ApiClient} from './client.js'
+import {p} from './client.js'
+import {paginate, type PaginateOptions} from './paginate.js'
+import {ActivityItem, Subaccount} from './schemas/subaccounts.js'
+
+export interface ActivityFilters {
+  order?: 'asc' | 'desc'
+  direction?: 'credit' | 'debit'
+  amount_gte?: number
+  amount_lte?: number
+  effective_at_gte?: string
+  effective_at_lte?: string
+  limit?: number
+}
+
+export class SubaccountsApi {
+  constructor(private readonly client: ApiClient) {}
+
+  create(name: string) {
+    return this.client.request({method: 'POST', path: '/api/subaccounts', body: {name}, schema: Subaccount})
+  }
+
+  get(id: string) {
+    return this.client.request({method: 'GET', path: p`/api/subaccounts/${id}`, schema: Subaccount})
+  }
+
+  activityPage(id: string, filters: ActivityFilters, cursor?: string) {
+    return this.client.page(p`/api/subaccounts/${id}/activity`, {...filters, cursor}, ActivityItem)
+  }
+
+  activity(id: string, filters: ActivityFilters, opts: PaginateOptions) {
+    return paginate((cursor) => this.activityPage(id, filters, cursor), opts)
+  }
+}

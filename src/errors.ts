@@ -1,0 +1,136 @@
+/**
+ * The error taxonomy of payops. Every failure a command can meet is one of these classes, and each
+ * class carries the exit code DESIGN fixes. The API layer throws them, the base command renders
+ * them as one line on stderr and exits with `exitCode`.
+ */
+
+export const ExitCode = {
+  OK: 0,
+  UNEXPECTED: 1,
+  USAGE: 2,
+  AUTH: 3,
+  NOT_FOUND: 4,
+  CONFLICT: 5,
+  PARTIAL: 6,
+  NETWORK: 7,
+  REJECTED: 8,
+} as const
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
+
+export class PayopsError extends Error {
+  readonly exitCode: ExitCodeValue
+  constructor(message: string, exitCode: ExitCodeValue) {
+    super(message)
+    this.name = new.target.name
+    this.exitCode = exitCode
+  }
+
+  /** Fields for the `{"error": {...}}` object printed with `-o json`. */
+  toJSON(): Record<string, unknown> {
+    return {type: this.name, message: this.message, exit_code: this.exitCode}
+  }
+}
+
+/** Bad flags, bad arguments, bad amounts, bad files: nothing was sent. */
+export class UsageError extends PayopsError {
+  constructor(message: string) {
+    super(message, ExitCode.USAGE)
+  }
+}
+
+/** Missing credentials, or a LIVE action that was not confirmed. Nothing was sent. */
+export class AuthError extends PayopsError {
+  constructor(message: string) {
+    super(message, ExitCode.AUTH)
+  }
+}
+
+/** The operator declined (or could not be asked) to confirm a LIVE or over-limit action. */
+export class NotConfirmedError extends PayopsError {
+  constructor(message: string) {
+    super(message, ExitCode.AUTH)
+  }
+}
+
+/** Some items of a bulk command failed, or the API answered 207. */
+export class PartialError extends PayopsError {
+  constructor(message: string) {
+    super(message, ExitCode.PARTIAL)
+  }
+}
+
+/** The server answered something the client cannot understand (bad JSON, missing fields). */
+export class ResponseError extends PayopsError {
+  readonly status: number
+  readonly requestId?: string
+  constructor(message: string, status: number, requestId?: string) {
+    super(message, ExitCode.UNEXPECTED)
+    this.status = status
+    this.requestId = requestId
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {...super.toJSON(), status: this.status, request_id: this.requestId}
+  }
+}
+
+/** Connection refused, reset, DNS failure or timeout, after every retry. */
+export class NetworkError extends PayopsError {
+  readonly code?: string
+  constructor(message: string, code?: string) {
+    super(message, ExitCode.NETWORK)
+    this.code = code
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {...super.toJSON(), code: this.code}
+  }
+}
+
+export function exitCodeForStatus(status: number): ExitCodeValue {
+  if (status === 400 || status === 422) return ExitCode.REJECTED
+  if (status === 401 || status === 403) return ExitCode.AUTH
+  if (status === 404) return ExitCode.NOT_FOUND
+  if (status === 409) return ExitCode.CONFLICT
+  if (status === 207) return ExitCode.PARTIAL
+  if (status === 408 || status === 429) return ExitCode.NETWORK
+  return ExitCode.UNEXPECTED
+}
+
+/** An error status from the API, with what the body said about it. */
+export class ApiError extends PayopsError {
+  readonly status: number
+  readonly errorCode?: string
+  readonly requestId?: string
+  readonly details?: unknown
+  constructor(opts: {status: number; message: string; errorCode?: string; requestId?: string; details?: unknown}) {
+    super(opts.message, exitCodeForStatus(opts.status))
+    this.status = opts.status
+    this.errorCode = opts.errorCode
+    this.requestId = opts.requestId
+    this.details = opts.details
+  }
+
+  /** `404 NOT_FOUND: Subaccount not found (request req_1a2b)` */
+  describe(): string {
+    const code = this.errorCode ? ` ${this.errorCode}` : ''
+    const req = this.requestId ? ` (request ${this.requestId})` : ''
+    return `${this.status}${code}: ${this.message}${req}`
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {
+      ...super.toJSON(),
+      status: this.status,
+      error_code: this.errorCode,
+      request_id: this.requestId,
+      ...(this.details === undefined ? {} : {details: this.details}),
+    }
+  }
+}
+
+export function describeError(err: unknown): string {
+  if (err instanceof ApiError) return err.describe()
+  if (err instanceof Error) return err.message
+  return String(err)
+}

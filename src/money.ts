@@ -1,0 +1,114 @@
+/**
+ * Exact money handling. Amounts travel as integers in the currency's minor unit; decimal strings
+ * typed by an operator are parsed digit by digit (never through floating point) with the
+ * currency's minor-unit exponent as ICU reports it (USD 2, JPY 0, KWD 3).
+ */
+import {UsageError} from './errors.js'
+
+const CURRENCY_RE = /^[A-Z]{3}$/
+let knownCurrencies: Set<string> | undefined
+
+function isKnownCurrency(code: string): boolean {
+  if (!knownCurrencies) {
+    const intl = Intl as unknown as {supportedValuesOf?: (k: string) => string[]}
+    knownCurrencies = new Set(intl.supportedValuesOf ? intl.supportedValuesOf('currency') : [])
+  }
+  // An ICU without the list (tiny builds) accepts any well-formed code.
+  return knownCurrencies.size === 0 || knownCurrencies.has(code)
+}
+
+/** Normalises and validates an ISO 4217 code (`usd` -> `USD`); a usage error when unknown. */
+export function normalizeCurrency(input: string): string {
+  const code = input.trim().toUpperCase()
+  if (!CURRENCY_RE.test(code) || !isKnownCurrency(code)) {
+    throw new UsageError(`Unknown currency "${input}": use an ISO 4217 code such as USD, EUR or JPY.`)
+  }
+  return code
+}
+
+const exponentCache = new Map<string, number>()
+
+/** The number of minor-unit digits of a currency (USD 2, JPY 0, KWD 3). */
+export function currencyExponent(currency: string): number {
+  const code = currency.toUpperCase()
+  let exp = exponentCache.get(code)
+  if (exp === undefined) {
+    try {
+      exp = new Intl.NumberFormat('en', {style: 'currency', currency: code}).resolvedOptions().maximumFractionDigits ?? 2
+    } catch {
+      exp = 2
+    }
+    exponentCache.set(code, exp)
+  }
+  return exp
+}
+
+const DECIMAL_RE = /^(\d+)(?:\.(\d*))?$|^\.(\d+)$/
+
+/**
+ * Parses an operator-typed decimal amount into integer minor units, exactly.
+ * `parseAmount("1234.56", "USD") === 123456`. Accepts `_` and `,` as thousands separators only
+ * in the integer part. Zero, negatives, too many decimals, exponents and anything non-numeric
+ * are usage errors.
+ */
+export function parseAmount(input: string, currency: string): number {
+  const code = normalizeCurrency(currency)
+  const exp = currencyExponent(code)
+  const raw = String(input).trim()
+  if (raw === '') throw new UsageError('Amount is empty: give a positive decimal such as 12.34.')
+  if (raw.startsWith('-')) throw new UsageError(`Amount "${input}" is negative: amounts must be positive.`)
+  const cleaned = raw.replace(/^\+/, '')
+  const grouped = /^\d{1,3}([,_]\d{3})+(\.\d*)?$/.test(cleaned)
+  const plain = grouped ? cleaned.replace(/[,_]/g, '') : cleaned
+  const m = DECIMAL_RE.exec(plain)
+  if (!m) throw new UsageError(`Amount "${input}" is not a decimal number (expected something like 1234.56).`)
+  const intPart = m[1] ?? '0'
+  const fracPart = m[2] ?? m[3] ?? ''
+  const fracTrimmed = fracPart.replace(/0+$/, '')
+  if (fracTrimmed.length > exp) {
+    throw new UsageError(
+      exp === 0
+        ? `Amount "${input}" has decimals, but ${code} has no minor unit.`
+        : `Amount "${input}" has more than ${exp} decimal place${exp === 1 ? '' : 's'}, the precision of ${code}.`,
+    )
+  }
+  const minor = BigInt(intPart + fracTrimmed.padEnd(exp, '0'))
+  if (minor === 0n) throw new UsageError(`Amount "${input}" is zero: amounts must be positive.`)
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new UsageError(`Amount "${input}" is too large.`)
+  return Number(minor)
+}
+
+/** Parses `--amount-minor`: a positive whole number of minor units. */
+export function parseMinorUnits(input: string | number): number {
+  const raw = String(input).trim()
+  if (!/^\+?\d+$/.test(raw)) {
+    if (raw.startsWith('-')) throw new UsageError(`Amount "${input}" is negative: amounts must be positive.`)
+    throw new UsageError(`Amount in minor units "${input}" must be a positive whole number (e.g. 1234 for 12.34 USD).`)
+  }
+  const n = BigInt(raw.replace(/^\+/, ''))
+  if (n === 0n) throw new UsageError(`Amount "${input}" is zero: amounts must be positive.`)
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw new UsageError(`Amount "${input}" is too large.`)
+  return Number(n)
+}
+
+/** Integer minor units -> plain decimal string with the currency's exponent: 123456 USD -> "1234.56". */
+export function toDecimalString(minor: number | bigint, currency: string): string {
+  const exp = currencyExponent(currency)
+  const v = BigInt(minor)
+  const neg = v < 0n
+  const digits = (neg ? -v : v).toString().padStart(exp + 1, '0')
+  const intPart = digits.slice(0, digits.length - exp)
+  const frac = exp > 0 ? '.' + digits.slice(digits.length - exp) : ''
+  return (neg ? '-' : '') + intPart + frac
+}
+
+/** Integer minor units -> `1,234.56 USD` (grouped, exact, with the code). */
+export function formatMoney(minor: number | bigint | null | undefined, currency: string | null | undefined): string {
+  if (minor === null || minor === undefined) return ''
+  const code = (currency || 'USD').toUpperCase()
+  const plain = toDecimalString(minor, code)
+  const neg = plain.startsWith('-')
+  const [i, f] = (neg ? plain.slice(1) : plain).split('.')
+  const grouped = i.replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+  return `${neg ? '-' : ''}${grouped}${f === undefined ? '' : '.' + f} ${code}`
+}
