@@ -2,16 +2,19 @@
 import {ApiClient, type ClientOptions} from './client.js'
 import {MovesApi} from './moves.js'
 import {SubaccountsApi} from './subaccounts.js'
+import {RawApi} from './raw.js'
 
 export class Api {
   readonly client: ApiClient
   readonly subaccounts: SubaccountsApi
   readonly moves: MovesApi
+  readonly raw: RawApi
 
   constructor(opts: ClientOptions | ApiClient) {
     this.client = opts instanceof ApiClient ? opts : new ApiClient(opts)
     this.subaccounts = new SubaccountsApi(this.client)
     this.moves = new MovesApi(this.client)
+    this.raw = new RawApi(this.client)
   }
 
   close(): Promise<void> {

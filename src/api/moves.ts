@@ -4,6 +4,7 @@ import {PATHS} from './assumptions.js'
 import {Move, MoveCreateRequest} from './schemas/moves.js'
 import {describeIssues} from './schemas/common.js'
 import {UsageError} from '../errors.js'
+import {SubaccountsApi} from './subaccounts.js'
 
 export interface MoveCreateInput {
   from_subaccount_id: string
@@ -27,6 +28,27 @@ export class MovesApi {
   create(input: MoveCreateInput, idempotencyKey: string) {
     const body = validateMoveCreate(input)
     return this.client.request({method: 'POST', path: '/api/subaccounts/move', body, idempotencyKey, schema: Move})
+  }
+
+  /**
+   * Parses the money flags of a move. A decimal amount is parsed in the source subaccount's own
+   * currency (fetched), and a --currency that differs from it is refused: the move body carries no
+   * currency, so guessing would move the wrong amount.
+   */
+  async resolveAmount(
+    from: string,
+    flags: {amount?: string; currency?: string},
+    parse: (fallbackCurrency?: string | null) => {minor: number; currency: string},
+  ): Promise<{minor: number; currency: string}> {
+    if (flags.amount === undefined) return parse(null)
+    const parsedFirst = parse(null) // fail fast on a malformed amount before any request
+    const sub = await new SubaccountsApi(this.client).get(from)
+    const accountCurrency = sub.data.currency_code?.toUpperCase()
+    if (!accountCurrency) return parsedFirst
+    if (flags.currency && flags.currency.toUpperCase() !== accountCurrency) {
+      throw new UsageError(`--currency ${flags.currency.toUpperCase()} does not match the source subaccount's currency ${accountCurrency}.`)
+    }
+    return parse(accountCurrency)
   }
 
   approve(id: string) {

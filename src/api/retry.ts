@@ -26,6 +26,7 @@ export function parseRetryAfter(value: string | string[] | undefined | null, now
   if (v === undefined || v === null || v.trim() === '') return undefined
   const trimmed = v.trim()
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000)
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)/i.test(trimmed)) return undefined
   const date = Date.parse(trimmed)
   if (Number.isNaN(date)) return undefined
   return Math.max(0, date - now)

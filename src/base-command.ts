@@ -1,0 +1,278 @@
+/**
+ * The base of every command: global flags, output selection, error -> exit code mapping, and (for
+ * API commands) the resolved profile, key and client. Commands stay thin: flags -> options -> one
+ * call into src/api -> render through src/output.
+ */
+import {Command, Flags, type Interfaces} from '@oclif/core'
+import {ApiError, ExitCode, NotConfirmedError, PayopsError, AuthError, UsageError, type ExitCodeValue} from './errors.js'
+import {FORMATS, Output, defaultFormat, type Column, type Format} from './output/index.js'
+import {colorEnabled} from './output/color.js'
+import {redact, redactKey} from './api/redact.js'
+import type {Api} from './api/index.js'
+import type {PaginateOptions, Page} from './api/paginate.js'
+import {configDir, readProfiles} from './config/index.js'
+import {resolveContext, type ResolvedContext} from './config/resolve.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+export type ApiFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ApiCommand)['baseFlags'] & T['flags']>
+export type CmdArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+const GLOBAL = 'GLOBAL'
+
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  static override baseFlags = {
+    output: Flags.option({char: 'o', summary: 'Output format (default: table on a terminal, json otherwise).', options: FORMATS, helpGroup: GLOBAL})(),
+    json: Flags.boolean({summary: 'Shorthand for --output json.', helpGroup: GLOBAL}),
+    columns: Flags.string({summary: 'Comma-separated columns (or JSON fields) to show.', helpGroup: GLOBAL}),
+    query: Flags.string({summary: 'JMESPath expression applied to the JSON result before rendering.', helpGroup: GLOBAL}),
+    debug: Flags.boolean({summary: 'Trace every HTTP attempt on stderr, with keys redacted (PAYOPS_DEBUG=1).', helpGroup: GLOBAL}),
+    yes: Flags.boolean({char: 'y', summary: 'Assume yes to confirmations (required for LIVE actions without a terminal).', helpGroup: GLOBAL}),
+    'no-color': Flags.boolean({summary: 'Disable colour (also NO_COLOR).', helpGroup: GLOBAL}),
+  }
+
+  protected flags!: BaseFlags<T>
+  protected args!: CmdArgs<T>
+  private _out?: Output
+
+  protected get debugOn(): boolean {
+    const envDebug = process.env.PAYOPS_DEBUG
+    return Boolean((this.flags as {debug?: boolean} | undefined)?.debug) || (envDebug !== undefined && envDebug !== '' && envDebug !== '0')
+  }
+
+  public override async init(): Promise<void> {
+    await super.init()
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+    })
+    const ctor = this.ctor as typeof BaseCommand
+    const {args, flags, argv} = await this.parse({
+      flags: ctor.flags,
+      baseFlags: (this.ctor as unknown as {baseFlags: Interfaces.FlagInput}).baseFlags,
+      args: ctor.args,
+      strict: ctor.strict,
+    })
+    this.flags = flags as BaseFlags<T>
+    this.args = args as CmdArgs<T>
+    this.positionals = argv.map(String)
+  }
+
+  /** Every positional argument (for commands with `strict = false`). */
+  protected positionals: string[] = []
+
+  protected get out(): Output {
+    if (!this._out) {
+      const f = (this.flags ?? {}) as {output?: Format; json?: boolean; columns?: string; query?: string; 'no-color'?: boolean}
+      const format: Format = f.json ? 'json' : (f.output ?? guessFormatFromArgv(this.argv) ?? defaultFormat(process.stdout.isTTY))
+      this._out = new Output({
+        format,
+        color: colorEnabled(f['no-color'] || this.argv.includes('--no-color'), process.env, process.stdout.isTTY),
+        columns: f.columns ? f.columns.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+        query: f.query,
+      })
+    }
+    return this._out
+  }
+
+  protected get interactive(): boolean {
+    return Boolean(process.stdin.isTTY && process.stderr.isTTY)
+  }
+
+  /** Asks a yes/no question on the terminal; false when there is no terminal. */
+  protected async ask(message: string): Promise<boolean> {
+    if (!this.interactive) return false
+    const {confirm} = await import('@inquirer/prompts')
+    try {
+      return await confirm({message, default: false}, {output: process.stderr})
+    } catch {
+      return false
+    }
+  }
+
+  protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}; code?: string}): Promise<void> {
+    // oclif's own exit (this.exit) and help output pass through untouched.
+    if (err.code === 'EEXIT' || err.constructor?.name === 'ExitError') throw err
+    const {code, line, json} = classify(err)
+    this.out.error(redact(line), json)
+    if (this.debugOn && !(err instanceof PayopsError) && err.stack) process.stderr.write(redact(err.stack) + '\n')
+    process.exitCode = code
+  }
+}
+
+function guessFormatFromArgv(argv: string[]): Format | undefined {
+  if (argv.includes('--json')) return 'json'
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    const v = a === '-o' || a === '--output' ? argv[i + 1] : a.startsWith('--output=') ? a.slice(9) : a.startsWith('-o') && a.length > 2 ? a.slice(2) : undefined
+    if (v && (FORMATS as readonly string[]).includes(v)) return v as Format
+  }
+  return undefined
+}
+
+/** Maps any error to its exit code, a one-line message and the JSON error object. */
+export function classify(err: unknown): {code: ExitCodeValue; line: string; json: Record<string, unknown>} {
+  if (err instanceof ApiError) return {code: err.exitCode, line: err.describe(), json: err.toJSON()}
+  if (err instanceof PayopsError) return {code: err.exitCode, line: err.message, json: err.toJSON()}
+  const e = err as Error & {oclif?: {exit?: number}}
+  if (e && typeof e === 'object' && e.oclif && typeof e.oclif.exit === 'number') {
+    const parts = String(e.message ?? 'invalid usage')
+      .split('\n')
+      .map((s) => s.trim())
+      .filter((s) => s && !/^See more help with/.test(s))
+    const line = `${parts.join(' ').replace(/:\s+/g, ': ').replace(/\s{2,}/g, ' ')} (see --help)`
+    const code = (e.oclif.exit === 2 || e.oclif.exit === 1 ? ExitCode.USAGE : e.oclif.exit) as ExitCodeValue
+    return {code, line, json: {type: 'UsageError', message: line, exit_code: code}}
+  }
+  const message = e instanceof Error ? e.message : String(err)
+  return {
+    code: ExitCode.UNEXPECTED,
+    line: `Unexpected error: ${message.split('\n')[0]} (run with --debug for details)`,
+    json: {type: 'UnexpectedError', message, exit_code: ExitCode.UNEXPECTED},
+  }
+}
+
+export interface MutationSummary {
+  /** `Move 12.34 USD` */
+  action: string
+  amount?: string
+  from?: string
+  to?: string
+  details?: Record<string, string | undefined>
+}
+
+/** A command that talks to the API: profile, key, base URL and client, resolved once. */
+export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T> {
+  static override baseFlags = {
+    ...BaseCommand.baseFlags,
+    profile: Flags.string({char: 'p', summary: 'Profile to use (PAYOPS_PROFILE; default: the active profile).', helpGroup: GLOBAL}),
+    'api-key': Flags.string({summary: 'API key (PAYOPS_API_KEY). Prefer the environment or a profile: flags show in `ps`.', helpGroup: GLOBAL}),
+    'base-url': Flags.string({summary: 'API base URL (PAYOPS_BASE_URL).', helpGroup: GLOBAL}),
+    timeout: Flags.integer({summary: 'Seconds allowed for each API call, retries included.', default: 30, min: 1, helpGroup: GLOBAL}),
+    'max-retries': Flags.integer({summary: 'Retries of failed idempotent requests.', default: 2, min: 0, max: 10, helpGroup: GLOBAL}),
+  }
+
+  static listFlags = {
+    limit: Flags.integer({summary: 'Items per page (1 to 500).', min: 1, max: 500}),
+    cursor: Flags.string({summary: 'Start from this cursor (the next_cursor of a previous page).'}),
+    order: Flags.option({summary: 'Sort order by creation time.', options: ['asc', 'desc'] as const})(),
+    all: Flags.boolean({summary: 'Follow next_cursor to the end, streaming.'}),
+    'max-items': Flags.integer({summary: 'Stop after this many items in total.', min: 1}),
+  }
+
+  declare protected flags: ApiFlags<T>
+  private _api?: Api
+  private _ctx?: ResolvedContext
+
+  protected get context(): ResolvedContext {
+    if (!this._ctx) {
+      const f = this.flags as {profile?: string; 'api-key'?: string; 'base-url'?: string}
+      this._ctx = resolveContext(f, process.env, readProfiles(configDir()))
+      if (this._ctx.envKeyOverridesProfile) {
+        this.out.note(`Note: using the API key from PAYOPS_API_KEY (${redactKey(this._ctx.apiKey)}), not the one of profile "${this._ctx.profileName}".`)
+      }
+      if (this.debugOn) {
+        const c = this._ctx
+        process.stderr.write(`[debug] profile: ${c.profileName ?? '(none)'} (${c.profileProvenance.detail}); key: ${redactKey(c.apiKey)} (${c.key.detail}); base URL: ${c.baseUrl ?? '(none)'} (${c.baseUrlProvenance.detail})\n`)
+      }
+    }
+    return this._ctx
+  }
+
+  protected get isLive(): boolean {
+    return this.context.mode === 'live'
+  }
+
+  protected async api(): Promise<Api> {
+    if (!this._api) {
+      const ctx = this.context
+      if (!ctx.apiKey) {
+        throw new AuthError(
+          'No API key: set PAYOPS_API_KEY, pass --api-key, or add a profile (`payops profiles add NAME`, or `payops emulator start --write-profile NAME` for the local emulator).',
+        )
+      }
+      if (!ctx.baseUrl) {
+        throw new UsageError('No base URL: set PAYOPS_BASE_URL, pass --base-url, or save one in the profile (`payops profiles add NAME --base-url URL`).')
+      }
+      const f = this.flags as {timeout: number; 'max-retries': number}
+      const {Api} = await import('./api/index.js')
+      this._api = new Api({
+        baseUrl: ctx.baseUrl,
+        apiKey: ctx.apiKey,
+        timeoutMs: f.timeout * 1000,
+        maxRetries: f['max-retries'],
+        userAgent: `payops/${this.config.version}`,
+        trace: this.debugOn ? (line) => process.stderr.write(`[debug] ${line}\n`) : undefined,
+      })
+    }
+    return this._api
+  }
+
+  public override async finally(err: Error | undefined): Promise<void> {
+    await this._api?.close().catch(() => undefined)
+    return super.finally(err)
+  }
+
+  /**
+   * Every mutating command calls this before sending. On a LIVE key it shows the summary and asks;
+   * without a terminal it refuses (exit 3) unless --yes.
+   */
+  protected async confirmMutation(summary: MutationSummary): Promise<void> {
+    if (!this.isLive) return
+    const p = this.out.paint
+    const lines = [`${p.live(' LIVE ')} ${p.bold(summary.action)}`]
+    if (summary.amount) lines.push(`  amount:  ${summary.amount}`)
+    if (summary.from) lines.push(`  from:    ${summary.from}`)
+    if (summary.to) lines.push(`  to:      ${summary.to}`)
+    for (const [k, v] of Object.entries(summary.details ?? {})) if (v !== undefined) lines.push(`  ${(k + ':').padEnd(9)}${v}`)
+    lines.push(`  profile: ${this.context.profileName ?? '(none)'} · key ${redactKey(this.context.apiKey)}`)
+    this.out.note(lines.join('\n'))
+    if ((this.flags as {yes?: boolean}).yes) return
+    if (!this.interactive) {
+      throw new NotConfirmedError('Refusing a LIVE action without confirmation: no terminal to ask on. Re-run with --yes to confirm.')
+    }
+    const ok = await this.ask('Proceed with this LIVE action?')
+    if (!ok) throw new NotConfirmedError('Not confirmed: nothing was sent.')
+  }
+
+  /** List options from the shared list flags. */
+  protected listOptions(): {limit?: number; order?: 'asc' | 'desc'; paginate: PaginateOptions} {
+    const f = this.flags as {limit?: number; cursor?: string; order?: 'asc' | 'desc'; all?: boolean; 'max-items'?: number}
+    let last: Page<unknown> | undefined
+    const paginate: PaginateOptions = {
+      cursor: f.cursor,
+      all: f.all || f['max-items'] !== undefined,
+      maxItems: f['max-items'],
+      onPage: (page) => {
+        last = page
+      },
+    }
+    this.lastPage = () => last
+    return {limit: f.limit, order: f.order, paginate}
+  }
+
+  private lastPage: () => Page<unknown> | undefined = () => undefined
+
+  /** Renders a list and, on a terminal, hints at the next cursor on stderr. */
+  protected async renderList(items: AsyncIterable<Record<string, unknown>>, columns: Column[], known?: Column[]): Promise<void> {
+    await this.out.list(items, columns, known)
+    const f = this.flags as {all?: boolean}
+    const page = this.lastPage()
+    if (!f.all && page?.hasMore && page.nextCursor && !this.out.machine) {
+      this.out.note(this.out.paint.dim(`More items: --cursor ${page.nextCursor} (or --all)`))
+    }
+  }
+
+  /** Reads ids from argv, or one per line from stdin when the only argument is `-`. */
+  protected async idsFromArgv(argv: string[]): Promise<string[]> {
+    let ids = argv
+    if (argv.length === 1 && argv[0] === '-') {
+      const chunks: Buffer[] = []
+      for await (const c of process.stdin) chunks.push(c as Buffer)
+      ids = Buffer.concat(chunks).toString('utf8').split(/[\s,]+/)
+    }
+    ids = ids.map((s) => s.trim()).filter(Boolean)
+    if (ids.length === 0) throw new UsageError('Give at least one id (or - to read ids from stdin).')
+    return [...new Set(ids)]
+  }
+}
+
+export {ExitCode}

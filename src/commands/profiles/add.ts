@@ -1,0 +1,56 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../base-command.js'
+import {ProfileStore, keyMode, validateProfileName} from '../../config/index.js'
+import {PROFILE_COLUMNS, profileView} from '../../config/view.js'
+import {validateBaseUrl} from '../../config/validate.js'
+import {UsageError} from '../../errors.js'
+import {redactKey} from '../../api/redact.js'
+
+export default class ProfilesAdd extends BaseCommand<typeof ProfilesAdd> {
+  static override summary = 'Save a profile: an API key and base URL under a name.'
+  static override description =
+    'The key is read from stdin with --key-stdin, or asked for on a terminal (hidden). --api-key also works but is visible in the process list. The profile file is written with mode 0600; keys are only ever shown redacted.'
+  static override examples = [
+    'printf %s "$KEY" | <%= config.bin %> profiles add prod --base-url https://api.example.com --key-stdin',
+    '<%= config.bin %> profiles add sandbox --base-url http://127.0.0.1:4010 --use',
+  ]
+  static override args = {name: Args.string({description: 'profile name', required: true})}
+  static override flags = {
+    'base-url': Flags.string({summary: 'API base URL (https://, or http:// to loopback).', required: true}),
+    'key-stdin': Flags.boolean({summary: 'Read the API key from stdin.'}),
+    'api-key': Flags.string({summary: 'The API key (visible in `ps`; prefer --key-stdin or the prompt).'}),
+    use: Flags.boolean({summary: 'Make it the active profile.'}),
+    force: Flags.boolean({summary: 'Replace an existing profile of that name.'}),
+  }
+
+  async run(): Promise<void> {
+    const name = validateProfileName(this.args.name)
+    const store = new ProfileStore()
+    const existing = store.get(name)
+    if (existing && !this.flags.force) throw new UsageError(`Profile "${name}" already exists; use --force to replace it.`)
+    const baseUrl = validateBaseUrl(this.flags['base-url'])
+    const apiKey = await this.readKey()
+    if (keyMode(apiKey) === 'unknown') throw new UsageError(`That key does not start with live_ or test_ (${redactKey(apiKey)}); refusing to save it.`)
+    await store.save(name, {...existing, api_key: apiKey, base_url: baseUrl, created_at: existing?.created_at ?? new Date().toISOString()})
+    const makeActive = this.flags.use || !store.read().active
+    if (makeActive) await store.use(name)
+    this.out.note(`Saved profile "${name}" (${keyMode(apiKey).toUpperCase()} key ${redactKey(apiKey)})${makeActive ? ', now active' : ''}.`)
+    await this.out.resource(profileView(name, store.require(name), makeActive), PROFILE_COLUMNS)
+  }
+
+  private async readKey(): Promise<string> {
+    if (this.flags['key-stdin']) {
+      const chunks: Buffer[] = []
+      for await (const c of process.stdin) chunks.push(c as Buffer)
+      const key = Buffer.concat(chunks).toString('utf8').trim()
+      if (!key) throw new UsageError('--key-stdin: stdin was empty.')
+      return key
+    }
+    if (this.flags['api-key']) return this.flags['api-key'].trim()
+    if (!this.interactive) throw new UsageError('No key given: pipe it with --key-stdin (or use --api-key).')
+    const {password} = await import('@inquirer/prompts')
+    const key = await password({message: 'API key', mask: '*'}, {output: process.stderr})
+    if (!key.trim()) throw new UsageError('No key entered.')
+    return key.trim()
+  }
+}

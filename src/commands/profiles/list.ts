@@ -1,0 +1,13 @@
+import {BaseCommand} from '../../base-command.js'
+import {ProfileStore} from '../../config/index.js'
+import {PROFILE_COLUMNS, profileView} from '../../config/view.js'
+
+export default class ProfilesList extends BaseCommand<typeof ProfilesList> {
+  static override summary = 'List saved profiles (keys redacted).'
+
+  async run(): Promise<void> {
+    const file = new ProfileStore().read()
+    const rows = Object.entries(file.profiles).map(([name, p]) => profileView(name, p, name === file.active))
+    await this.out.list(rows, PROFILE_COLUMNS)
+  }
+}

@@ -1,0 +1,13 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../base-command.js'
+import {ProfileStore} from '../../config/index.js'
+
+export default class ProfilesRemove extends BaseCommand<typeof ProfilesRemove> {
+  static override summary = 'Delete a saved profile.'
+  static override args = {name: Args.string({description: 'profile name', required: true})}
+
+  async run(): Promise<void> {
+    await new ProfileStore().remove(this.args.name)
+    this.out.note(`Removed profile "${this.args.name}".`)
+  }
+}

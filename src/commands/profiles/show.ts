@@ -1,0 +1,47 @@
+import {Args} from '@oclif/core'
+import {ApiCommand} from '../../base-command.js'
+import {ProfileStore} from '../../config/index.js'
+import {profileView} from '../../config/view.js'
+import {redactKey} from '../../api/redact.js'
+import type {Column} from '../../output/index.js'
+
+const SHOW_COLUMNS: Column[] = [
+  {key: 'name'},
+  {key: 'mode', get: (r) => String(r.mode).toUpperCase()},
+  {key: 'api_key', header: 'key'},
+  {key: 'api_key_source', header: 'key from'},
+  {key: 'base_url', header: 'base url'},
+  {key: 'base_url_source', header: 'base url from'},
+  {key: 'limits', get: (r) => (r.limits ? JSON.stringify(r.limits) : '')},
+]
+
+export default class ProfilesShow extends ApiCommand<typeof ProfilesShow> {
+  static override summary = 'Show a profile, or what this command line would use and where each part comes from.'
+  static override description =
+    'Without NAME it resolves the profile, key and base URL exactly as an API command would (flag > environment > profile) and says where each came from.'
+  static override args = {name: Args.string({description: 'profile name (default: the one in effect)'})}
+
+  async run(): Promise<void> {
+    if (this.args.name) {
+      const store = new ProfileStore()
+      const profile = store.require(this.args.name)
+      const view = profileView(this.args.name, profile, store.read().active === this.args.name)
+      await this.out.resource({...view, api_key_source: `profile "${this.args.name}"`, base_url_source: `profile "${this.args.name}"`}, SHOW_COLUMNS)
+      return
+    }
+    const c = this.context
+    await this.out.resource(
+      {
+        name: c.profileName ?? null,
+        profile_source: c.profileProvenance.detail,
+        mode: c.mode,
+        api_key: redactKey(c.apiKey),
+        api_key_source: c.key.detail,
+        base_url: c.baseUrl ?? null,
+        base_url_source: c.baseUrlProvenance.detail,
+        limits: c.profile?.limits ?? null,
+      },
+      SHOW_COLUMNS,
+    )
+  }
+}

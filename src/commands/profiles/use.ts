@@ -1,0 +1,13 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../base-command.js'
+import {ProfileStore} from '../../config/index.js'
+
+export default class ProfilesUse extends BaseCommand<typeof ProfilesUse> {
+  static override summary = 'Make a profile the active one.'
+  static override args = {name: Args.string({description: 'profile name', required: true})}
+
+  async run(): Promise<void> {
+    await new ProfileStore().use(this.args.name)
+    this.out.note(`Active profile: ${this.args.name}`)
+  }
+}

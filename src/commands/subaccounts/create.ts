@@ -1,0 +1,19 @@
+import {Flags} from '@oclif/core'
+import {ApiCommand} from '../../base-command.js'
+import {SUBACCOUNT_COLUMNS} from '../../output/columns.js'
+
+export default class SubaccountsCreate extends ApiCommand<typeof SubaccountsCreate> {
+  static override summary = 'Create a subaccount (virtual account and routing numbers are assigned).'
+  static override examples = ['<%= config.bin %> subaccounts create --name Payroll']
+  static override flags = {
+    name: Flags.string({summary: 'Name, 1 to 100 characters.', required: true}),
+  }
+
+  async run(): Promise<void> {
+    await this.confirmMutation({action: `Create subaccount "${this.flags.name}"`})
+    const api = await this.api()
+    const res = await api.subaccounts.create(this.flags.name)
+    if (res.warning) this.out.warn(res.warning)
+    await this.out.resource(res.data, SUBACCOUNT_COLUMNS)
+  }
+}

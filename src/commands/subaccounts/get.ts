@@ -1,0 +1,15 @@
+import {Args} from '@oclif/core'
+import {ApiCommand} from '../../base-command.js'
+import {SUBACCOUNT_COLUMNS} from '../../output/columns.js'
+
+export default class SubaccountsGet extends ApiCommand<typeof SubaccountsGet> {
+  static override summary = 'Show a subaccount: banking details and totals.'
+  static override args = {id: Args.string({description: 'subaccount id', required: true})}
+
+  async run(): Promise<void> {
+    const api = await this.api()
+    const res = await api.subaccounts.get(this.args.id)
+    if (res.warning) this.out.warn(res.warning)
+    await this.out.resource(res.data, SUBACCOUNT_COLUMNS)
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The profile store: named profiles (API key, base URL, limits) in one JSON file, mode 0600, in
+ * PAYOPS_CONFIG_DIR or the user's config directory. Writes go through `conf`; the hot path that
+ * only resolves a profile reads the same file directly, without loading conf.
+ */
+import {existsSync, readFileSync} from 'node:fs'
+import {homedir} from 'node:os'
+import {join} from 'node:path'
+import {UsageError} from '../errors.js'
+
+export interface Limits {
+  /** Maximum amount per movement, in minor units, per currency code. */
+  max_amount?: Record<string, number>
+  /** The only destinations money may move to. */
+  allowed_destinations?: string[]
+}
+
+export interface Profile {
+  api_key?: string
+  base_url?: string
+  limits?: Limits
+  created_at?: string
+}
+
+export interface ProfileFile {
+  active?: string
+  profiles: Record<string, Profile>
+}
+
+export const CONFIG_FILE = 'config.json'
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
+
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PAYOPS_CONFIG_DIR) return env.PAYOPS_CONFIG_DIR
+  if (process.platform === 'win32' && env.APPDATA) return join(env.APPDATA, 'payops')
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'payops')
+}
+
+export function validateProfileName(name: string): string {
+  if (!NAME_RE.test(name)) {
+    throw new UsageError(`Profile name "${name}" is not valid: use letters, digits, ".", "_" or "-" (up to 64 characters).`)
+  }
+  return name
+}
+
+export function keyMode(key: string | undefined): 'live' | 'test' | 'unknown' {
+  if (!key) return 'unknown'
+  if (key.startsWith('live_')) return 'live'
+  if (key.startsWith('test_')) return 'test'
+  return 'unknown'
+}
+
+/** Reads the profile file without conf (fast path for every API command). */
+export function readProfiles(dir = configDir()): ProfileFile {
+  const file = join(dir, CONFIG_FILE)
+  if (!existsSync(file)) return {profiles: {}}
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<ProfileFile>
+    return {active: parsed.active, profiles: parsed.profiles && typeof parsed.profiles === 'object' ? parsed.profiles : {}}
+  } catch {
+    throw new UsageError(`The profile file ${file} is not valid JSON; fix or remove it.`)
+  }
+}
+
+type ConfStore = {get(key: string): unknown; set(key: string, value: unknown): void; delete(key: string): void; path: string}
+
+/** Mutations of the profile file, through conf (atomic writes, file mode 0600). */
+export class ProfileStore {
+  readonly dir: string
+  private conf?: ConfStore
+
+  constructor(dir = configDir()) {
+    this.dir = dir
+  }
+
+  get path(): string {
+    return join(this.dir, CONFIG_FILE)
+  }
+
+  private async store(): Promise<ConfStore> {
+    if (!this.conf) {
+      const {default: Conf} = await import('conf')
+      this.conf = new Conf<ProfileFile>({
+        cwd: this.dir,
+        configName: 'config',
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+        defaults: {profiles: {}},
+        projectName: 'payops',
+      }) as unknown as ConfStore
+    }
+    return this.conf
+  }
+
+  read(): ProfileFile {
+    return readProfiles(this.dir)
+  }
+
+  get(name: string): Profile | undefined {
+    return this.read().profiles[name]
+  }
+
+  require(name: string): Profile {
+    const p = this.get(name)
+    if (!p) throw new UsageError(`No profile named "${name}". See \`payops profiles list\`.`)
+    return p
+  }
+
+  async save(name: string, profile: Profile): Promise<void> {
+    validateProfileName(name)
+    const conf = await this.store()
+    const profiles = {...(conf.get('profiles') as Record<string, Profile> | undefined)}
+    profiles[name] = profile
+    conf.set('profiles', profiles)
+  }
+
+  async remove(name: string): Promise<void> {
+    const conf = await this.store()
+    const profiles = {...(conf.get('profiles') as Record<string, Profile> | undefined)}
+    if (!profiles[name]) throw new UsageError(`No profile named "${name}". See \`payops profiles list\`.`)
+    delete profiles[name]
+    conf.set('profiles', profiles)
+    if (conf.get('active') === name) conf.delete('active')
+  }
+
+  async use(name: string): Promise<void> {
+    this.require(name)
+    const conf = await this.store()
+    conf.set('active', name)
+  }
+}

@@ -1,0 +1,42 @@
+/** How a profile is shown: the key only ever redacted. */
+import {redactKey} from '../api/redact.js'
+import type {Column} from '../output/index.js'
+import {formatMoney} from '../money.js'
+import {keyMode, type Profile} from './index.js'
+
+export interface ProfileView extends Record<string, unknown> {
+  name: string
+  active: boolean
+  mode: string
+  api_key: string
+  base_url: string | null
+  limits: Profile['limits'] | null
+}
+
+export function profileView(name: string, profile: Profile, active: boolean): ProfileView {
+  return {
+    name,
+    active,
+    mode: keyMode(profile.api_key),
+    api_key: redactKey(profile.api_key),
+    base_url: profile.base_url ?? null,
+    limits: profile.limits ?? null,
+  }
+}
+
+function describeLimits(row: Record<string, unknown>): string {
+  const l = row.limits as Profile['limits'] | null
+  if (!l) return ''
+  const parts = Object.entries(l.max_amount ?? {}).map(([cur, v]) => `max ${formatMoney(v, cur)}`)
+  if (l.allowed_destinations?.length) parts.push(`${l.allowed_destinations.length} allowed destination(s)`)
+  return parts.join('; ')
+}
+
+export const PROFILE_COLUMNS: Column[] = [
+  {key: 'name'},
+  {key: 'active', get: (r) => (r.active ? '*' : '')},
+  {key: 'mode', get: (r) => String(r.mode).toUpperCase()},
+  {key: 'api_key', header: 'key'},
+  {key: 'base_url', header: 'base url'},
+  {key: 'limits', get: describeLimits},
+]

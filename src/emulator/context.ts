@@ -1,0 +1,28 @@
+/**
+ * What every route module receives at registration: the store, the fault knobs the control API
+ * turns, and a log sink for the operator (internal errors, persistence failures).
+ */
+import type {Store} from './store.js'
+
+/** Failures the control API arms for tests; each armed failure is consumed once. */
+export class Faults {
+  /** How many of the next settlements fail. */
+  settlementFailures = 0
+
+  /** True (and one fewer armed) when the next settlement must fail. */
+  takeSettlementFailure(): boolean {
+    if (this.settlementFailures <= 0) return false
+    this.settlementFailures--
+    return true
+  }
+
+  reset(): void {
+    this.settlementFailures = 0
+  }
+}
+
+export interface AppContext {
+  store: Store
+  faults: Faults
+  log: (line: string) => void
+}

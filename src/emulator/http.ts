@@ -1,0 +1,250 @@
+/**
+ * Request handling shared by every route: body reading (1 MB cap) and JSON parsing, API-key
+ * authentication, the error body layout, and JSON responses with an `x-request-id`.
+ *
+ * Error bodies are `{"error_code", "message", "request_id"}` (the layout payops assumes, see
+ * src/api/assumptions.ts). Handlers throw {@link HttpError}; anything else becomes a 500
+ * INTERNAL_ERROR and the server keeps serving.
+ */
+import {randomBytes} from 'node:crypto'
+import type {IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:http'
+import type {z} from 'zod'
+import {describeIssues} from '../api/schemas/common.js'
+import type {AppContext} from './context.js'
+import type {Router} from './router.js'
+import type {ApiKeyRecord, Entity} from './store.js'
+
+export const MAX_BODY_BYTES = 1024 * 1024
+/** Past this, an oversized body is not even drained: the connection is closed after the 413. */
+const MAX_DRAIN_BYTES = 32 * MAX_BODY_BYTES
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+export class HttpError extends Error {
+  readonly status: number
+  readonly code: string
+  readonly headers?: Record<string, string>
+  constructor(status: number, code: string, message: string, headers?: Record<string, string>) {
+    super(message)
+    this.name = 'HttpError'
+    this.status = status
+    this.code = code
+    this.headers = headers
+  }
+}
+
+export const validationError = (message: string) => new HttpError(400, 'VALIDATION_ERROR', message)
+export const notFound = (message: string, code = 'NOT_FOUND') => new HttpError(404, code, message)
+
+/** What a handler returns: a status and a JSON body (serialised once, by the server). */
+export interface Reply {
+  status: number
+  body: unknown
+  headers?: Record<string, string>
+}
+
+export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>
+
+export const ok = (body: unknown): Reply => ({status: 200, body})
+export const created = (body: unknown): Reply => ({status: 201, body})
+
+/** Parses `value` with a request schema; a 400 VALIDATION_ERROR naming the fields when it fails. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefix = ''): z.output<S> {
+  const r = schema.safeParse(value)
+  if (!r.success) throw validationError(describeIssues(r.error, prefix))
+  return r.data
+}
+
+export type Query = Record<string, string | string[]>
+
+/** One request as a handler sees it. */
+export class RequestContext {
+  readonly requestId: string
+  readonly method: string
+  readonly path: string
+  readonly params: Record<string, string>
+  readonly req: IncomingMessage
+  /** The parsed JSON object body of POST/PUT/PATCH (`{}` when empty); undefined otherwise. */
+  body: unknown = undefined
+  /** The API key record of an authenticated `/api/` request. */
+  apiKey?: ApiKeyRecord
+  private caller?: Entity
+  private readonly rawQuery: string
+  private parsedQuery?: Query
+
+  constructor(init: {requestId: string; method: string; path: string; rawQuery: string; params: Record<string, string>; req: IncomingMessage}) {
+    this.requestId = init.requestId
+    this.method = init.method
+    this.path = init.path
+    this.rawQuery = init.rawQuery
+    this.params = init.params
+    this.req = init.req
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return this.req.headers
+  }
+
+  /** A request header by lower-case name (first value when repeated). */
+  header(name: string): string | undefined {
+    const v = this.req.headers[name]
+    return Array.isArray(v) ? v[0] : v
+  }
+
+  /** Query parameters; a repeated parameter is an array of its values. */
+  get query(): Query {
+    if (!this.parsedQuery) {
+      const out: Query = Object.create(null) as Query
+      if (this.rawQuery) {
+        for (const [k, v] of new URLSearchParams(this.rawQuery)) {
+          const prev = out[k]
+          out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]
+        }
+      }
+      this.parsedQuery = out
+    }
+    return this.parsedQuery
+  }
+
+  /** The caller's entity (every `/api/` route is authenticated before its handler runs). */
+  get entity(): Entity {
+    if (!this.caller) throw new HttpError(401, 'AUTHENTICATION_ERROR', 'missing x-api-key header')
+    return this.caller
+  }
+
+  setCaller(key: ApiKeyRecord, entity: Entity): void {
+    this.apiKey = key
+    this.caller = entity
+  }
+}
+
+// Request ids come from a pooled random buffer: one syscall per 512 requests.
+const ID_BYTES = 8
+let idPool = Buffer.alloc(0)
+let idOffset = 0
+export function newRequestId(): string {
+  if (idOffset + ID_BYTES > idPool.length) {
+    idPool = randomBytes(ID_BYTES * 512)
+    idOffset = 0
+  }
+  const id = idPool.toString('hex', idOffset, idOffset + ID_BYTES)
+  idOffset += ID_BYTES
+  return `req_${id}`
+}
+
+/** The `(req, res)` listener of an emulator server over `router`. */
+export function createRequestListener(router: Router, app: AppContext): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(req, res, router, app).catch((err: unknown) => {
+      app.log(`emulator: failed to answer ${req.method} ${req.url}: ${(err as Error)?.stack ?? String(err)}`)
+      if (!res.headersSent) res.destroy()
+    })
+  }
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, router: Router, app: AppContext): Promise<void> {
+  const requestId = newRequestId()
+  const method = req.method ?? 'GET'
+  const url = req.url ?? '/'
+  const q = url.indexOf('?')
+  const path = q === -1 ? url : url.slice(0, q)
+  try {
+    const match = router.match(method, path)
+    if (match.kind === 'not_found') throw new HttpError(404, 'NOT_FOUND', `no route for ${method} ${path}`)
+    if (match.kind === 'method_not_allowed') {
+      throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${match.pattern}; allowed: ${match.allow.join(', ')}`, {
+        allow: match.allow.join(', '),
+      })
+    }
+    const ctx = new RequestContext({requestId, method, path, rawQuery: q === -1 ? '' : url.slice(q + 1), params: match.params, req})
+    if (path.startsWith('/api/')) authenticate(ctx, app, method)
+    if (BODY_METHODS.has(method)) ctx.body = parseJsonBody(await readBody(req))
+    const reply = await match.handler(ctx)
+    send(res, reply.status, reply.body, requestId, reply.headers)
+  } catch (err) {
+    if (err instanceof HttpError) {
+      sendError(res, err.status, err.code, err.message, requestId, err.headers)
+    } else {
+      app.log(`emulator: internal error in ${method} ${path} (${requestId}): ${(err as Error)?.stack ?? String(err)}`)
+      sendError(res, 500, 'INTERNAL_ERROR', 'internal error', requestId)
+    }
+  }
+}
+
+function authenticate(ctx: RequestContext, app: AppContext, method: string): void {
+  const key = ctx.header('x-api-key')
+  if (!key) throw new HttpError(401, 'AUTHENTICATION_ERROR', 'missing x-api-key header')
+  const who = app.store.authenticate(key)
+  if (!who) throw new HttpError(401, 'AUTHENTICATION_ERROR', 'invalid API key')
+  if (who.key.read_only && WRITE_METHODS.has(method)) {
+    throw new HttpError(403, 'AUTHORIZATION_ERROR', `this API key is read-only and cannot ${method}`)
+  }
+  ctx.setCaller(who.key, who.entity)
+}
+
+const EMPTY = Buffer.alloc(0)
+
+/**
+ * Reads the request body, at most {@link MAX_BODY_BYTES}. A larger body is drained and answered
+ * with 413 so that the client reads the answer and the connection stays usable; a huge one is
+ * answered at once and the connection closed.
+ */
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  const len = req.headers['content-length']
+  if (len === '0' || (len === undefined && req.headers['transfer-encoding'] === undefined)) return Promise.resolve(EMPTY)
+  const tooLarge = (close: boolean) =>
+    new HttpError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`, close ? {connection: 'close'} : undefined)
+  if (len !== undefined && Number(len) > MAX_DRAIN_BYTES) return Promise.reject(tooLarge(true))
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let over = false
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_DRAIN_BYTES) {
+        req.off('data', onData)
+        reject(tooLarge(true))
+      } else if (size > MAX_BODY_BYTES) {
+        over = true
+        chunks.length = 0
+      } else {
+        chunks.push(chunk)
+      }
+    }
+    req.on('data', onData)
+    req.once('end', () => (over ? reject(tooLarge(false)) : resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))))
+    req.once('error', reject)
+    req.once('close', () => reject(new Error('request closed before its body was read')))
+  })
+}
+
+/** Empty (or blank) body -> `{}`; anything else must be a JSON object. */
+export function parseJsonBody(buf: Buffer): Record<string, unknown> {
+  const text = buf.toString('utf8')
+  if (text.trim() === '') return {}
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw validationError('request body is not valid JSON')
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw validationError('request body must be a JSON object')
+  return value as Record<string, unknown>
+}
+
+export function send(res: ServerResponse, status: number, body: unknown, requestId: string, extra?: Record<string, string>): void {
+  if (res.headersSent || res.destroyed) return
+  const payload = body === undefined ? '' : JSON.stringify(body)
+  const headers: OutgoingHttpHeaders = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+    'x-request-id': requestId,
+  }
+  if (extra) Object.assign(headers, extra)
+  res.writeHead(status, headers)
+  res.end(payload)
+}
+
+export function sendError(res: ServerResponse, status: number, code: string, message: string, requestId: string, extra?: Record<string, string>): void {
+  send(res, status, {error_code: code, message, request_id: requestId}, requestId, extra)
+}

@@ -1,0 +1,101 @@
+/**
+ * The local emulator of the service interface: a `node:http` server over an in-memory store,
+ * optionally persisted to a state file. `startEmulator()` is what `payops emulator start` and the
+ * tests run.
+ */
+import {createServer, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {Faults, type AppContext} from './context.js'
+import {createRequestListener} from './http.js'
+import {StateFile, loadState} from './persist.js'
+import {Router} from './router.js'
+import {registerRoutes} from './routes/index.js'
+import {createSeededStore} from './seed.js'
+import type {EmulatorKeys, Store} from './store.js'
+
+export interface EmulatorOptions {
+  /** Default 0: a free port. */
+  port?: number
+  /** Default 127.0.0.1. */
+  host?: string
+  /** Load the state from this file when it exists, and save it there after changes and on close. */
+  statePath?: string
+  /** Where internal errors and persistence failures are reported; default stderr. */
+  log?: (line: string) => void
+}
+
+export type {EmulatorKeys} from './store.js'
+
+export interface RunningEmulator {
+  baseUrl: string
+  keys: EmulatorKeys
+  store: Store
+  close(): Promise<void>
+}
+
+/** After this long, connections still busy at close are cut. */
+const CLOSE_GRACE_MS = 500
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const host = opts.host ?? '127.0.0.1'
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const loaded = opts.statePath ? await loadState(opts.statePath) : undefined
+  const store = loaded ?? createSeededStore()
+  const app: AppContext = {store, faults: new Faults(), log}
+  const router = registerRoutes(new Router(), app)
+  const stateFile = opts.statePath ? new StateFile(opts.statePath, store, log) : undefined
+  if (stateFile) {
+    stateFile.watch()
+    if (!loaded) await stateFile.save()
+  }
+
+  const server = createServer({keepAlive: true}, createRequestListener(router, app))
+  server.keepAliveTimeout = 5_000
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => reject(err)
+    server.once('error', onError)
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', onError)
+      resolve()
+    })
+  })
+  const {port} = server.address() as AddressInfo
+  const urlHost = host.includes(':') ? `[${host}]` : host
+
+  let closing: Promise<void> | undefined
+  return {
+    baseUrl: `http://${urlHost}:${port}`,
+    get keys() {
+      return store.keys()
+    },
+    store,
+    close() {
+      closing ??= (async () => {
+        await stopServer(server)
+        await stateFile?.close()
+      })()
+      return closing
+    },
+  }
+}
+
+function stopServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS)
+    force.unref()
+    server.close(() => {
+      clearTimeout(force)
+      resolve()
+    })
+    server.closeIdleConnections()
+  })
+}
+
+export {Router} from './router.js'
+export {HttpError, RequestContext, createRequestListener, created, notFound, ok, parseInput, validationError} from './http.js'
+export type {Handler, Reply} from './http.js'
+export {paginate} from './pagination.js'
+export type {ListPage, PageOptions} from './pagination.js'
+export {Faults} from './context.js'
+export type {AppContext} from './context.js'
+export {Store, Table, Grouped, Entity} from './store.js'

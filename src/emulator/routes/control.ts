@@ -1,0 +1,71 @@
+/**
+ * The control API under `/_emulator/` for tests and demos. It needs no API key (the emulator
+ * listens on loopback) and never returns existing keys, only ones it has just issued.
+ *
+ * - POST /_emulator/reset                 re-seed all data; every API key keeps working
+ * - POST /_emulator/fail-next-settlement  {count?: 0..1000} the next N settlements fail
+ * - POST /_emulator/moves/{move_id}/fail  a created or approved move becomes `failed`
+ * - GET  /_emulator/entities              entities with their subaccount and account ids
+ * - POST /_emulator/keys                  {entity, read_only?} issues a new key -> {key}
+ */
+import {z} from 'zod'
+import type {AppContext} from '../context.js'
+import {created, notFound, ok, parseInput, validationError} from '../http.js'
+import type {Router} from '../router.js'
+import {reseed} from '../seed.js'
+import {ENTITY_ROLES, type Entity, type MoveRecord} from '../store.js'
+import {moveView} from './moves.js'
+
+const FailSettlementBody = z.object({
+  count: z.int('count must be a whole number').min(0, 'count must be 0 to 1000').max(1000, 'count must be 0 to 1000').optional(),
+})
+
+const IssueKeyBody = z.object({
+  entity: z.enum(ENTITY_ROLES, {message: `entity must be one of ${ENTITY_ROLES.join(', ')}`}),
+  read_only: z.boolean({message: 'read_only must be a boolean'}).optional(),
+})
+
+function entitySummary(e: Entity) {
+  return {
+    role: e.role,
+    id: e.id,
+    name: e.name,
+    mode: e.mode,
+    subaccount_ids: e.subaccounts.items.map((s) => s.id),
+    treasury_account_ids: e.treasuryAccounts.items.map((a) => a.id),
+  }
+}
+
+export function register(router: Router, app: AppContext): void {
+  router.add('POST', '/_emulator/reset', () => {
+    reseed(app.store)
+    app.faults.reset()
+    return ok({reset: true, entities: [...app.store.entities.values()].map(entitySummary)})
+  })
+
+  router.add('POST', '/_emulator/fail-next-settlement', (ctx) => {
+    const body = parseInput(FailSettlementBody, ctx.body)
+    app.faults.settlementFailures = body.count ?? 1
+    return ok({pending_settlement_failures: app.faults.settlementFailures})
+  })
+
+  router.add('POST', '/_emulator/moves/:move_id/fail', (ctx) => {
+    const id = ctx.params.move_id
+    let move: MoveRecord | undefined
+    for (const e of app.store.entities.values()) move ??= e.moves.get(id)
+    if (!move) throw notFound(`move ${id} not found`)
+    if (move.status !== 'created' && move.status !== 'approved') throw validationError(`move cannot fail in status ${move.status}`)
+    app.store.setMoveStatus(move, 'failed')
+    return ok({data: moveView(move)})
+  })
+
+  router.add('GET', '/_emulator/entities', () => ok({data: [...app.store.entities.values()].map(entitySummary)}))
+
+  router.add('POST', '/_emulator/keys', (ctx) => {
+    const body = parseInput(IssueKeyBody, ctx.body)
+    const entity = app.store.entityByRole(body.entity)
+    if (!entity) throw notFound(`entity ${body.entity} not found`)
+    const rec = app.store.issueKey(entity, {readOnly: body.read_only ?? false})
+    return created({key: rec.key, entity: body.entity, read_only: rec.read_only})
+  })
+}

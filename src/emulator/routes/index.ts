@@ -1,0 +1,20 @@
+/**
+ * Every route module of the emulator. A new resource area is one module exporting
+ * `register(router, app)` plus one line here.
+ */
+import type {AppContext} from '../context.js'
+import type {Router} from '../router.js'
+import * as control from './control.js'
+import * as moves from './moves.js'
+import * as subaccounts from './subaccounts.js'
+
+export interface RouteModule {
+  register(router: Router, app: AppContext): void
+}
+
+export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, control]
+
+export function registerRoutes(router: Router, app: AppContext): Router {
+  for (const m of ROUTE_MODULES) m.register(router, app)
+  return router
+}

@@ -1,0 +1,103 @@
+import {statSync, readFileSync, writeFileSync, mkdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {run, startEmulator, tempDir, type Emulator} from './helpers.js'
+
+let emu: Emulator
+const dir = tempDir()
+
+beforeAll(async () => {
+  emu = await startEmulator()
+})
+afterAll(async () => {
+  await emu?.stop()
+  dir.cleanup()
+})
+
+const cli = (args: string[], opts: {input?: string; env?: Record<string, string>} = {}) => run(args, {configDir: dir.path, ...opts})
+
+describe('profiles', () => {
+  it('adds a profile from stdin, stores it with mode 0600 and shows the key redacted', async () => {
+    const r = await cli(['profiles', 'add', 'sandbox', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.test + '\n'})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toMatchObject({name: 'sandbox', active: true, mode: 'test', base_url: emu.baseUrl})
+    expect(r.json().api_key).toBe(`test_…${emu.keys.test.slice(-4)}`)
+    const file = join(dir.path, 'config.json')
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles.sandbox.api_key).toBe(emu.keys.test)
+  })
+
+  it('uses the active profile for API commands', async () => {
+    const created = await cli(['subaccounts', 'create', '--name', 'ViaProfile'])
+    expect(created.code, created.stderr).toBe(0)
+    expect(created.json().name).toBe('ViaProfile')
+  })
+
+  it('lists profiles without ever printing a key', async () => {
+    await cli(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.live})
+    const r = await cli(['profiles', 'list'])
+    expect(r.code).toBe(0)
+    const rows = r.json()
+    expect(rows.map((p: any) => p.name).sort()).toEqual(['prod', 'sandbox'])
+    expect(rows.find((p: any) => p.name === 'prod').mode).toBe('live')
+    const table = await cli(['profiles', 'list', '-o', 'table'])
+    expect(table.stdout).toMatch(/prod\s+LIVE\s+live_…/)
+  })
+
+  it('show names where the key and base URL come from, flag > env > profile', async () => {
+    const fromProfile = await cli(['profiles', 'show'])
+    expect(fromProfile.json()).toMatchObject({name: 'sandbox', api_key_source: 'profile "sandbox"', base_url_source: 'profile "sandbox"'})
+    const fromEnv = await cli(['profiles', 'show'], {env: {PAYOPS_API_KEY: emu.keys.test_other}})
+    expect(fromEnv.json().api_key_source).toBe('PAYOPS_API_KEY')
+    expect(fromEnv.stderr).toMatch(/using the API key from PAYOPS_API_KEY/)
+    const fromFlag = await cli(['profiles', 'show', '-p', 'prod', '--base-url', 'https://api.example.com'])
+    expect(fromFlag.json()).toMatchObject({name: 'prod', mode: 'live', base_url: 'https://api.example.com', base_url_source: '--base-url'})
+    const named = await cli(['profiles', 'show', 'prod'])
+    expect(named.json().name).toBe('prod')
+  })
+
+  it('switches with use, and -p selects per command', async () => {
+    expect((await cli(['profiles', 'use', 'prod'])).code).toBe(0)
+    expect((await cli(['profiles', 'show'])).json().name).toBe('prod')
+    const viaFlag = await cli(['subaccounts', 'create', '--name', 'Sandboxed', '-p', 'sandbox'])
+    expect(viaFlag.code).toBe(0)
+    const live = await cli(['subaccounts', 'create', '--name', 'NotConfirmed'])
+    expect(live.code).toBe(3)
+    await cli(['profiles', 'use', 'sandbox'])
+  })
+
+  it('rejects duplicates, bad names, bad URLs and keys without a mode prefix (exit 2)', async () => {
+    const dup = await cli(['profiles', 'add', 'sandbox', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.test})
+    expect(dup.code).toBe(2)
+    expect(dup.stderr).toMatch(/already exists/)
+    expect((await cli(['profiles', 'add', 'bad name', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.test})).code).toBe(2)
+    const http = await cli(['profiles', 'add', 'remote', '--base-url', 'http://api.example.com', '--key-stdin'], {input: emu.keys.test})
+    expect(http.code).toBe(2)
+    expect(http.stderr).toMatch(/https/)
+    const noPrefix = await cli(['profiles', 'add', 'weird', '--base-url', emu.baseUrl, '--key-stdin'], {input: 'sk_abcdefghijklmnopqrstuvwxyz'})
+    expect(noPrefix.code).toBe(2)
+    expect(noPrefix.stderr).not.toContain('sk_abcdefghijklmnopqrstuvwxyz')
+    expect((await cli(['profiles', 'add', 'nokey', '--base-url', emu.baseUrl])).code).toBe(2)
+    expect((await cli(['profiles', 'add', 'empty', '--base-url', emu.baseUrl, '--key-stdin'], {input: ''})).code).toBe(2)
+  })
+
+  it('--force replaces, remove deletes, unknown names are exit 2', async () => {
+    const forced = await cli(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin', '--force'], {input: emu.keys.test_other})
+    expect(forced.json().mode).toBe('test')
+    expect((await cli(['profiles', 'remove', 'prod'])).code).toBe(0)
+    expect((await cli(['profiles', 'remove', 'prod'])).code).toBe(2)
+    expect((await cli(['profiles', 'use', 'ghost'])).code).toBe(2)
+    expect((await cli(['profiles', 'show', 'ghost'])).code).toBe(2)
+    expect((await cli(['subaccounts', 'get', 'x', '-p', 'ghost'])).code).toBe(2)
+  })
+
+  it('a corrupt profile file is a clear error, not a crash', async () => {
+    const bad = tempDir()
+    mkdirSync(bad.path, {recursive: true})
+    writeFileSync(join(bad.path, 'config.json'), '{nope')
+    const r = await run(['profiles', 'list'], {configDir: bad.path})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/not valid JSON/)
+    bad.cleanup()
+  })
+})

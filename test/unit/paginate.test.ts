@@ -1,0 +1,151 @@
+import {describe, expect, it} from 'vitest'
+import {ResponseError} from '../../src/errors.js'
+import {paginate, type Page, type PaginateOptions} from '../../src/api/paginate.js'
+
+/** A fake list endpoint: pages keyed by cursor (undefined = first page), recording every fetch. */
+function endpoint(pages: Record<string, Page<number>>) {
+  const calls: Array<string | undefined> = []
+  const fetchPage = async (cursor: string | undefined): Promise<Page<number>> => {
+    calls.push(cursor)
+    const page = pages[cursor ?? '']
+    if (!page) throw new Error(`no page for cursor ${cursor}`)
+    return page
+  }
+  return {calls, fetchPage}
+}
+
+const THREE_PAGES: Record<string, Page<number>> = {
+  '': {items: [1, 2, 3], hasMore: true, nextCursor: 'c2'},
+  c2: {items: [4, 5, 6], hasMore: true, nextCursor: 'c3'},
+  c3: {items: [7, 8], hasMore: false, nextCursor: null},
+}
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = []
+  for await (const x of it) out.push(x)
+  return out
+}
+
+async function run(pages: Record<string, Page<number>>, opts?: PaginateOptions) {
+  const ep = endpoint(pages)
+  const items = await collect(paginate(ep.fetchPage, opts))
+  return {items, calls: ep.calls}
+}
+
+describe('paginate', () => {
+  it('fetches a single page without all, even when more pages exist', async () => {
+    const {items, calls} = await run(THREE_PAGES)
+    expect(items).toEqual([1, 2, 3])
+    expect(calls).toEqual([undefined])
+  })
+
+  it('starts from the given cursor', async () => {
+    const {items, calls} = await run(THREE_PAGES, {cursor: 'c2'})
+    expect(items).toEqual([4, 5, 6])
+    expect(calls).toEqual(['c2'])
+  })
+
+  it('follows next_cursor to the end with all', async () => {
+    const {items, calls} = await run(THREE_PAGES, {all: true})
+    expect(items).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+    expect(calls).toEqual([undefined, 'c2', 'c3'])
+  })
+
+  it('stops at maxItems in the middle of a page without fetching further pages', async () => {
+    const {items, calls} = await run(THREE_PAGES, {all: true, maxItems: 5})
+    expect(items).toEqual([1, 2, 3, 4, 5])
+    expect(calls).toEqual([undefined, 'c2'])
+  })
+
+  it('stops at maxItems on a page boundary without fetching the next page', async () => {
+    const {items, calls} = await run(THREE_PAGES, {all: true, maxItems: 3})
+    expect(items).toEqual([1, 2, 3])
+    expect(calls).toEqual([undefined])
+  })
+
+  it('caps a single page at maxItems without all', async () => {
+    const {items, calls} = await run(THREE_PAGES, {maxItems: 2})
+    expect(items).toEqual([1, 2])
+    expect(calls).toEqual([undefined])
+  })
+
+  it('stops when has_more is false even if a cursor is present', async () => {
+    const {items, calls} = await run(
+      {
+        '': {items: [1], hasMore: false, nextCursor: 'c2'},
+        c2: {items: [2], hasMore: false},
+      },
+      {all: true},
+    )
+    expect(items).toEqual([1])
+    expect(calls).toEqual([undefined])
+  })
+
+  it('stops when has_more is true but there is no cursor', async () => {
+    const {items, calls} = await run({'': {items: [1], hasMore: true, nextCursor: null}}, {all: true})
+    expect(items).toEqual([1])
+    expect(calls).toEqual([undefined])
+  })
+
+  it('follows pages that are empty but say has_more', async () => {
+    const {items} = await run(
+      {
+        '': {items: [], hasMore: true, nextCursor: 'c2'},
+        c2: {items: [9], hasMore: false},
+      },
+      {all: true},
+    )
+    expect(items).toEqual([9])
+  })
+
+  it('throws a ResponseError when the server repeats a cursor', async () => {
+    const ep = endpoint({
+      '': {items: [1], hasMore: true, nextCursor: 'a'},
+      a: {items: [2], hasMore: true, nextCursor: 'b'},
+      b: {items: [3], hasMore: true, nextCursor: 'a'},
+    })
+    const seen: number[] = []
+    const err = await (async () => {
+      try {
+        for await (const x of paginate(ep.fetchPage, {all: true})) seen.push(x)
+      } catch (e) {
+        return e
+      }
+      return undefined
+    })()
+    expect(err).toBeInstanceOf(ResponseError)
+    expect((err as ResponseError).exitCode).toBe(1)
+    expect((err as ResponseError).message).toContain('same next_cursor twice')
+    expect(seen).toEqual([1, 2, 3])
+    expect(ep.calls).toEqual([undefined, 'a', 'b'])
+  })
+
+  it('is lazy: nothing is fetched until the consumer asks, and breaking early stops fetching', async () => {
+    const ep = endpoint(THREE_PAGES)
+    const it = paginate(ep.fetchPage, {all: true})
+    expect(ep.calls).toEqual([])
+    const got: number[] = []
+    for await (const x of it) {
+      got.push(x)
+      if (x === 4) break
+    }
+    expect(got).toEqual([1, 2, 3, 4])
+    expect(ep.calls).toEqual([undefined, 'c2'])
+    await new Promise((r) => setTimeout(r, 10))
+    expect(ep.calls).toEqual([undefined, 'c2'])
+  })
+
+  it('calls onPage once per fetched page', async () => {
+    const pages: Array<Page<unknown>> = []
+    await run(THREE_PAGES, {all: true, onPage: (p) => pages.push(p)})
+    expect(pages.map((p) => p.nextCursor)).toEqual(['c2', 'c3', null])
+  })
+
+  it('propagates a fetch error', async () => {
+    const boom = new Error('boom')
+    const it = paginate(async () => {
+      throw boom
+    })
+    await expect(collect(it)).rejects.toBe(boom)
+  })
+})
