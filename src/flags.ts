@@ -57,7 +57,7 @@ export function parseDate(input: string, flag: string): string {
 export function parseDateTime(input: string, flag: string): string {
   const s = input.trim()
   if (DATE_RE.test(s)) return `${parseDate(s, flag)}T00:00:00Z`
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s))) return s
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(s) && !Number.isNaN(Date.parse(s)) && new Date(`${s.slice(0, 10)}T00:00:00Z`).toISOString().startsWith(s.slice(0, 10))) return s
   throw new UsageError(`${flag} "${input}" is not an ISO 8601 date-time (e.g. 2026-01-31T12:00:00Z).`)
 }
 

@@ -65,10 +65,20 @@ export function p(strings: TemplateStringsArray, ...values: Array<string | numbe
   let out = strings[0]
   values.forEach((v, i) => {
     const s = String(v)
-    if (s === '' ) throw new UsageError('An id argument is empty.')
+    if (s === '') throw new UsageError('An id argument is empty.')
+    if (s === '.' || s === '..') throw new UsageError(`"${s}" is not a valid id.`)
     out += encodeURIComponent(s) + strings[i + 1]
   })
   return out
+}
+
+/** Fills `{name}` placeholders of a path template (the assumed paths) as encoded segments. */
+export function fillPath(template: string, params: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const v = params[name]
+    if (v === undefined) throw new Error(`path parameter ${name} missing for ${template}`)
+    return p`${v}`
+  })
 }
 
 export function buildQuery(query: Record<string, QueryValue> | undefined): string {
@@ -187,7 +197,7 @@ export class ApiClient {
         text = await res.body.text()
       } catch (err) {
         const e = err as {code?: string; name?: string; message?: string}
-        const code = e.code ?? e.name ?? 'ERROR'
+        const code = typeof e.code === 'string' ? e.code : (e.name ?? 'ERROR')
         const timedOut = /TIMEOUT|ETIMEDOUT|AbortError|TimeoutError/i.test(code)
         this.log(`← ${display} failed: ${code} after ${Date.now() - started}ms (attempt ${attempt}/${maxAttempts})`)
         const canRetry = attempt < maxAttempts && !refusedForGood(code)

@@ -1,5 +1,5 @@
 import type {ApiClient} from './client.js'
-import {p} from './client.js'
+import {fillPath, p} from './client.js'
 import {PATHS} from './assumptions.js'
 import {Move, MoveCreateRequest} from './schemas/moves.js'
 import {describeIssues} from './schemas/common.js'
@@ -56,6 +56,6 @@ export class MovesApi {
   }
 
   cancel(id: string) {
-    return this.client.request({method: 'DELETE', path: PATHS.moveCancel.replace('{move_id}', encodeURIComponent(id)), schema: Move})
+    return this.client.request({method: 'DELETE', path: fillPath(PATHS.moveCancel, {move_id: id}), schema: Move})
   }
 }

@@ -50,6 +50,7 @@ export function typedValue(v: string, readFile: (f: string) => string): unknown 
 /** Sets `a[b][c]` or `a.b` style nested keys. */
 function assign(target: Record<string, unknown>, key: string, value: unknown): void {
   const parts = key.replace(/\]/g, '').split(/[[.]/).filter(Boolean)
+  if (parts.includes('__proto__')) throw new UsageError(`Field name "${key}" is not allowed.`)
   let cur = target
   parts.slice(0, -1).forEach((p) => {
     if (typeof cur[p] !== 'object' || cur[p] === null) cur[p] = {}

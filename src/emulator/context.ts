@@ -3,6 +3,7 @@
  * turns, and a log sink for the operator (internal errors, persistence failures).
  */
 import type {Store} from './store.js'
+import type {EventBus} from './events.js'
 
 /** Failures the control API arms for tests; each armed failure is consumed once. */
 export class Faults {
@@ -24,5 +25,7 @@ export class Faults {
 export interface AppContext {
   store: Store
   faults: Faults
+  /** Events from state changes; webhook deliveries subscribe to it. */
+  events: EventBus
   log: (line: string) => void
 }

@@ -6,6 +6,7 @@
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {Faults, type AppContext} from './context.js'
+import {EventBus} from './events.js'
 import {createRequestListener} from './http.js'
 import {StateFile, loadState} from './persist.js'
 import {Router} from './router.js'
@@ -41,7 +42,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const loaded = opts.statePath ? await loadState(opts.statePath) : undefined
   const store = loaded ?? createSeededStore()
-  const app: AppContext = {store, faults: new Faults(), log}
+  const app: AppContext = {store, faults: new Faults(), events: new EventBus(), log}
   const router = registerRoutes(new Router(), app)
   const stateFile = opts.statePath ? new StateFile(opts.statePath, store, log) : undefined
   if (stateFile) {
@@ -51,14 +52,19 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
 
   const server = createServer({keepAlive: true}, createRequestListener(router, app))
   server.keepAliveTimeout = 5_000
-  await new Promise<void>((resolve, reject) => {
-    const onError = (err: Error) => reject(err)
-    server.once('error', onError)
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', onError)
-      resolve()
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error) => reject(err)
+      server.once('error', onError)
+      server.listen(opts.port ?? 0, host, () => {
+        server.off('error', onError)
+        resolve()
+      })
     })
-  })
+  } catch (err) {
+    await stateFile?.close()
+    throw err
+  }
   const {port} = server.address() as AddressInfo
   const urlHost = host.includes(':') ? `[${host}]` : host
 

@@ -256,7 +256,7 @@ export class Output {
   private async csv(rows: Record<string, unknown>[], cols: Column[], header: boolean): Promise<string> {
     const {stringify} = await import('csv-stringify/sync')
     const records = rows.map((r) => cols.map((c) => cellText(c, r, true)))
-    return stringify(header ? [cols.map((c) => c.key), ...records] : records, {record_delimiter: '\r\n'})
+    return stringify(header ? [cols.map((c) => c.key), ...records] : records, {record_delimiter: '\r\n', quoted_match: /[\r\n]/})
   }
 
   private async table(rows: Record<string, unknown>[], cols: Column[], withHeader: boolean): Promise<string> {

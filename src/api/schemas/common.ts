@@ -81,29 +81,27 @@ export function listEnvelope<T extends z.ZodType>(item: T) {
  * Error bodies: the spec names the `error_code` field but not the layout, so every plausible one is
  * read: `{error_code, message}`, `{error: {error_code|code, message}}`, `{errors: [{message}]}`.
  */
-export const ErrorBody = z.looseObject({
-  error_code: z.string().optional(),
-  code: z.string().optional(),
-  message: z.string().optional(),
-  detail: z.string().optional(),
-  request_id: z.string().optional(),
-  error: z.union([z.string(), z.looseObject({error_code: z.string().optional(), code: z.string().optional(), message: z.string().optional()})]).optional(),
-  errors: z.array(z.looseObject({message: z.string().optional(), field: z.string().optional()})).optional(),
-})
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined)
 
+/**
+ * Error bodies: the spec names the `error_code` field but not the layout, so every plausible one is
+ * read, field by field (a wrong-typed field never hides the good ones): `{error_code, message}`,
+ * `{error: {error_code|code, message}}`, `{error: "text"}`, `{errors: [{field, message}]}`.
+ */
 export function readErrorBody(body: unknown): {errorCode?: string; message?: string; requestId?: string; details?: unknown} {
-  const r = ErrorBody.safeParse(body)
-  if (!r.success) return {}
-  const b = r.data
-  const nested = typeof b.error === 'object' ? b.error : undefined
-  const message =
-    b.message ?? nested?.message ?? b.detail ?? (typeof b.error === 'string' ? b.error : undefined) ??
-    b.errors?.map((e) => (e.field ? `${e.field}: ${e.message ?? 'invalid'}` : e.message)).filter(Boolean).join('; ')
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return {}
+  const b = body as Record<string, unknown>
+  const nested = b.error && typeof b.error === 'object' && !Array.isArray(b.error) ? (b.error as Record<string, unknown>) : {}
+  const list = Array.isArray(b.errors) ? (b.errors as unknown[]).filter((e): e is Record<string, unknown> => Boolean(e) && typeof e === 'object') : undefined
+  const fromList = list
+    ?.map((e) => (str(e.field) ? `${str(e.field)}: ${str(e.message) ?? 'invalid'}` : str(e.message)))
+    .filter(Boolean)
+    .join('; ')
   return {
-    errorCode: b.error_code ?? nested?.error_code ?? b.code ?? nested?.code,
-    message: message || undefined,
-    requestId: b.request_id,
-    details: b.errors,
+    errorCode: str(b.error_code) ?? str(nested.error_code) ?? str(b.code) ?? str(nested.code),
+    message: str(b.message) ?? str(nested.message) ?? str(b.detail) ?? str(b.error) ?? (fromList || undefined),
+    requestId: str(b.request_id) ?? str(nested.request_id),
+    details: list,
   }
 }
 
