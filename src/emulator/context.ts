@@ -4,6 +4,7 @@
  */
 import type {Store} from './store.js'
 import type {EventBus} from './events.js'
+import type {TransportFaults} from './faults.js'
 
 /** Failures the control API arms for tests; each armed failure is consumed once. */
 export class Faults {
@@ -27,5 +28,7 @@ export interface AppContext {
   faults: Faults
   /** Events from state changes; webhook deliveries subscribe to it. */
   events: EventBus
+  /** Transport faults (5xx before/after commit, resets, latency) on `/api/` requests. */
+  transport?: TransportFaults
   log: (line: string) => void
 }

@@ -12,6 +12,7 @@ import type {z} from 'zod'
 import {describeIssues} from '../api/schemas/common.js'
 import type {AppContext} from './context.js'
 import type {Router} from './router.js'
+import type {Fault} from './faults.js'
 import type {ApiKeyRecord, Entity} from './store.js'
 
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -157,9 +158,15 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
       })
     }
     const ctx = new RequestContext({requestId, method, path, rawQuery: q === -1 ? '' : url.slice(q + 1), params: match.params, req})
-    if (path.startsWith('/api/')) authenticate(ctx, app, method)
+    const isApi = path.startsWith('/api/')
+    if (isApi) authenticate(ctx, app, method)
     if (BODY_METHODS.has(method)) ctx.body = parseJsonBody(await readBody(req))
+    const fault = isApi ? app.transport?.pick(method) : undefined
+    if (fault?.kind === 'latency') await new Promise((r) => setTimeout(r, app.transport!.latencyMs))
+    else if (fault?.phase === 'before') return injectFault(req, res, fault, requestId, app)
     const reply = await match.handler(ctx)
+    // 'after': the handler committed its change; the client sees only the fault.
+    if (fault && fault.kind !== 'latency') return injectFault(req, res, fault, requestId, app)
     send(res, reply.status, reply.body, requestId, reply.headers)
   } catch (err) {
     if (err instanceof HttpError) {
@@ -169,6 +176,17 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
       sendError(res, 500, 'INTERNAL_ERROR', 'internal error', requestId)
     }
   }
+}
+
+function injectFault(req: IncomingMessage, res: ServerResponse, fault: Fault, requestId: string, app: AppContext): void {
+  if (fault.kind === 'reset') {
+    req.socket.destroy()
+    return
+  }
+  const status = Number(fault.kind)
+  const retryAfter = app.transport?.retryAfter
+  const headers = retryAfter !== null && retryAfter !== undefined && (status === 503 || status === 429) ? {'retry-after': String(retryAfter)} : undefined
+  sendError(res, status, 'INJECTED_FAULT', `injected ${fault.kind} ${fault.phase} the handler`, requestId, headers)
 }
 
 function authenticate(ctx: RequestContext, app: AppContext, method: string): void {

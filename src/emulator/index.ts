@@ -7,6 +7,7 @@ import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {Faults, type AppContext} from './context.js'
 import {EventBus} from './events.js'
+import {TransportFaults, type FaultConfig} from './faults.js'
 import {createRequestListener} from './http.js'
 import {StateFile, loadState} from './persist.js'
 import {Router} from './router.js'
@@ -23,6 +24,8 @@ export interface EmulatorOptions {
   statePath?: string
   /** Where internal errors and persistence failures are reported; default stderr. */
   log?: (line: string) => void
+  /** Transport faults from the start (also settable at run time via /_emulator/faults). */
+  faults?: FaultConfig
 }
 
 export type {EmulatorKeys} from './store.js'
@@ -42,7 +45,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const loaded = opts.statePath ? await loadState(opts.statePath) : undefined
   const store = loaded ?? createSeededStore()
-  const app: AppContext = {store, faults: new Faults(), events: new EventBus(), log}
+  const transport = new TransportFaults()
+  if (opts.faults) transport.configure(opts.faults)
+  const app: AppContext = {store, faults: new Faults(), events: new EventBus(), transport, log}
   const router = registerRoutes(new Router(), app)
   const stateFile = opts.statePath ? new StateFile(opts.statePath, store, log) : undefined
   if (stateFile) {

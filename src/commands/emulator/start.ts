@@ -3,6 +3,17 @@ import {BaseCommand} from '../../base-command.js'
 import {ProfileStore, validateProfileName} from '../../config/index.js'
 import {isLoopbackHost} from '../../api/client.js'
 import {UsageError} from '../../errors.js'
+import {FAULT_KINDS, type FaultConfig, type FaultKind} from '../../emulator/faults.js'
+
+function faultOptions(rate: string | undefined, kinds: string, seed: number | undefined): FaultConfig | undefined {
+  if (rate === undefined) return seed === undefined ? undefined : {seed}
+  const r = Number(rate)
+  if (!/^\d*\.?\d+$/.test(rate.trim()) || !(r >= 0 && r <= 1)) throw new UsageError(`--fault-rate "${rate}" must be a number from 0 to 1.`)
+  const list = kinds.split(',').map((s) => s.trim()).filter(Boolean)
+  const bad = list.find((k) => !(FAULT_KINDS as readonly string[]).includes(k))
+  if (bad || list.length === 0) throw new UsageError(`--fault-kinds: unknown kind "${bad ?? ''}" (use ${FAULT_KINDS.join(', ')}).`)
+  return {rate: r, kinds: list as FaultKind[], ...(seed === undefined ? {} : {seed})}
+}
 
 export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
   static override summary = 'Run the local, stateful emulator of the API until Ctrl-C.'
@@ -17,6 +28,9 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     host: Flags.string({summary: 'Loopback address to bind.', default: '127.0.0.1'}),
     state: Flags.string({summary: 'Load state from FILE if it exists and save it there on every change and on exit.'}),
     'write-profile': Flags.string({summary: 'Save a profile NAME with the base URL and the test entity\'s key.'}),
+    'fault-rate': Flags.string({summary: 'Share of /api/ requests that fail (0 to 1), before or after the write commits.'}),
+    'fault-kinds': Flags.string({summary: 'Comma-separated faults to inject: 500, 502, 503, 504, 429, reset, latency.', default: '500,503,reset,latency'}),
+    seed: Flags.integer({summary: 'Seed of the fault generator (reproducible runs).'}),
   }
 
   async run(): Promise<void> {
@@ -37,7 +51,7 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     const {startEmulator} = await import('../../emulator/index.js')
     let emu
     try {
-      emu = await startEmulator({port: f.port, host: f.host, statePath: f.state})
+      emu = await startEmulator({port: f.port, host: f.host, statePath: f.state, faults: faultOptions(f['fault-rate'], f['fault-kinds'], f.seed)})
     } catch (err) {
       const e = err as NodeJS.ErrnoException
       if (e.code === 'EADDRINUSE') throw new UsageError(`Port ${f.port} is in use; pick another with --port (0 for any free port).`)

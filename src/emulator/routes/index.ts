@@ -5,6 +5,7 @@
 import type {AppContext} from '../context.js'
 import type {Router} from '../router.js'
 import * as control from './control.js'
+import * as faults from './faults.js'
 import * as moves from './moves.js'
 import * as subaccounts from './subaccounts.js'
 
@@ -12,7 +13,7 @@ export interface RouteModule {
   register(router: Router, app: AppContext): void
 }
 
-export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, control]
+export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, control, faults]
 
 export function registerRoutes(router: Router, app: AppContext): Router {
   for (const m of ROUTE_MODULES) m.register(router, app)

@@ -1,0 +1,102 @@
+/**
+ * Transport fault injection for reliability tests: 5xx answers before the handler runs (nothing
+ * changed) or AFTER it committed its write (the dangerous case: the server acted, the client saw an
+ * error), connection resets (before or after), and latency. Random at a rate with a seeded
+ * generator, or queued one by one for deterministic tests. Only `/api/` requests are affected.
+ */
+import {z} from 'zod'
+
+export const FAULT_KINDS = ['500', '502', '503', '504', '429', 'reset', 'latency'] as const
+export type FaultKind = (typeof FAULT_KINDS)[number]
+export type FaultPhase = 'before' | 'after'
+
+export interface Fault {
+  kind: FaultKind
+  phase: FaultPhase
+}
+
+export const FaultConfig = z.object({
+  rate: z.number().min(0, 'rate must be 0..1').max(1, 'rate must be 0..1').optional(),
+  kinds: z.array(z.enum(FAULT_KINDS, {message: `kinds must be among ${FAULT_KINDS.join(', ')}`})).min(1).optional(),
+  phases: z.array(z.enum(['before', 'after'])).min(1).optional(),
+  seed: z.int().optional(),
+  latency_ms: z.int().min(0).max(60_000).optional(),
+  retry_after: z.union([z.int().min(0).max(3600), z.string().min(1)]).nullable().optional(),
+  /** Faults to inject on the next requests, in order, before any random ones. */
+  queue: z.array(z.object({kind: z.enum(FAULT_KINDS), phase: z.enum(['before', 'after']).optional()})).optional(),
+  /** Only requests whose method is listed (default: all). */
+  methods: z.array(z.string()).optional(),
+})
+export type FaultConfig = z.infer<typeof FaultConfig>
+
+/** mulberry32: a small, fast, seedable generator (reproducible fault sequences). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+export class TransportFaults {
+  rate = 0
+  kinds: FaultKind[] = ['500', '503', 'reset', 'latency']
+  phases: FaultPhase[] = ['before', 'after']
+  latencyMs = 200
+  retryAfter: number | string | null = null
+  methods: string[] | null = null
+  private queue: Fault[] = []
+  private random: () => number = Math.random
+  readonly injected: Record<string, number> = {}
+
+  configure(cfg: FaultConfig): void {
+    if (cfg.rate !== undefined) this.rate = cfg.rate
+    if (cfg.kinds) this.kinds = [...cfg.kinds]
+    if (cfg.phases) this.phases = [...cfg.phases]
+    if (cfg.seed !== undefined) this.random = seededRandom(cfg.seed)
+    if (cfg.latency_ms !== undefined) this.latencyMs = cfg.latency_ms
+    if (cfg.retry_after !== undefined) this.retryAfter = cfg.retry_after
+    if (cfg.methods) this.methods = cfg.methods.map((m) => m.toUpperCase())
+    if (cfg.queue) this.queue.push(...cfg.queue.map((f) => ({kind: f.kind, phase: f.phase ?? 'before'})))
+  }
+
+  reset(): void {
+    this.rate = 0
+    this.queue = []
+    this.methods = null
+    this.retryAfter = null
+    for (const k of Object.keys(this.injected)) delete this.injected[k]
+  }
+
+  /** The fault for this request, if any (consumes a queued one first). */
+  pick(method: string): Fault | undefined {
+    if (this.methods && !this.methods.includes(method)) return undefined
+    let fault = this.queue.shift()
+    if (!fault && this.rate > 0 && this.random() < this.rate) {
+      const kind = this.kinds[Math.floor(this.random() * this.kinds.length)]
+      const phase = this.phases[Math.floor(this.random() * this.phases.length)]
+      fault = {kind, phase}
+    }
+    if (fault) {
+      const key = `${fault.kind}:${fault.phase}`
+      this.injected[key] = (this.injected[key] ?? 0) + 1
+    }
+    return fault
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      rate: this.rate,
+      kinds: this.kinds,
+      phases: this.phases,
+      latency_ms: this.latencyMs,
+      retry_after: this.retryAfter,
+      queued: this.queue.length,
+      injected: {...this.injected},
+    }
+  }
+}
+
