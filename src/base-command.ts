@@ -215,10 +215,10 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
    * Every mutating command calls this before sending. On a LIVE key it shows the summary and asks;
    * without a terminal it refuses (exit 3) unless --yes.
    */
-  protected async confirmMutation(summary: MutationSummary): Promise<void> {
-    if (!this.isLive) return
+  protected async confirmMutation(summary: MutationSummary, opts: {evenOnTest?: boolean} = {}): Promise<void> {
+    if (!this.isLive && !opts.evenOnTest) return
     const p = this.out.paint
-    const lines = [`${p.live(' LIVE ')} ${p.bold(summary.action)}`]
+    const lines = [`${this.isLive ? p.live(' LIVE ') : p.bold('[test]')} ${p.bold(summary.action)}`]
     if (summary.amount) lines.push(`  amount:  ${summary.amount}`)
     if (summary.from) lines.push(`  from:    ${summary.from}`)
     if (summary.to) lines.push(`  to:      ${summary.to}`)
@@ -226,10 +226,11 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     lines.push(`  profile: ${this.context.profileName ?? '(none)'} · key ${redactKey(this.context.apiKey)}`)
     this.out.note(lines.join('\n'))
     if ((this.flags as {yes?: boolean}).yes) return
+    const what = this.isLive ? 'a LIVE action' : 'this action'
     if (!this.interactive) {
-      throw new NotConfirmedError('Refusing a LIVE action without confirmation: no terminal to ask on. Re-run with --yes to confirm.')
+      throw new NotConfirmedError(`Refusing ${what} without confirmation: no terminal to ask on. Re-run with --yes to confirm.`)
     }
-    const ok = await this.ask('Proceed with this LIVE action?')
+    const ok = await this.ask(`Proceed with ${what}?`)
     if (!ok) throw new NotConfirmedError('Not confirmed: nothing was sent.')
   }
 

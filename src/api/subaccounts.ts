@@ -24,6 +24,20 @@ export class SubaccountsApi {
     return this.client.request({method: 'GET', path: p`/api/subaccounts/${id}`, schema: Subaccount})
   }
 
+  /** The currency of each subaccount (fetched once per id, a few at a time). */
+  async currencies(ids: string[], concurrency = 4): Promise<Map<string, string | null>> {
+    const out = new Map<string, string | null>()
+    const queue = [...new Set(ids)]
+    const worker = async () => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        const res = await this.get(id)
+        out.set(id, res.data.currency_code?.toUpperCase() ?? null)
+      }
+    }
+    await Promise.all(Array.from({length: Math.min(concurrency, queue.length)}, worker))
+    return out
+  }
+
   activityPage(id: string, filters: ActivityFilters, cursor?: string) {
     return this.client.page(p`/api/subaccounts/${id}/activity`, {...filters, cursor}, ActivityItem)
   }

@@ -1,0 +1,179 @@
+/**
+ * Reading and validating a moves CSV, entirely before anything is sent. Pure: text in, rows and
+ * every error (with its line number) out.
+ *
+ * Columns: `from`, `to` (or `from_subaccount_id`, `to_subaccount_id`); `amount` (decimal, with a
+ * `currency` column or the default currency) or `amount_in_minor_units`; optional
+ * `idempotency_key`, `auto_approve` (true/false/yes/no/1/0) and `metadata.<key>` columns.
+ */
+import {parse} from 'csv-parse/sync'
+import {createHash} from 'node:crypto'
+import {validateMoveCreate} from '../api/moves.js'
+import {PayopsError, UsageError} from '../errors.js'
+import {normalizeCurrency, parseAmount, parseMinorUnits} from '../money.js'
+
+export interface ImportRow {
+  /** Line number in the file (1-based; the header is line 1). */
+  line: number
+  from_subaccount_id: string
+  to_subaccount_id: string
+  amount_in_minor_units: number
+  currency: string
+  auto_approve?: boolean
+  client_metadata?: Record<string, string>
+  /** From the file's `idempotency_key` column, when present. */
+  idempotency_key?: string
+  /** Canonical content of the row, for deriving its key. */
+  fingerprint: string
+  /** The amount was a decimal in `currency` (so the subaccount's currency must match). */
+  decimal: boolean
+}
+
+export interface RowError {
+  line: number
+  message: string
+}
+
+export interface ParsedFile {
+  rows: ImportRow[]
+  errors: RowError[]
+  columns: string[]
+}
+
+const ALIASES: Record<string, string> = {from_subaccount_id: 'from', to_subaccount_id: 'to', amount_minor: 'amount_in_minor_units'}
+const KNOWN = new Set(['from', 'to', 'amount', 'currency', 'amount_in_minor_units', 'idempotency_key', 'auto_approve'])
+const BOOLEANS: Record<string, boolean> = {true: true, false: false, yes: true, no: false, '1': true, '0': false, y: true, n: false}
+
+export function parseImportCsv(text: string, defaultCurrency = 'USD'): ParsedFile {
+  const errors: RowError[] = []
+  let records: Array<{record: string[]; info: {lines: number}}>
+  try {
+    records = parse(text, {bom: true, skip_empty_lines: true, relax_column_count: true, trim: true, info: true}) as never
+  } catch (err) {
+    const e = err as {lines?: number; message?: string}
+    return {rows: [], errors: [{line: e.lines ?? 0, message: `malformed CSV: ${(e.message ?? '').replace(/ at line \d+$/, '')}`}], columns: []}
+  }
+  if (records.length === 0) return {rows: [], errors: [{line: 1, message: 'the file is empty: expected a header row and at least one move'}], columns: []}
+  const header = records[0].record.map((h) => ALIASES[h.trim().toLowerCase()] ?? h.trim().toLowerCase())
+  const headerLine = records[0].info.lines
+  const seen = new Set<string>()
+  for (const h of header) {
+    if (!h) errors.push({line: headerLine, message: 'the header has an empty column name'})
+    else if (seen.has(h)) errors.push({line: headerLine, message: `column "${h}" appears twice`})
+    else if (!KNOWN.has(h) && !h.startsWith('metadata.')) errors.push({line: headerLine, message: `unknown column "${h}" (expected from, to, amount, currency, amount_in_minor_units, idempotency_key, auto_approve, metadata.*)`})
+    else if (h === 'metadata.') errors.push({line: headerLine, message: 'column "metadata." needs a key name'})
+    seen.add(h)
+  }
+  for (const required of ['from', 'to']) if (!seen.has(required)) errors.push({line: headerLine, message: `missing column "${required}"`})
+  if (!seen.has('amount') && !seen.has('amount_in_minor_units')) errors.push({line: headerLine, message: 'missing an amount column: "amount" or "amount_in_minor_units"'})
+  if (errors.length) return {rows: [], errors, columns: header}
+  const fallback = (() => {
+    try {
+      return normalizeCurrency(defaultCurrency)
+    } catch (err) {
+      errors.push({line: 0, message: (err as Error).message})
+      return 'USD'
+    }
+  })()
+
+  const rows: ImportRow[] = []
+  const keys = new Map<string, number>()
+  if (records.length === 1) errors.push({line: headerLine, message: 'the file has a header but no rows'})
+  for (const {record, info} of records.slice(1)) {
+    const line = info.lines
+    if (record.length !== header.length) {
+      errors.push({line, message: `has ${record.length} fields, the header has ${header.length}`})
+      continue
+    }
+    const cell: Record<string, string> = {}
+    header.forEach((h, i) => (cell[h] = record[i]))
+    const rowErrors: string[] = []
+    const attempt = <T>(fn: () => T): T | undefined => {
+      try {
+        return fn()
+      } catch (err) {
+        rowErrors.push(err instanceof PayopsError ? err.message : String(err))
+        return undefined
+      }
+    }
+    const currency = cell.currency ? attempt(() => normalizeCurrency(cell.currency)) : fallback
+    let minor: number | undefined
+    const hasAmount = Boolean(cell.amount)
+    const hasMinor = Boolean(cell.amount_in_minor_units)
+    if (hasAmount && hasMinor) rowErrors.push('give amount or amount_in_minor_units, not both')
+    else if (hasAmount) minor = currency ? attempt(() => parseAmount(cell.amount, currency)) : undefined
+    else if (hasMinor) minor = attempt(() => parseMinorUnits(cell.amount_in_minor_units))
+    else rowErrors.push('no amount')
+    let autoApprove: boolean | undefined
+    if (cell.auto_approve) {
+      autoApprove = BOOLEANS[cell.auto_approve.toLowerCase()]
+      if (autoApprove === undefined) rowErrors.push(`auto_approve "${cell.auto_approve}" must be true or false`)
+    }
+    let metadata: Record<string, string> | undefined
+    for (const h of header) {
+      if (h.startsWith('metadata.') && cell[h] !== '') (metadata ??= {})[h.slice('metadata.'.length)] = cell[h]
+    }
+    const key = cell.idempotency_key || undefined
+    if (key) {
+      if (key.length > 255) rowErrors.push('idempotency_key is longer than 255 characters')
+      const prev = keys.get(key)
+      if (prev !== undefined) rowErrors.push(`idempotency_key "${key}" is also used on line ${prev}`)
+      else keys.set(key, line)
+    }
+    if (minor !== undefined && currency) {
+      attempt(() =>
+        validateMoveCreate({
+          from_subaccount_id: cell.from,
+          to_subaccount_id: cell.to,
+          amount_in_minor_units: minor!,
+          auto_approve: autoApprove,
+          client_metadata: metadata,
+        }),
+      )
+    }
+    if (rowErrors.length) {
+      errors.push({line, message: rowErrors.map((m) => m.replace(/^Invalid move: /, '')).join('; ')})
+      continue
+    }
+    const fingerprint = JSON.stringify([cell.from, cell.to, minor, currency, autoApprove ?? null, metadata ?? null])
+    rows.push({
+      line,
+      from_subaccount_id: cell.from,
+      to_subaccount_id: cell.to,
+      amount_in_minor_units: minor!,
+      currency: currency!,
+      auto_approve: autoApprove,
+      client_metadata: metadata,
+      idempotency_key: key,
+      fingerprint,
+      decimal: hasAmount,
+    })
+  }
+  return {rows, errors, columns: header}
+}
+
+/**
+ * The Idempotency-Key of each row: the file's column when given, else derived from the import's
+ * batch id, the row's content and its occurrence among identical rows. Editing one row of a file
+ * leaves every other row's key unchanged, so a re-run after a fix can never duplicate a move.
+ */
+export function assignKeys(rows: ImportRow[], batchId: string): Array<ImportRow & {key: string}> {
+  const occurrences = new Map<string, number>()
+  return rows.map((r) => {
+    if (r.idempotency_key) return {...r, key: r.idempotency_key}
+    const n = (occurrences.get(r.fingerprint) ?? 0) + 1
+    occurrences.set(r.fingerprint, n)
+    const digest = createHash('sha256').update(`${batchId}\n${r.fingerprint}\n${n}`).digest('hex').slice(0, 32)
+    return {...r, key: `payops-import-${batchId.slice(0, 8)}-${digest}`}
+  })
+}
+
+/** Total per currency, in minor units. */
+export function totalsByCurrency(rows: Array<{amount_in_minor_units: number; currency: string}>): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const r of rows) {
+    out[r.currency] = (out[r.currency] ?? 0) + r.amount_in_minor_units
+    if (!Number.isSafeInteger(out[r.currency])) throw new UsageError(`The total in ${r.currency} is too large to handle exactly.`)
+  }
+  return out
+}
