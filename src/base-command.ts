@@ -9,9 +9,11 @@ import {FORMATS, Output, defaultFormat, type Column, type Format} from './output
 import {colorEnabled} from './output/color.js'
 import {redact, redactKey} from './api/redact.js'
 import type {Api} from './api/index.js'
+import type {AuditHook} from './api/client.js'
 import type {PaginateOptions, Page} from './api/paginate.js'
 import {configDir, readProfiles} from './config/index.js'
 import {resolveContext, type ResolvedContext} from './config/resolve.js'
+import {limitViolations, type Movement} from './guardrails.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type ApiFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ApiCommand)['baseFlags'] & T['flags']>
@@ -201,9 +203,35 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
         maxRetries: f['max-retries'],
         userAgent: `payops/${this.config.version}`,
         trace: this.debugOn ? (line) => process.stderr.write(`[debug] ${line}\n`) : undefined,
+        audit: this.auditHook(),
       })
     }
     return this._api
+  }
+
+  /** Appends intent and outcome records of every mutating request to the audit trail. */
+  private auditHook(): AuditHook {
+    const dir = configDir()
+    const ctx = this.context
+    let log: Promise<import('./audit/index.js').AuditLog> | undefined
+    const open = () => (log ??= import('./audit/index.js').then((m) => new m.AuditLog(dir)))
+    const base = {profile: ctx.profileName ?? null, mode: ctx.mode}
+    return {
+      intent: async (info) => {
+        try {
+          await (await open()).append({kind: 'intent', ...base, ...info})
+        } catch (err) {
+          throw new UsageError(`Cannot write the audit trail in ${dir} (${(err as Error).message}); nothing was sent.`)
+        }
+      },
+      outcome: async (info) => {
+        try {
+          await (await open()).append({kind: 'outcome', ...base, ...info})
+        } catch (err) {
+          this.out.warn(`could not record the outcome in the audit trail: ${(err as Error).message}`)
+        }
+      },
+    }
   }
 
   public override async finally(err: Error | undefined): Promise<void> {
@@ -232,6 +260,68 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     }
     const ok = await this.ask(`Proceed with ${what}?`)
     if (!ok) throw new NotConfirmedError('Not confirmed: nothing was sent.')
+  }
+
+  /** Flags of commands that move money. */
+  static guardFlags = {
+    'override-limits': Flags.boolean({summary: 'Proceed despite the profile\'s limits (always asks; without a terminal also needs --yes).'}),
+  }
+
+  /** True when a money movement needs the limits and the amounts (LIVE key or limits set). */
+  protected get movementNeedsDetails(): boolean {
+    const l = this.context.profile?.limits
+    return this.isLive || Boolean(l && (Object.keys(l.max_amount ?? {}).length || l.allowed_destinations?.length))
+  }
+
+  /**
+   * Every money movement calls this before sending. Limits of the profile refuse it (exit 3)
+   * unless --override-limits, which always asks (typed) on a terminal and needs --yes without one.
+   * On a LIVE key at a terminal the operator types `typed` (the amount shown) to proceed.
+   */
+  protected async confirmMovement(summary: MutationSummary, movements: Movement[], typed: string, opts: {evenOnTest?: boolean} = {}): Promise<void> {
+    const profile = this.context.profileName ?? '(no profile)'
+    const violations = movements.flatMap((m) => limitViolations(this.context.profile?.limits, m, profile))
+    const f = this.flags as {yes?: boolean; 'override-limits'?: boolean}
+    if (violations.length && !f['override-limits']) {
+      const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : ''
+      throw new NotConfirmedError(`Refused by profile limits: ${violations[0]}${more}. Nothing was sent; --override-limits overrides it after confirmation.`)
+    }
+    if (!this.isLive && !violations.length && !opts.evenOnTest) return
+    const p = this.out.paint
+    const lines = [`${this.isLive ? p.live(' LIVE ') : p.bold('[test]')} ${p.bold(summary.action)}`]
+    if (summary.amount) lines.push(`  amount:  ${summary.amount}`)
+    if (summary.from) lines.push(`  from:    ${summary.from}`)
+    if (summary.to) lines.push(`  to:      ${summary.to}`)
+    for (const [k, v] of Object.entries(summary.details ?? {})) if (v !== undefined) lines.push(`  ${(k + ':').padEnd(9)}${v}`)
+    lines.push(`  profile: ${profile} · ${this.isLive ? 'LIVE' : 'test'} key ${redactKey(this.context.apiKey)}`)
+    for (const v of violations.slice(0, 10)) lines.push(`  ${p.red('over limit:')} ${v}`)
+    if (violations.length > 10) lines.push(`  ${p.red(`and ${violations.length - 10} more over the limits`)}`)
+    this.out.note(lines.join('\n'))
+    const mustType = this.isLive || violations.length > 0
+    if (!this.interactive) {
+      if (f.yes) return
+      throw new NotConfirmedError(`Refusing ${this.isLive ? 'a LIVE money movement' : violations.length ? 'to override limits' : 'this action'} without confirmation: no terminal to ask on. Re-run with --yes to confirm.`)
+    }
+    if (f.yes && !violations.length) return
+    if (!mustType) {
+      if (!(await this.ask('Proceed?'))) throw new NotConfirmedError('Not confirmed: nothing was sent.')
+      return
+    }
+    const {input} = await import('@inquirer/prompts')
+    let answer = ''
+    try {
+      answer = await input({message: `Type ${typed} to confirm${this.isLive ? ' this LIVE movement' : ''}:`}, {output: process.stderr})
+    } catch {
+      answer = ''
+    }
+    const norm = (x: string) => x.trim().replace(/,/g, '').replace(/\s+[A-Za-z]{3}$/, '')
+    if (norm(answer) !== norm(typed)) throw new NotConfirmedError(`Typed "${answer.trim()}", expected ${typed}: not confirmed, nothing was sent.`)
+  }
+
+  /** Every limit the movements break (for bulk commands that list them all). */
+  protected limitReport(movements: Movement[]): string[] {
+    const profile = this.context.profileName ?? '(no profile)'
+    return movements.flatMap((m) => limitViolations(this.context.profile?.limits, m, profile))
   }
 
   /** List options from the shared list flags. */

@@ -13,6 +13,7 @@ export interface Assumption {
 
 export const PATHS = {
   moveCancel: '/api/subaccounts/move/{move_id}',
+  moveGet: '/api/subaccounts/move/{move_id}',
 } as const
 
 export const ASSUMPTIONS: Assumption[] = [
@@ -25,6 +26,11 @@ export const ASSUMPTIONS: Assumption[] = [
   {
     topic: 'Move cancel (DELETE /api/subaccounts/move/{id})',
     assumed: '200 with `data` = the canceled Move; 204 with no body is also accepted. Cancel of a move not in `created` is 400 VALIDATION_ERROR.',
+  },
+  {
+    topic: 'Fetching one move (GET /api/subaccounts/move/{id})',
+    assumed:
+      '200 with `data` = Move. Used only to check a move against profile limits and to show its amount before `moves approve`; when it is unavailable and limits or a LIVE key apply, approve refuses.',
   },
   {
     topic: 'Approve-move response shape',

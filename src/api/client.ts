@@ -14,7 +14,35 @@ import type {Page} from './paginate.js'
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
 export type QueryValue = string | number | boolean | undefined | null | Array<string | number>
 
+/** What the audit trail learns of a mutating request: never the key or the body's secrets. */
+export interface AuditInfo {
+  op: string
+  method: string
+  path: string
+  idempotency_key?: string | null
+  amount_in_minor_units?: number | null
+  currency_code?: string | null
+  from?: string | null
+  to?: string | null
+}
+
+export interface AuditOutcome extends AuditInfo {
+  status?: number | null
+  request_id?: string | null
+  resource_id?: string | null
+  error_code?: string | null
+  attempts?: number
+}
+
+/** Receives an intent before a mutating request is sent and its outcome after. */
+export interface AuditHook {
+  intent(info: AuditInfo): Promise<void>
+  outcome(info: AuditOutcome): Promise<void>
+}
+
 export interface ClientOptions {
+  /** Records every mutating request before it is sent and after (the audit trail). */
+  audit?: AuditHook
   baseUrl: string
   apiKey?: string
   /** Overall time for one call, retries included, in milliseconds. */
@@ -105,6 +133,7 @@ export class ApiClient {
   private readonly sleep: (ms: number) => Promise<void>
   private readonly random: () => number
   private readonly userAgent: string
+  private readonly audit?: AuditHook
   private dispatcher?: Dispatcher
 
   constructor(opts: ClientOptions) {
@@ -129,6 +158,7 @@ export class ApiClient {
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)))
     this.random = opts.random ?? Math.random
     this.userAgent = opts.userAgent ?? 'payops'
+    this.audit = opts.audit
   }
 
   url(path: string, query?: Record<string, QueryValue>): string {
@@ -156,6 +186,22 @@ export class ApiClient {
 
   /** Sends one logical request (with retries) and parses the envelope's `data` with `schema`. */
   async request<S extends z.ZodType | undefined = undefined>(opts: RequestOptions<S>): Promise<ApiResponse<Out<S>>> {
+    if (!this.audit || opts.method === 'GET') return this.send(opts)
+    const info = auditInfo(opts)
+    await this.audit.intent(info)
+    try {
+      const res = await this.send(opts)
+      const data = res.data as {id?: unknown} | undefined
+      await this.audit.outcome({...info, status: res.status, request_id: res.requestId ?? null, resource_id: typeof data?.id === 'string' ? data.id : null})
+      return res
+    } catch (err) {
+      const e = err as {status?: number; errorCode?: string; requestId?: string; code?: string}
+      await this.audit.outcome({...info, status: e.status ?? null, request_id: e.requestId ?? null, error_code: e.errorCode ?? e.code ?? (err as Error).name})
+      throw err
+    }
+  }
+
+  private async send<S extends z.ZodType | undefined = undefined>(opts: RequestOptions<S>): Promise<ApiResponse<Out<S>>> {
     const {request} = await loadUndici()
     const dispatcher = await this.getDispatcher()
     const url = this.url(opts.path, opts.query)
@@ -318,6 +364,39 @@ export class ApiClient {
     const hasMore = typeof body.has_more === 'boolean' ? body.has_more : Boolean(nextCursor)
     const totalCount = typeof body.total_count === 'number' ? body.total_count : null
     return {items, hasMore, nextCursor, totalCount}
+  }
+}
+
+let opCounter = 0
+
+/** The auditable fields of a request: where money goes, never secrets. */
+function auditInfo(opts: RequestOptions<z.ZodType | undefined>): AuditInfo {
+  let body = opts.body as Record<string, unknown> | undefined
+  if (!body && opts.rawBody) {
+    try {
+      body = JSON.parse(opts.rawBody) as Record<string, unknown>
+    } catch {
+      body = undefined
+    }
+  }
+  const pick = (...keys: string[]) => {
+    for (const k of keys) {
+      const v = body?.[k]
+      if (typeof v === 'string' || typeof v === 'number') return v
+    }
+    return null
+  }
+  const headerKey = Object.entries(opts.headers ?? {}).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1]
+  const amount = pick('amount_in_minor_units', 'amount_in_cents')
+  return {
+    op: `${process.pid}-${Date.now().toString(36)}-${(++opCounter).toString(36)}`,
+    method: opts.method,
+    path: opts.path,
+    idempotency_key: opts.idempotencyKey ?? headerKey ?? null,
+    amount_in_minor_units: typeof amount === 'number' ? amount : null,
+    currency_code: (pick('currency_code', 'currency') as string | null) ?? null,
+    from: (pick('from_subaccount_id', 'from_account_id') as string | null) ?? null,
+    to: (pick('to_subaccount_id', 'to_account_id', 'subaccount_id', 'payee_id', 'party_id') as string | null) ?? null,
   }
 }
 

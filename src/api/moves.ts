@@ -3,7 +3,7 @@ import {fillPath, p} from './client.js'
 import {PATHS} from './assumptions.js'
 import {Move, MoveCreateRequest} from './schemas/moves.js'
 import {describeIssues} from './schemas/common.js'
-import {UsageError} from '../errors.js'
+import {ApiError, NotConfirmedError, UsageError} from '../errors.js'
 import {SubaccountsApi} from './subaccounts.js'
 
 export interface MoveCreateInput {
@@ -39,8 +39,9 @@ export class MovesApi {
     from: string,
     flags: {amount?: string; currency?: string},
     parse: (fallbackCurrency?: string | null) => {minor: number; currency: string},
+    needCurrency = false,
   ): Promise<{minor: number; currency: string}> {
-    if (flags.amount === undefined) return parse(null)
+    if (flags.amount === undefined && !needCurrency) return parse(null)
     const parsedFirst = parse(null) // fail fast on a malformed amount before any request
     const sub = await new SubaccountsApi(this.client).get(from)
     const accountCurrency = sub.data.currency_code?.toUpperCase()
@@ -49,6 +50,30 @@ export class MovesApi {
       throw new UsageError(`--currency ${flags.currency.toUpperCase()} does not match the source subaccount's currency ${accountCurrency}.`)
     }
     return parse(accountCurrency)
+  }
+
+  get(id: string) {
+    return this.client.request({method: 'GET', path: fillPath(PATHS.moveGet, {move_id: id}), schema: Move})
+  }
+
+  /**
+   * The amount, currency and destination of moves about to be approved (for limits and the LIVE
+   * confirmation). A move that cannot be fetched cannot be checked, so it is refused.
+   */
+  async describeForApproval(ids: string[]): Promise<Array<{label: string; amount_in_minor_units: number; currency: string; to: string}>> {
+    const out = []
+    for (const id of ids) {
+      try {
+        const m = (await this.get(id)).data
+        out.push({label: `move ${id}`, amount_in_minor_units: m.amount_in_minor_units, currency: (m.currency_code ?? 'USD').toUpperCase(), to: m.to_subaccount_id})
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 404) {
+          throw new NotConfirmedError(`Cannot check move ${id} against the profile's limits and the LIVE confirmation: ${err.describe()}. Nothing was approved.`)
+        }
+        throw err
+      }
+    }
+    return out
   }
 
   approve(id: string) {

@@ -3,7 +3,7 @@ import {randomUUID} from 'node:crypto'
 import {ApiCommand} from '../../base-command.js'
 import {MOVE_COLUMNS, MOVE_KNOWN} from '../../output/columns.js'
 import {moneyFlags, parseKeyValues, parseMoneyFlags} from '../../flags.js'
-import {formatMoney} from '../../money.js'
+import {formatMoney, toDecimalString} from '../../money.js'
 import {PartialError} from '../../errors.js'
 
 export default class MovesCreate extends ApiCommand<typeof MovesCreate> {
@@ -21,12 +21,13 @@ export default class MovesCreate extends ApiCommand<typeof MovesCreate> {
     'auto-approve': Flags.boolean({summary: 'Approve and settle in the same request (--no-auto-approve leaves it created).', default: true, allowNo: true}),
     metadata: Flags.string({summary: 'client_metadata entry key=value (repeatable).', multiple: true}),
     'idempotency-key': Flags.string({summary: 'Idempotency-Key to send (default: a new UUID, printed on stderr).'}),
+    ...ApiCommand.guardFlags,
   }
 
   async run(): Promise<void> {
     const f = this.flags
     const api = await this.api()
-    const {minor, currency} = await api.moves.resolveAmount(f.from, f, (fallback) => parseMoneyFlags(f, fallback))
+    const {minor, currency} = await api.moves.resolveAmount(f.from, f, (fallback) => parseMoneyFlags(f, fallback), this.movementNeedsDetails)
     const key = f['idempotency-key'] ?? randomUUID()
     const input = {
       from_subaccount_id: f.from,
@@ -35,12 +36,16 @@ export default class MovesCreate extends ApiCommand<typeof MovesCreate> {
       auto_approve: f['auto-approve'],
       client_metadata: parseKeyValues(f.metadata, '--metadata'),
     }
-    await this.confirmMutation({
-      action: `Move ${formatMoney(minor, currency)}${f['auto-approve'] ? '' : ' (created, not approved)'}`,
-      amount: formatMoney(minor, currency),
-      from: f.from,
-      to: f.to,
-    })
+    await this.confirmMovement(
+      {
+        action: `Move ${formatMoney(minor, currency)}${f['auto-approve'] ? '' : ' (created, not approved)'}`,
+        amount: formatMoney(minor, currency),
+        from: f.from,
+        to: f.to,
+      },
+      [{amount_in_minor_units: minor, currency, to: f.to}],
+      toDecimalString(minor, currency),
+    )
     this.out.note(`Idempotency-Key: ${key}${f['idempotency-key'] ? '' : '  (re-run with --idempotency-key to retry safely)'}`)
     const res = await api.moves.create(input, key)
     if (res.status === 200) this.out.note(`Replayed: a move already exists for this Idempotency-Key (status ${res.data.status}); nothing new was moved.`)

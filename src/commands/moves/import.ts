@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
-import {PartialError, UsageError} from '../../errors.js'
-import {formatMoney} from '../../money.js'
+import {NotConfirmedError, PartialError, UsageError} from '../../errors.js'
+import {formatMoney, toDecimalString} from '../../money.js'
 import {importFile, type ImportPlan} from '../../import/index.js'
 import type {Column} from '../../output/index.js'
 
@@ -37,6 +37,7 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
     concurrency: Flags.integer({summary: 'Moves in flight at once.', default: 4, min: 1, max: 64}),
     currency: Flags.string({summary: 'Currency of decimal amounts when the file has no currency column.', default: 'USD'}),
     'new-batch': Flags.boolean({summary: 'Start a new import of this file even though a finished journal exists (archives the old journal).'}),
+    ...ApiCommand.guardFlags,
   }
 
   async run(): Promise<void> {
@@ -46,7 +47,16 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
       for (const e of plan.errors) this.out.note(`line ${e.line}: ${e.message}`)
       throw new UsageError(`${plan.errors.length} problem${plan.errors.length === 1 ? '' : 's'} in ${this.args.file}; nothing was sent.`)
     }
-    const pending = plan.rows.length - plan.alreadyDone
+    const pendingRows = plan.rows.filter((r) => !plan.state.done.has(r.key))
+    const pending = pendingRows.length
+    const movements = pendingRows.map((r) => ({amount_in_minor_units: r.amount_in_minor_units, currency: r.currency, to: r.to_subaccount_id, label: `line ${r.line}`}))
+    const violations = this.limitReport(movements)
+    if (violations.length) {
+      for (const v of violations) this.out.note(v)
+      if (!f['override-limits']) {
+        throw new NotConfirmedError(`${violations.length} row${violations.length === 1 ? ' breaks' : 's break'} the profile's limits; nothing was sent (--override-limits overrides it after confirmation).`)
+      }
+    }
     const summaryLine = `Import ${plan.rows.length} move${plan.rows.length === 1 ? '' : 's'} from ${this.args.file}: ${describeTotals(plan.totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} already done, ${pending} to send)` : ''}`
     if (f['dry-run']) {
       this.out.note(`${summaryLine}. Dry run: nothing was sent.`)
@@ -67,7 +77,9 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
         for (const e of mismatches) this.out.note(`line ${e.line}: ${e.message}`)
         throw new UsageError(`${mismatches.length} row${mismatches.length === 1 ? '' : 's'} do not match their source subaccount's currency; nothing was sent.`)
       }
-      await this.confirmMutation({action: summaryLine, amount: describeTotals(plan.totals), details: {journal: plan.journalPath}}, {evenOnTest: true})
+      const currencies = Object.keys(plan.totals)
+      const typed = currencies.length === 1 ? toDecimalString(plan.totals[currencies[0]], currencies[0]) : String(pending)
+      await this.confirmMovement({action: summaryLine, amount: describeTotals(plan.totals), details: {journal: plan.journalPath}}, movements, typed, {evenOnTest: true})
     }
     const progress = await this.progressBar(plan.rows.length)
     const abort = new AbortController()

@@ -1,0 +1,34 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../base-command.js'
+import {ProfileStore} from '../../config/index.js'
+import {PROFILE_COLUMNS, profileView} from '../../config/view.js'
+import {applySetting, SETTING_KEYS} from '../../config/settings.js'
+
+export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
+  static override summary = 'Set a limit or setting of a profile.'
+  static override description = `Keys:
+  max-amount AMOUNT CURRENCY     refuse any single movement over AMOUNT in CURRENCY (repeat per currency;
+                                 once any max-amount is set, movements in other currencies are refused too)
+  allowed-destinations ID,...    refuse movements to any other destination
+  base-url URL                   change the base URL
+Movements that break a limit are refused before any request (exit 3) unless --override-limits is given and confirmed.`
+  static override examples = [
+    '<%= config.bin %> profiles set prod max-amount 5000.00 USD',
+    '<%= config.bin %> profiles set prod allowed-destinations SUB_A,SUB_B',
+  ]
+  static override strict = false
+  static override args = {
+    name: Args.string({description: 'profile name', required: true}),
+    key: Args.string({description: 'setting', required: true, options: [...SETTING_KEYS]}),
+  }
+
+  async run(): Promise<void> {
+    const store = new ProfileStore()
+    const profile = store.require(this.args.name)
+    const values = this.positionals.slice(2)
+    const {profile: next, message} = applySetting(profile, this.args.key, values)
+    await store.save(this.args.name, next)
+    this.out.note(message)
+    await this.out.resource(profileView(this.args.name, next, store.read().active === this.args.name), PROFILE_COLUMNS)
+  }
+}

@@ -1,0 +1,24 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../base-command.js'
+import {ProfileStore} from '../../config/index.js'
+import {PROFILE_COLUMNS, profileView} from '../../config/view.js'
+import {SETTING_KEYS, unsetSetting} from '../../config/settings.js'
+
+export default class ProfilesUnset extends BaseCommand<typeof ProfilesUnset> {
+  static override summary = 'Remove a limit or setting of a profile (max-amount [CURRENCY], allowed-destinations).'
+  static override examples = ['<%= config.bin %> profiles unset prod max-amount USD', '<%= config.bin %> profiles unset prod allowed-destinations']
+  static override strict = false
+  static override args = {
+    name: Args.string({description: 'profile name', required: true}),
+    key: Args.string({description: 'setting', required: true, options: SETTING_KEYS.filter((k) => k !== 'base-url')}),
+  }
+
+  async run(): Promise<void> {
+    const store = new ProfileStore()
+    const profile = store.require(this.args.name)
+    const {profile: next, message} = unsetSetting(profile, this.args.key, this.positionals.slice(2))
+    await store.save(this.args.name, next)
+    this.out.note(message)
+    await this.out.resource(profileView(this.args.name, next, store.read().active === this.args.name), PROFILE_COLUMNS)
+  }
+}

@@ -1,0 +1,242 @@
+import {spawn} from 'node:child_process'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {BIN, cleanEnv, knownSecrets, run, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {runInPty} from './pty.js'
+
+let emu: Emulator
+const dir = tempDir()
+let a: string
+let b: string
+let c: string
+
+const cli = (args: string[], opts: {input?: string; env?: Record<string, string>} = {}) => run(args, {configDir: dir.path, ...opts})
+const incoming = async (id: string, profile = 'sandbox') => (await cli(['subaccounts', 'get', id, '-p', profile])).json().total_incoming_in_minor_units as number
+const audit = () => readFileSync(join(dir.path, 'audit.jsonl'), 'utf8')
+
+beforeAll(async () => {
+  emu = await startEmulator()
+  await cli(['profiles', 'add', 'sandbox', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {input: emu.keys.test})
+  await cli(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.live})
+  a = (await cli(['subaccounts', 'create', '--name', 'G-A'])).json().id
+  b = (await cli(['subaccounts', 'create', '--name', 'G-B'])).json().id
+  c = (await cli(['subaccounts', 'create', '--name', 'G-C'])).json().id
+})
+afterAll(async () => {
+  await emu?.stop()
+  dir.cleanup()
+})
+
+describe('profile limits', () => {
+  it('set and unset validate their values', async () => {
+    expect((await cli(['profiles', 'set', 'sandbox', 'max-amount', '50.00'])).code).toBe(2)
+    expect((await cli(['profiles', 'set', 'sandbox', 'max-amount', '1.234', 'USD'])).code).toBe(2)
+    expect((await cli(['profiles', 'set', 'sandbox', 'max-amount', '5', 'XYZ'])).code).toBe(2)
+    expect((await cli(['profiles', 'set', 'sandbox', 'colour', 'blue'])).code).toBe(2)
+    expect((await cli(['profiles', 'set', 'ghost', 'max-amount', '5', 'USD'])).code).toBe(2)
+    const ok = await cli(['profiles', 'set', 'sandbox', 'max-amount', '50.00', 'USD'])
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(ok.json().limits).toEqual({max_amount: {USD: 5000}})
+    expect((await cli(['profiles', 'set', 'sandbox', 'max-amount', '7000', 'JPY'])).json().limits.max_amount).toEqual({USD: 5000, JPY: 7000})
+    expect((await cli(['profiles', 'unset', 'sandbox', 'max-amount', 'JPY'])).json().limits.max_amount).toEqual({USD: 5000})
+  })
+
+  it('refuses an over-limit move before any request (exit 3), naming the limit', async () => {
+    const before = await incoming(b)
+    const lines = audit().split('\n').length
+    const r = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '60.00'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/60\.00 USD is over the max-amount 50\.00 USD of profile "sandbox"/)
+    expect(r.stderr).not.toMatch(/Idempotency-Key/)
+    expect(await incoming(b)).toBe(before)
+    expect(audit().split('\n').length).toBe(lines)
+    expect((await cli(['moves', 'create', '--from', a, '--to', b, '--amount-minor', '5000'])).code).toBe(0)
+  })
+
+  it('--override-limits needs --yes without a terminal, then proceeds', async () => {
+    const before = await incoming(b)
+    const refused = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '60.00', '--override-limits'])
+    expect(refused.code).toBe(3)
+    expect(refused.stderr).toMatch(/over limit/)
+    const ok = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '60.00', '--override-limits', '--yes'])
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(await incoming(b)).toBe(before + 6000)
+  })
+
+  it('allowed-destinations refuses other destinations, for create, approve and import rows', async () => {
+    await cli(['profiles', 'set', 'sandbox', 'allowed-destinations', b])
+    const r = await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '1.00'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/destination .* is not in the allowed-destinations/)
+    await cli(['profiles', 'unset', 'sandbox', 'allowed-destinations'])
+    const pending = (await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '40.00', '--no-auto-approve'])).json().id
+    await cli(['profiles', 'set', 'sandbox', 'allowed-destinations', b])
+    const approve = await cli(['moves', 'approve', pending])
+    expect(approve.code).toBe(3)
+    expect(approve.stderr).toMatch(/move .*: destination/)
+    const file = join(dir.path, 'limits.csv')
+    writeFileSync(file, ['from,to,amount', `${a},${b},10.00`, `${a},${c},10.00`, `${a},${b},99.00`].join('\n'))
+    const imp = await cli(['moves', 'import', file, '--yes'])
+    expect(imp.code).toBe(3)
+    expect(imp.stderr).toMatch(/line 3: destination/)
+    expect(imp.stderr).toMatch(/line 4: 99\.00 USD is over the max-amount/)
+    expect(imp.stderr).toMatch(/2 rows break the profile's limits/)
+    await cli(['profiles', 'unset', 'sandbox', 'allowed-destinations'])
+    expect((await cli(['moves', 'approve', pending])).code).toBe(0)
+  })
+
+  it('a currency without a max-amount is refused once any max-amount is set', async () => {
+    const file = join(dir.path, 'eur.csv')
+    writeFileSync(file, ['from,to,amount,currency', `${a},${b},1.00,EUR`].join('\n'))
+    const r = await cli(['moves', 'import', file, '--dry-run'])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/line 2: profile "sandbox" has max-amount limits for USD but none for EUR/)
+    await cli(['profiles', 'unset', 'sandbox', 'max-amount'])
+    expect((await cli(['profiles', 'show', 'sandbox'])).json().limits).toBeNull()
+  })
+})
+
+describe('typed confirmation on LIVE keys, in a real pseudo-terminal', () => {
+  let la: string
+  let lb: string
+  beforeAll(async () => {
+    la = (await cli(['subaccounts', 'create', '--name', 'L-A', '-p', 'prod', '--yes'])).json().id
+    lb = (await cli(['subaccounts', 'create', '--name', 'L-B', '-p', 'prod', '--yes'])).json().id
+  })
+  const env = () => ({PAYOPS_CONFIG_DIR: dir.path})
+
+  it('typing the amount shown proceeds', async () => {
+    const r = await runInPty(['moves', 'create', '--from', la, '--to', lb, '--amount', '12.34', '-p', 'prod', '-o', 'json'], [{when: /Type 12\.34 to confirm/, answer: '12.34'}], env())
+    expect(r.code, r.output).toBe(0)
+    expect(r.output).toMatch(/LIVE/)
+    expect(r.output).toMatch(/"status": "settled"/)
+    expect(await incoming(lb, 'prod')).toBe(1234)
+  })
+
+  it('a wrong answer aborts with exit 3 and sends nothing', async () => {
+    const r = await runInPty(['moves', 'create', '--from', la, '--to', lb, '--amount', '12.34', '-p', 'prod'], [{when: /Type 12\.34 to confirm/, answer: '1234'}], env())
+    expect(r.code).toBe(3)
+    expect(r.output).toMatch(/not confirmed, nothing was sent/)
+    expect(await incoming(lb, 'prod')).toBe(1234)
+  })
+
+  it('--override-limits asks for the typed amount even on a test key', async () => {
+    await cli(['profiles', 'set', 'sandbox', 'max-amount', '1.00', 'USD'])
+    const before = await incoming(b)
+    const r = await runInPty(['moves', 'create', '--from', a, '--to', b, '--amount', '2.50', '--override-limits', '--yes', '-p', 'sandbox'], [{when: /Type 2\.50 to confirm/, answer: '2.50'}], env())
+    expect(r.code, r.output).toBe(0)
+    expect(r.output).toMatch(/over limit/)
+    expect(await incoming(b)).toBe(before + 250)
+    await cli(['profiles', 'unset', 'sandbox', 'max-amount'])
+  })
+
+  it('a non-money LIVE action asks yes/no', async () => {
+    const r = await runInPty(['subaccounts', 'create', '--name', 'L-C', '-p', 'prod'], [{when: /Proceed with a LIVE action\?/, answer: 'n'}], env())
+    expect(r.code).toBe(3)
+  })
+})
+
+describe('audit trail', () => {
+  it('records an intent before and an outcome after every mutating request, with no secrets', async () => {
+    const r = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '3.21', '--idempotency-key', 'audit-k1'])
+    expect(r.code).toBe(0)
+    const list = await cli(['audit', 'list', '--max-items', '2'])
+    const [intent, outcome] = list.json()
+    expect(intent).toMatchObject({kind: 'intent', method: 'POST', path: '/api/subaccounts/move', idempotency_key: 'audit-k1', amount_in_minor_units: 321, from: a, to: b, profile: 'sandbox', mode: 'test'})
+    expect(outcome).toMatchObject({kind: 'outcome', op: intent.op, status: 201, resource_id: r.json().id})
+    expect(outcome.request_id).toMatch(/^req_/)
+    const text = audit()
+    for (const s of knownSecrets) expect(text.includes(s)).toBe(false)
+    const verify = await cli(['audit', 'verify'])
+    expect(verify.code).toBe(0)
+    expect(verify.stderr).toMatch(/intact/)
+    const filtered = await cli(['audit', 'list', '--profile', 'prod'])
+    expect(filtered.json().every((x: any) => x.profile === 'prod')).toBe(true)
+    expect((await cli(['audit', 'list', '--since', '2999-01-01'])).json()).toEqual([])
+    expect((await cli(['audit', 'list', '--since', 'soon'])).code).toBe(2)
+  })
+
+  it('two concurrent imports keep one unbroken chain', async () => {
+    const files = [0, 1].map((n) => {
+      const f = join(dir.path, `conc-${n}.csv`)
+      writeFileSync(f, ['from,to,amount_in_minor_units', ...Array.from({length: 60}, (_, i) => `${a},${b},${n * 1000 + i + 1}`)].join('\n'))
+      return f
+    })
+    const before = audit().trim().split('\n').length
+    const env = cleanEnv({PAYOPS_CONFIG_DIR: dir.path})
+    const codes = await Promise.all(
+      files.map(
+        (f) =>
+          new Promise<number | null>((resolve) => {
+            const p = spawn(process.execPath, [BIN, 'moves', 'import', f, '--yes', '--concurrency', '8', '-p', 'sandbox'], {env, stdio: 'ignore'})
+            p.on('exit', resolve)
+          }),
+      ),
+    )
+    expect(codes).toEqual([0, 0])
+    const after = audit().trim().split('\n')
+    expect(after.length - before).toBe(240)
+    const pids = new Set(after.slice(before).map((l) => JSON.parse(l).pid))
+    expect(pids.size).toBe(2)
+    expect((await cli(['audit', 'verify'])).code).toBe(0)
+  })
+
+  describe('tampering', () => {
+    const file = () => join(dir.path, 'audit.jsonl')
+    let original: string
+    beforeAll(() => {
+      original = readFileSync(file(), 'utf8')
+    })
+    const expectBrokenAt = async (line: number) => {
+      const r = await cli(['audit', 'verify'])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(new RegExp(`line ${line} `))
+      writeFileSync(file(), original)
+    }
+
+    it('an edited line fails verification at that line', async () => {
+      const lines = original.trim().split('\n')
+      lines[4] = lines[4].replace(/"status":\d+/, '"status":299').replace(/"path":"[^"]*"/, (m) => (lines[4].includes('"status"') ? m : m.replace('/api', '/api/x')))
+      writeFileSync(file(), lines.join('\n') + '\n')
+      await expectBrokenAt(5)
+    })
+
+    it('a deleted line fails at the line after it', async () => {
+      const lines = original.trim().split('\n')
+      lines.splice(6, 1)
+      writeFileSync(file(), lines.join('\n') + '\n')
+      await expectBrokenAt(7)
+    })
+
+    it('swapped lines fail at the first of them', async () => {
+      const lines = original.trim().split('\n')
+      ;[lines[2], lines[3]] = [lines[3], lines[2]]
+      writeFileSync(file(), lines.join('\n') + '\n')
+      await expectBrokenAt(3)
+    })
+
+    it('removing the last line is detected through the head', async () => {
+      const lines = original.trim().split('\n')
+      lines.pop()
+      writeFileSync(file(), lines.join('\n') + '\n')
+      await expectBrokenAt(lines.length + 1)
+    })
+
+    it('the untouched file verifies (exit 0, JSON result on stdout with -o json)', async () => {
+      const r = await cli(['audit', 'verify', '-o', 'json'])
+      expect(r.code).toBe(0)
+      expect(r.json()).toMatchObject({ok: true})
+    })
+  })
+})
+
+describe('credential provenance', () => {
+  it('--debug says where the key and base URL came from; a differing PAYOPS_API_KEY is noted once', async () => {
+    const r = await cli(['subaccounts', 'get', a, '--debug'], {env: {PAYOPS_API_KEY: emu.keys.test}})
+    expect(r.stderr).toMatch(/\[debug\] profile: sandbox \(active profile\); key: test_…\w{4} \(PAYOPS_API_KEY\); base URL: .* \(profile "sandbox"\)/)
+    const other = await cli(['subaccounts', 'get', a], {env: {PAYOPS_API_KEY: emu.keys.test_other}})
+    expect(other.stderr.match(/using the API key from PAYOPS_API_KEY/g)).toHaveLength(1)
+    expect(other.code).toBe(4)
+  })
+})
