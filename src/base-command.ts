@@ -161,6 +161,8 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
   }
 
   declare protected flags: ApiFlags<T>
+  /** Bulk commands use the undici package's connection pool; one-shot commands Node's fetch. */
+  protected transportKind: 'fetch' | 'pool' = 'fetch'
   private _api?: Api
   private _ctx?: ResolvedContext
 
@@ -204,6 +206,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
         userAgent: `payops/${this.config.version}`,
         trace: this.debugOn ? (line) => process.stderr.write(`[debug] ${line}\n`) : undefined,
         audit: this.auditHook(),
+        transport: this.transportKind,
       })
     }
     return this._api

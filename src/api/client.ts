@@ -3,11 +3,11 @@
  * retries with backoff, an optional redacted debug trace, and schema parsing of `data`.
  * It never prints: traces go to the `trace` sink the caller provides.
  */
-import type {Dispatcher} from 'undici'
 import type {z} from 'zod'
 import {ApiError, NetworkError, ResponseError, UsageError} from '../errors.js'
 import {describeIssues, readErrorBody} from './schemas/common.js'
 import {redact, redactKey, registerSecret} from './redact.js'
+import {FetchTransport, PoolTransport, type Transport} from './transport.js'
 import {DEFAULT_POLICY, RETRYABLE_STATUSES, isRetryableMethod, nextDelay, parseRetryAfter, type RetryPolicy} from './retry.js'
 import type {Page} from './paginate.js'
 
@@ -41,6 +41,8 @@ export interface AuditHook {
 }
 
 export interface ClientOptions {
+  /** `fetch` (Node's bundled undici; the default) or `pool` (the undici package's pooled Agent, for bulk work). */
+  transport?: 'fetch' | 'pool'
   /** Records every mutating request before it is sent and after (the audit trail). */
   audit?: AuditHook
   baseUrl: string
@@ -121,9 +123,6 @@ export function buildQuery(query: Record<string, QueryValue> | undefined): strin
   return s ? `?${s}` : ''
 }
 
-let undiciModule: Promise<typeof import('undici')> | undefined
-const loadUndici = () => (undiciModule ??= import('undici'))
-
 export class ApiClient {
   readonly baseUrl: URL
   private readonly apiKey?: string
@@ -134,7 +133,7 @@ export class ApiClient {
   private readonly random: () => number
   private readonly userAgent: string
   private readonly audit?: AuditHook
-  private dispatcher?: Dispatcher
+  private readonly transport: Transport
 
   constructor(opts: ClientOptions) {
     let url: URL
@@ -159,6 +158,7 @@ export class ApiClient {
     this.random = opts.random ?? Math.random
     this.userAgent = opts.userAgent ?? 'payops'
     this.audit = opts.audit
+    this.transport = opts.transport === 'pool' ? new PoolTransport() : new FetchTransport()
   }
 
   url(path: string, query?: Record<string, QueryValue>): string {
@@ -171,17 +171,7 @@ export class ApiClient {
   }
 
   async close(): Promise<void> {
-    const d = this.dispatcher as unknown as {close?: () => Promise<void>}
-    this.dispatcher = undefined
-    await d?.close?.()
-  }
-
-  private async getDispatcher(): Promise<Dispatcher> {
-    if (!this.dispatcher) {
-      const {Agent} = await loadUndici()
-      this.dispatcher = new Agent({keepAliveTimeout: 10_000, connections: 64, pipelining: 1})
-    }
-    return this.dispatcher
+    await this.transport.close()
   }
 
   /** Sends one logical request (with retries) and parses the envelope's `data` with `schema`. */
@@ -202,8 +192,6 @@ export class ApiClient {
   }
 
   private async send<S extends z.ZodType | undefined = undefined>(opts: RequestOptions<S>): Promise<ApiResponse<Out<S>>> {
-    const {request} = await loadUndici()
-    const dispatcher = await this.getDispatcher()
     const url = this.url(opts.path, opts.query)
     const headers: Record<string, string> = {accept: 'application/json', 'user-agent': this.userAgent, ...opts.headers}
     if (this.apiKey) headers['x-api-key'] = this.apiKey
@@ -229,18 +217,10 @@ export class ApiClient {
       let text: string
       try {
         if (remaining <= 0) throw Object.assign(new Error('timed out'), {code: 'ETIMEDOUT'})
-        const res = await request(url, {
-          method: opts.method,
-          headers,
-          body: payload,
-          dispatcher,
-          signal: AbortSignal.timeout(remaining),
-          headersTimeout: remaining,
-          bodyTimeout: remaining,
-        })
-        status = res.statusCode
+        const res = await this.transport.send({url, method: opts.method, headers, body: payload, timeoutMs: remaining})
+        status = res.status
         resHeaders = res.headers
-        text = await res.body.text()
+        text = res.text
       } catch (err) {
         const e = err as {code?: string; name?: string; message?: string}
         const code = typeof e.code === 'string' ? e.code : (e.name ?? 'ERROR')

@@ -13,6 +13,9 @@ import {createHash} from 'node:crypto'
 import {closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 
+/** proper-lockfile is CommonJS: bundled, its exports may arrive as the default export. */
+export const loadLockfile = () => import('proper-lockfile').then((m) => ((m as {lock?: unknown}).lock ? m : (m as unknown as {default: typeof m}).default))
+
 export const AUDIT_FILE = 'audit.jsonl'
 export const AUDIT_HEAD = 'audit.head'
 export const GENESIS = '0'.repeat(64)
@@ -133,7 +136,7 @@ export class AuditLog {
   private async write(batch: AuditFields[]): Promise<void> {
     mkdirSync(this.dir, {recursive: true, mode: 0o700})
     if (!existsSync(this.file)) writeFileSync(this.file, '', {mode: 0o600, flag: 'a'})
-    const lockfile = await import('proper-lockfile')
+    const lockfile = await loadLockfile()
     const release = await lockfile.lock(this.file, {
       stale: 10_000,
       realpath: false,

@@ -3,6 +3,7 @@ import {createHash, randomUUID} from 'node:crypto'
 import {readFileSync, renameSync, existsSync} from 'node:fs'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
+import {loadLockfile} from '../audit/index.js'
 import {assignKeys, parseImportCsv, totalsByCurrency, type ImportRow, type RowError} from './csv.js'
 import {JournalWriter, journalPathFor, readJournal, type JournalState} from './journal.js'
 import {runImport, type ImportResult, type KeyedRow, type RunOptions} from './run.js'
@@ -38,7 +39,7 @@ export class ImportPlan {
 
   /** Takes the file's lock (another import of it waits, then fails) and opens the journal. */
   async open(): Promise<JournalWriter> {
-    const lockfile = await import('proper-lockfile')
+    const lockfile = await loadLockfile()
     try {
       this.release = await lockfile.lock(this.file, {
         stale: 4000,

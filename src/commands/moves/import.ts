@@ -40,6 +40,8 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
     ...ApiCommand.guardFlags,
   }
 
+  protected override transportKind = 'pool' as const
+
   async run(): Promise<void> {
     const f = this.flags
     const plan: ImportPlan = await importFile.plan(this.args.file, {defaultCurrency: f.currency, newBatch: f['new-batch']})
