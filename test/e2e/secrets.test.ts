@@ -1,0 +1,74 @@
+/**
+ * Secrets never leak. Every run() in the e2e suite already fails when its stdout or stderr holds a
+ * known secret (see helpers.ts); this file adds the outputs no single command test looks at: a
+ * --debug matrix over every kind of command, the import journal, the audit trail and the profile
+ * listing, all scanned for every key and signing secret the tests used.
+ */
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {knownSecrets, run, startEmulator, tempDir, type Emulator, type RunResult} from './helpers.js'
+
+let emu: Emulator
+const dir = tempDir()
+const outputs: string[] = []
+
+const cli = async (args: string[], opts: {input?: string; env?: Record<string, string>} = {}): Promise<RunResult> => {
+  const r = await run([...args, '--debug'], {configDir: dir.path, ...opts})
+  outputs.push(r.stdout, r.stderr)
+  return r
+}
+
+function scan(label: string, text: string): void {
+  for (const s of knownSecrets) {
+    if (text.includes(s)) throw new Error(`${label} contains a secret (${s.slice(0, 5)}…)`)
+  }
+}
+
+beforeAll(async () => {
+  emu = await startEmulator()
+})
+afterAll(async () => {
+  await emu?.stop()
+  dir.cleanup()
+})
+
+describe('no secret in any output', () => {
+  it('a --debug matrix of commands, the journal, the audit trail and the profile listing hold no key', async () => {
+    expect(knownSecrets.size).toBeGreaterThanOrEqual(3)
+    await cli(['profiles', 'add', 'sandbox', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {input: emu.keys.test})
+    await cli(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.live})
+    const a = (await cli(['subaccounts', 'create', '--name', 'S-A'])).json().id
+    const b = (await cli(['subaccounts', 'create', '--name', 'S-B'])).json().id
+    await cli(['subaccounts', 'get', a])
+    await cli(['subaccounts', 'activity', a, '--all'])
+    const move = (await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00', '--no-auto-approve'])).json().id
+    await cli(['moves', 'approve', move])
+    await cli(['moves', 'cancel', move])
+    await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00', '-p', 'prod'])
+    await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00'], {env: {PAYOPS_API_KEY: emu.keys.test_other}})
+    await cli(['api', 'GET', `/api/subaccounts/${a}`])
+    await cli(['api', 'POST', '/api/subaccounts', '-f', 'name=raw'])
+    await cli(['subaccounts', 'get', a, '--api-key', 'test_ffffffffffffffffffffffffffffffff'])
+    await cli(['subaccounts', 'get', a, '--base-url', 'http://127.0.0.1:1', '--max-retries', '0'])
+    await cli(['profiles', 'show'])
+    await cli(['profiles', 'show', 'prod'])
+    const listing = await cli(['profiles', 'list', '-o', 'table'])
+    expect(listing.stdout).toMatch(/test_…/)
+    const file = join(dir.path, 'moves.csv')
+    writeFileSync(file, ['from,to,amount', `${a},${b},2.00`, `${a},${b},3.00`].join('\n'))
+    expect((await cli(['moves', 'import', file, '--yes'])).code).toBe(0)
+    expect((await cli(['audit', 'list'])).code).toBe(0)
+
+    outputs.forEach((o, i) => scan(`output ${i}`, o))
+    scan('the import journal', readFileSync(`${file}.payops-journal.jsonl`, 'utf8'))
+    const audit = readFileSync(join(dir.path, 'audit.jsonl'), 'utf8')
+    expect(audit.split('\n').length).toBeGreaterThan(10)
+    scan('the audit trail', audit)
+    for (const f of readdirSync(dir.path).filter((f) => f !== 'config.json' && !f.endsWith('.csv'))) {
+      scan(f, readFileSync(join(dir.path, f), 'utf8'))
+    }
+    // The profile file itself holds the keys, with mode 0600: the one place they belong.
+    expect(readFileSync(join(dir.path, 'config.json'), 'utf8')).toContain(emu.keys.test)
+  })
+})
