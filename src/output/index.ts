@@ -182,21 +182,25 @@ export class Output {
       return all.length
     }
     switch (this.format) {
-      case 'json': {
-        await this.write('[')
+      case 'json':
+      case 'ndjson': {
+        // Items are written in chunks of about 64 KB, waiting for stdout to drain between them:
+        // memory stays flat however long the list, and there is no write per item.
+        const json = this.format === 'json'
+        let chunk = json ? '[' : ''
         for await (const it of items) {
-          await this.write((count ? ',\n  ' : '\n  ') + JSON.stringify(this.selection ? project(it, cols) : it))
+          const text = JSON.stringify(this.selection ? project(it, cols) : it)
+          chunk += json ? (count ? ',\n  ' : '\n  ') + text : text + '\n'
           count++
+          if (chunk.length >= 65_536) {
+            await this.write(chunk)
+            chunk = ''
+          }
         }
-        await this.write(count ? '\n]\n' : ']\n')
+        if (json) chunk += count ? '\n]\n' : ']\n'
+        if (chunk) await this.write(chunk)
         return count
       }
-      case 'ndjson':
-        for await (const it of items) {
-          await this.write(JSON.stringify(this.selection ? project(it, cols) : it) + '\n')
-          count++
-        }
-        return count
       case 'csv': {
         let batch: Record<string, unknown>[] = []
         let header = true

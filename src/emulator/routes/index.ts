@@ -6,6 +6,7 @@ import type {AppContext} from '../context.js'
 import type {Router} from '../router.js'
 import * as control from './control.js'
 import * as faults from './faults.js'
+import * as bulk from './bulk.js'
 import * as moves from './moves.js'
 import * as subaccounts from './subaccounts.js'
 
@@ -13,7 +14,7 @@ export interface RouteModule {
   register(router: Router, app: AppContext): void
 }
 
-export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, control, faults]
+export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, control, faults, bulk]
 
 export function registerRoutes(router: Router, app: AppContext): Router {
   for (const m of ROUTE_MODULES) m.register(router, app)

@@ -1,0 +1,205 @@
+#!/usr/bin/env node
+// `npm run bench`: measures payops side by side in one run against its own emulator, prints each
+// figure with its target and PASS/MISS, and writes the same results as JSON to .bench/.
+// Public tools only: Node's child_process for whole-process timings (interleaved A/B runs,
+// medians), /proc for peak RSS, and autocannon for HTTP load. Exits 0 even on a MISS.
+import autocannon from 'autocannon'
+import {spawn} from 'node:child_process'
+import {createHmac, randomUUID} from 'node:crypto'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {createInterface} from 'node:readline'
+import {fileURLToPath} from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const BIN = join(ROOT, 'bin/run.js')
+const work = mkdtempSync(join(tmpdir(), 'payops-bench-'))
+const REPS = Number(process.env.BENCH_REPS ?? 15)
+const baseEnv = {...process.env, PAYOPS_CONFIG_DIR: work, NO_COLOR: '1'}
+for (const k of ['PAYOPS_API_KEY', 'PAYOPS_BASE_URL', 'PAYOPS_PROFILE', 'PAYOPS_DEBUG']) delete baseEnv[k]
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+/** Runs a command to completion; wall time, exit code and peak RSS (VmHWM, polled from /proc). */
+function runOnce(cmd, args, env = baseEnv, stdout = 'ignore') {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint()
+    const child = spawn(cmd, args, {env, stdio: ['ignore', stdout, 'pipe']})
+    let stderr = ''
+    child.stderr.on('data', (d) => (stderr += d))
+    let peakKb = 0
+    const poll = () => {
+      try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))
+        if (m) peakKb = Math.max(peakKb, Number(m[1]))
+      } catch {
+        // the process is gone
+      }
+    }
+    const timer = setInterval(poll, 2)
+    child.on('error', reject)
+    child.on('exit', (code) => {
+      clearInterval(timer)
+      const wallMs = Number(process.hrtime.bigint() - started) / 1e6
+      if (code !== 0) reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}: ${stderr.slice(0, 400)}`))
+      else resolve({wallMs, peakKb})
+    })
+  })
+}
+
+/** A and B in turn, REPS times each after a warm-up; the median of A/B pair by pair. */
+async function pair(a, b) {
+  await runOnce(...a)
+  await runOnce(...b)
+  const ratios = []
+  const as = []
+  const bs = []
+  for (let i = 0; i < REPS; i++) {
+    const ra = await runOnce(...a)
+    const rb = await runOnce(...b)
+    as.push(ra.wallMs)
+    bs.push(rb.wallMs)
+    ratios.push(ra.wallMs / rb.wallMs)
+  }
+  return {ratio: median(ratios), a_ms: median(as), b_ms: median(bs)}
+}
+
+async function startEmulator() {
+  const child = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json'], {env: baseEnv, stdio: ['ignore', 'pipe', 'inherit']})
+  const line = await new Promise((resolve, reject) => {
+    createInterface({input: child.stdout}).once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)))
+  })
+  const {base_url: baseUrl, keys} = JSON.parse(line)
+  return {
+    baseUrl,
+    key: keys.test,
+    child,
+    stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')))),
+  }
+}
+
+async function api(emu, method, path, body) {
+  const res = await fetch(emu.baseUrl + path, {
+    method,
+    headers: {'x-api-key': emu.key, 'content-type': 'application/json'},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+function cannon(opts) {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)))
+    autocannon.track(instance, {renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false})
+  })
+}
+
+const results = []
+function record(name, value, unit, target, pass, detail) {
+  results.push({name, value: Number(value.toFixed(value < 10 ? 3 : 0)), unit, target, result: pass ? 'PASS' : 'MISS', ...detail})
+  const shown = value < 10 ? value.toFixed(2) : Math.round(value).toLocaleString('en-US')
+  process.stdout.write(`${pass ? 'PASS' : 'MISS'}  ${name.padEnd(54)} ${`${shown} ${unit}`.padEnd(18)} target ${target}\n`)
+}
+
+const emu = await startEmulator()
+const cliEnv = {...baseEnv, PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.key}
+process.stdout.write(`payops bench: ${REPS} interleaved runs per pair, medians; emulator at ${emu.baseUrl}\n\n`)
+try {
+  // 1. Start-up.
+  const version = await pair([process.execPath, [BIN, '--version']], [process.execPath, ['-e', '']])
+  record('payops --version vs node -e \'\'', version.ratio, '×', '≤ 1.5×', version.ratio <= 1.5, {payops_ms: version.a_ms, node_ms: version.b_ms})
+
+  // 2. One GET.
+  const sub = (await api(emu, 'POST', '/api/subaccounts', {name: 'Bench'})).data
+  const bare = join(work, 'bare-fetch.mjs')
+  writeFileSync(bare, "const r = await fetch(process.argv[2], {headers: {'x-api-key': process.env.PAYOPS_API_KEY}}); process.stdout.write(await r.text())\n")
+  const get = await pair([process.execPath, [BIN, 'subaccounts', 'get', sub.id, '-o', 'json'], cliEnv], [process.execPath, [bare, `${emu.baseUrl}/api/subaccounts/${sub.id}`], cliEnv])
+  record('subaccounts get -o json vs a bare Node fetch', get.ratio, '×', '≤ 1.5×', get.ratio <= 1.5, {payops_ms: get.a_ms, fetch_ms: get.b_ms})
+
+  // 3. Streaming a long list.
+  const big = (await api(emu, 'POST', '/api/subaccounts', {name: 'Big'})).data
+  const small = (await api(emu, 'POST', '/api/subaccounts', {name: 'Small'})).data
+  await api(emu, 'POST', '/_emulator/bulk/activity', {subaccount_id: big.id, count: 100_000})
+  await api(emu, 'POST', '/_emulator/bulk/activity', {subaccount_id: small.id, count: 1_000})
+  const stream = (id) => [process.execPath, [BIN, 'subaccounts', 'activity', id, '--all', '--limit', '500', '-o', 'ndjson'], cliEnv]
+  const bigRuns = []
+  const smallRuns = []
+  for (let i = 0; i < 3; i++) {
+    bigRuns.push(await runOnce(...stream(big.id)))
+    smallRuns.push(await runOnce(...stream(small.id)))
+  }
+  const itemsPerSec = 100_000 / (median(bigRuns.map((r) => r.wallMs)) / 1000)
+  record('activity --all -o ndjson, 100,000 items', itemsPerSec, 'items/s', '≥ 20,000/s', itemsPerSec >= 20_000, {wall_ms: median(bigRuns.map((r) => r.wallMs))})
+  const rssRatio = median(bigRuns.map((r) => r.peakKb)) / median(smallRuns.map((r) => r.peakKb))
+  record('peak RSS, 100,000 items vs 1,000 items', rssRatio, '×', '≤ 1.3×', rssRatio <= 1.3, {
+    big_peak_mib: median(bigRuns.map((r) => r.peakKb)) / 1024,
+    small_peak_mib: median(smallRuns.map((r) => r.peakKb)) / 1024,
+  })
+
+  // 4. Bulk import.
+  const from = (await api(emu, 'POST', '/api/subaccounts', {name: 'Import from'})).data
+  const to = (await api(emu, 'POST', '/api/subaccounts', {name: 'Import to'})).data
+  const csv = join(work, 'import.csv')
+  writeFileSync(csv, ['from,to,amount_in_minor_units', ...Array.from({length: 10_000}, (_, i) => `${from.id},${to.id},${i + 1}`)].join('\n') + '\n')
+  const imp = await runOnce(process.execPath, [BIN, 'moves', 'import', csv, '--yes', '--concurrency', '16', '-o', 'json'], cliEnv)
+  const rowsPerSec = 10_000 / (imp.wallMs / 1000)
+  record('moves import, 10,000 rows at --concurrency 16', rowsPerSec, 'rows/s', '≥ 1,000/s', rowsPerSec >= 1000, {wall_ms: imp.wallMs})
+
+  // 5. Emulator throughput.
+  const load = await cannon({url: `${emu.baseUrl}/api/subaccounts/${sub.id}`, connections: 50, duration: 5, headers: {'x-api-key': emu.key}})
+  const rps = load.requests.average
+  record('emulator GET at 50 connections', rps, 'req/s', '≥ 5,000/s', rps >= 5000 && load.non2xx === 0, {non2xx: load.non2xx, errors: load.errors})
+
+  // 6. Webhook listener.
+  const secret = `whsec_${randomUUID().replace(/-/g, '')}`
+  const listener = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', '--secret', secret, '-o', 'ndjson'], {env: baseEnv, stdio: ['ignore', 'ignore', 'pipe']})
+  const listenUrl = await new Promise((resolve, reject) => {
+    let err = ''
+    listener.stderr.on('data', (d) => {
+      err += d
+      const m = /(https?:\/\/127\.0\.0\.1:\d+\S*)/.exec(err)
+      if (m) resolve(m[1])
+    })
+    listener.once('exit', (code) => reject(new Error(`webhooks listen exited with ${code}: ${err.slice(0, 300)}`)))
+  }).catch((e) => e)
+  if (listenUrl instanceof Error) {
+    record('webhooks listen, verified events', 0, 'events/s', '≥ 3,000/s', false, {error: listenUrl.message})
+  } else {
+    const hooks = await cannon({
+      url: listenUrl,
+      connections: 20,
+      duration: 5,
+      requests: [
+        {
+          method: 'POST',
+          setupRequest(req) {
+            const body = JSON.stringify({id: `evt_${randomUUID()}`, type: 'payin.settled', data: {payin_id: randomUUID()}})
+            const ts = String(Math.floor(Date.now() / 1000))
+            const sig = createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex')
+            return {...req, body, headers: {'content-type': 'application/json', 'x-webhook-timestamp': ts, 'x-webhook-signature': sig}}
+          },
+        },
+      ],
+    })
+    const verified = hooks['2xx'] / hooks.duration
+    record('webhooks listen, verified events', verified, 'events/s', '≥ 3,000/s', verified >= 3000 && hooks.non2xx === 0, {non2xx: hooks.non2xx})
+    listener.kill('SIGINT')
+  }
+} finally {
+  await emu.stop()
+}
+
+const out = join(ROOT, '.bench')
+mkdirSync(out, {recursive: true})
+const report = {at: new Date().toISOString(), node: process.version, platform: `${process.platform}-${process.arch}`, reps: REPS, results}
+writeFileSync(join(out, 'latest.json'), JSON.stringify(report, null, 2) + '\n')
+writeFileSync(join(out, `bench-${report.at.replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2) + '\n')
+process.stdout.write(`\n${results.filter((r) => r.result === 'PASS').length} of ${results.length} targets met; results in .bench/latest.json\n`)
+rmSync(work, {recursive: true, force: true})

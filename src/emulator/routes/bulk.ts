@@ -1,0 +1,26 @@
+/**
+ * Control API for volume: `POST /_emulator/bulk/activity {subaccount_id, count}` books `count`
+ * bank-reported (bai2) credit lines on a subaccount at once (up to 1,000,000), for pagination and
+ * throughput runs without creating one move per line.
+ */
+import {z} from 'zod'
+import type {AppContext} from '../context.js'
+import {notFound, ok, parseInput} from '../http.js'
+import type {Router} from '../router.js'
+
+const BulkActivity = z.object({
+  subaccount_id: z.string().min(1),
+  count: z.int().min(1).max(1_000_000),
+})
+
+export function register(router: Router, app: AppContext): void {
+  router.add('POST', '/_emulator/bulk/activity', (ctx) => {
+    const body = parseInput(BulkActivity, ctx.body)
+    const entity = [...app.store.entities.values()].find((e) => e.subaccounts.has(body.subaccount_id))
+    if (!entity) throw notFound(`subaccount ${body.subaccount_id} not found`)
+    for (let i = 0; i < body.count; i++) {
+      app.store.bookSubaccountFlow(entity, body.subaccount_id, {source: 'bai2', direction: 'credit', amount_in_minor_units: 100 + (i % 10_000)})
+    }
+    return ok({created: body.count})
+  })
+}
