@@ -6,13 +6,16 @@ import type {AppContext} from '../context.js'
 import type {Router} from '../router.js'
 import * as control from './control.js'
 import * as moves from './moves.js'
+import * as parties from './parties.js'
+import * as payins from './payins.js'
+import * as tokens from './tokens.js'
 import * as subaccounts from './subaccounts.js'
 
 export interface RouteModule {
   register(router: Router, app: AppContext): void
 }
 
-export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, control]
+export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, parties, payins, tokens, control]
 
 export function registerRoutes(router: Router, app: AppContext): Router {
   for (const m of ROUTE_MODULES) m.register(router, app)
