@@ -40,6 +40,12 @@ export function describeToken(t: SessionToken, receivedAt: number = Date.now()):
   return {...t, expires_at: new Date(receivedAt + t.expires_in_seconds * 1000).toISOString(), ...(claims ? {claims} : {})}
 }
 
+/** Checks a token request before anything is sent or confirmed (exit 2 when invalid). */
+export function validateTokenRequest(partyId: string, partyType: PartyType | 'payee-endpoint'): void {
+  if (partyType === 'payee-endpoint') validate(PayeeSessionTokenRequest, {payee_id: partyId}, 'session-token request')
+  else validate(PartySessionTokenRequest, {party_id: partyId, party_type: partyType}, 'session-token request')
+}
+
 export class TokensApi {
   constructor(private readonly client: ApiClient) {}
 
