@@ -68,3 +68,28 @@ export function parseIntegerFlag(input: string | undefined, flag: string): numbe
   if (!Number.isSafeInteger(n)) throw new UsageError(`${flag} "${input}" is too large.`)
   return n
 }
+
+/** Filters of `payers list` and `payees list` (the API's identical parameters). */
+export const partyListFlags = {
+  email: Flags.string({summary: 'Email contains this text (case-insensitive).'}),
+  name: Flags.string({summary: 'Name contains this text (case-insensitive).'}),
+  'has-default': Flags.boolean({summary: 'Only parties with (--has-default) or without (--no-has-default) a default payment method.', allowNo: true}),
+  'created-at-gte': Flags.string({summary: 'Created on or after this date (YYYY-MM-DD, inclusive, UTC).', aliases: ['created_at_gte']}),
+  'created-at-lte': Flags.string({summary: 'Created on or before this date (YYYY-MM-DD, inclusive, UTC).', aliases: ['created_at_lte']}),
+}
+
+export interface PartyListInput {
+  email?: string
+  name?: string
+  'has-default'?: boolean
+  'created-at-gte'?: string
+  'created-at-lte'?: string
+}
+
+/** The party-list filters as query parameters; dates are validated (exit 2) before any request. */
+export function parsePartyFilters(f: PartyListInput): {email?: string; name?: string; has_default?: boolean; created_at_gte?: string; created_at_lte?: string} {
+  const gte = f['created-at-gte'] === undefined ? undefined : parseDate(f['created-at-gte'], '--created-at-gte')
+  const lte = f['created-at-lte'] === undefined ? undefined : parseDate(f['created-at-lte'], '--created-at-lte')
+  if (gte !== undefined && lte !== undefined && gte > lte) throw new UsageError(`--created-at-gte ${gte} is after --created-at-lte ${lte}.`)
+  return {email: f.email, name: f.name, has_default: f['has-default'], created_at_gte: gte, created_at_lte: lte}
+}

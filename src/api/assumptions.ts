@@ -48,4 +48,41 @@ export const ASSUMPTIONS: Assumption[] = [
   {topic: 'Malformed ids in paths', assumed: 'An id that names nothing in the caller\'s entity (malformed or another entity\'s) is 404 NOT_FOUND.'},
   {topic: 'List `total_count`', assumed: 'The number of items matching the filters, across all pages.'},
   {topic: 'Cursor format', assumed: 'Opaque strings; a cursor from another list, order or filter set is 400 VALIDATION_ERROR.'},
+  {
+    topic: 'Payers list `limit` maximum',
+    assumed: 'The parameter definition (max 500) is normative for payers and payees alike (the payers description says 100); a limit outside 1 to 500 is 400 VALIDATION_ERROR.',
+  },
+  {
+    topic: 'Payer/payee `has_default` (payment methods)',
+    assumed:
+      'Payment-method records are not shown, so none is exposed: the emulator keeps an internal default payment method per party (last four digits and routing number) that backs the `has_default` filter and a payin\'s `payin_metadata.payment_method`.',
+  },
+  {
+    topic: 'Payer/payee `created_at_gte`/`created_at_lte`',
+    assumed: 'Whole UTC days, both inclusive: `created_at_lte=D` includes everything created on D (UTC). An impossible date is 400 VALIDATION_ERROR.',
+  },
+  {topic: 'Payer/payee absent `country_code`', assumed: 'The field is omitted when unknown (the other address fields are null).'},
+  {topic: 'Payin creation and processing', assumed: 'Not shown, so not offered by the CLI; the emulator\'s control API creates payins and advances their states.'},
+  {
+    topic: 'Payin transitions',
+    assumed:
+      'created -> approved -> initiated -> debited -> settled; failed from approved, initiated or debited; canceled from created or approved. `end_to_end_id` appears in `payin_metadata.payment_method` once initiated. A settled payin emits `payin.settled`, a failed one `payin.failed`; no balance effect (no subaccount link is shown).',
+  },
+  {topic: 'Session-token lifetime', assumed: '900 seconds (`expires_in_seconds`); the CLI shows the absolute expiry computed from it when received.'},
+  {topic: 'Session-token scopes for `external`', assumed: '`external_manage` (by analogy with `payee_manage` and `payer_manage`).'},
+  {
+    topic: 'Session-token party lookup',
+    assumed:
+      'POST /api/session-tokens and party_type `payee`: an unknown or other entity\'s payee is 404 PAYEE_NOT_FOUND. party_type `payer`: 404 NOT_FOUND (no payer code is listed). `external`: the caller\'s own reference to someone outside the service (any UUID), not looked up.',
+  },
+  {
+    topic: 'Session-token response envelope',
+    assumed:
+      'The spec shows it bare and wrapped in `data`; the client accepts both on both endpoints. The emulator answers POST /api/session-tokens bare (`{token, expires_in_seconds, scopes}`) and POST /api/session-tokens/party wrapped (`{data: {...}}`).',
+  },
+  {
+    topic: 'Session-token JWT',
+    assumed:
+      'HS256, claims `iss` (`payops-emulator` in the emulator), `sub` = party id, `party_type`, `entity_id`, `scopes`, `iat`, `exp`, `jti`. The CLI decodes (does not verify) the claims for display.',
+  },
 ]

@@ -3,18 +3,29 @@ import {ApiClient, type ClientOptions} from './client.js'
 import {MovesApi} from './moves.js'
 import {SubaccountsApi} from './subaccounts.js'
 import {RawApi} from './raw.js'
+import {PartiesApi, PayeesApi} from './parties.js'
+import {PayinsApi} from './payins.js'
+import {TokensApi} from './tokens.js'
 
 export class Api {
   readonly client: ApiClient
   readonly subaccounts: SubaccountsApi
   readonly moves: MovesApi
   readonly raw: RawApi
+  readonly payers: PartiesApi
+  readonly payees: PayeesApi
+  readonly payins: PayinsApi
+  readonly tokens: TokensApi
 
   constructor(opts: ClientOptions | ApiClient) {
     this.client = opts instanceof ApiClient ? opts : new ApiClient(opts)
     this.subaccounts = new SubaccountsApi(this.client)
     this.moves = new MovesApi(this.client)
     this.raw = new RawApi(this.client)
+    this.payers = new PartiesApi(this.client, 'payers')
+    this.payees = new PayeesApi(this.client)
+    this.payins = new PayinsApi(this.client)
+    this.tokens = new TokensApi(this.client)
   }
 
   close(): Promise<void> {

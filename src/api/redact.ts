@@ -5,6 +5,8 @@
 
 const KEY_SHAPE = /\b(live|test)_[A-Za-z0-9]{12,}\b/g
 const SECRET_SHAPE = /\bwhsec_[A-Za-z0-9+/=_-]{8,}/g
+/** A JWT (session token), also cut short by a truncated trace: `eyJ<header>.eyJ<claims>[.<signature>]`. */
+const JWT_SHAPE = /\beyJ[A-Za-z0-9_-]{4,}\.(?:eyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*)?)?/g
 
 /** `live_9f8e7d6c5b4a3a1b2` -> `live_…a1b2` */
 export function redactKey(key: string | undefined | null): string {
@@ -27,5 +29,8 @@ export function redact(text: string): string {
   for (const s of secrets) {
     if (out.includes(s)) out = out.split(s).join(redactKey(s))
   }
-  return out.replace(KEY_SHAPE, (k) => redactKey(k)).replace(SECRET_SHAPE, (k) => redactKey(k))
+  return out
+    .replace(KEY_SHAPE, (k) => redactKey(k))
+    .replace(SECRET_SHAPE, (k) => redactKey(k))
+    .replace(JWT_SHAPE, (t) => `eyJ…${t.length > 40 ? t.slice(-4) : ''}`)
 }

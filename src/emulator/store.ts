@@ -186,6 +186,56 @@ export interface TreasuryAccountRecord extends Row {
   updated_at: string
 }
 
+/** A payer's or payee's default payment method (an internal record: the spec shows no shape). */
+export interface PaymentMethodRecord {
+  account_last_four: string
+  routing_number: string
+}
+
+export type PartyKind = 'payer' | 'payee'
+
+/** A payer or payee (same field set); `default_payment_method` backs the `has_default` filter. */
+export interface PartyRecord extends Row {
+  name: string
+  email: string
+  country_code: 'US' | 'GB' | 'IN' | null
+  country_sub_division: string | null
+  city: string | null
+  address_line: string | null
+  postal_code: string | null
+  client_metadata: Record<string, string>
+  default_payment_method: PaymentMethodRecord | null
+  created_at: string
+  updated_at: string
+}
+
+export type PayinStatusValue = 'created' | 'approved' | 'initiated' | 'debited' | 'settled' | 'failed' | 'canceled'
+
+export interface PayinRecord extends Row {
+  payer_id: string
+  amount_in_minor_units: number
+  currency_code: string
+  rail: string
+  status: PayinStatusValue
+  status_recorded_at: string
+  /** The payer's payment method at creation; `end_to_end_id` is set once initiated. */
+  payment_method: {account_last_four: string; routing_number: string; end_to_end_id: string | null}
+  /** The payer's name and email at creation. */
+  payer: {name: string; email: string}
+  client_metadata: Record<string, unknown>
+  scheduled_date: string | null
+  created_at: string
+  updated_at: string
+}
+
+export type NewParty = Omit<PartyRecord, 'id' | 'seq' | 'created_at' | 'updated_at'> & {id?: string; created_at?: string}
+
+export type NewPayin = Omit<PayinRecord, 'id' | 'seq' | 'status' | 'status_recorded_at' | 'created_at' | 'updated_at'> & {
+  id?: string
+  status?: PayinStatusValue
+  created_at?: string
+}
+
 export interface ApiKeyRecord {
   key: string
   entity_id: string
@@ -214,6 +264,9 @@ export class Entity {
   readonly activity = new Grouped<ActivityRecord>()
   /** Idempotency-Key -> move id. */
   readonly moveIdempotencyKeys = new Map<string, string>()
+  readonly payers = new Table<PartyRecord>()
+  readonly payees = new Table<PartyRecord>()
+  readonly payins = new Table<PayinRecord>()
 
   constructor(init: {id: string; role: EntityRole; name: string; mode: Mode; routing_number: string; created_at: string}) {
     this.id = init.id
@@ -497,6 +550,49 @@ export class Store {
     this.setMoveStatus(move, 'settled')
   }
 
+  // ---- payers, payees, payins, session tokens ----
+
+  /**
+   * Adds a payer or payee. `created_at` may be given (seeding) only in increasing order, so that
+   * the table's seq order stays its created_at order.
+   */
+  createParty(entity: Entity, kind: PartyKind, input: NewParty): PartyRecord {
+    const at = input.created_at ?? this.now()
+    const {id, created_at: _c, ...fields} = input
+    const rec: PartyRecord = {...fields, id: id ?? randomUUID(), seq: this.nextSeq(), created_at: at, updated_at: at}
+    ;(kind === 'payer' ? entity.payers : entity.payees).insert(rec)
+    this.changed()
+    return rec
+  }
+
+  createPayin(entity: Entity, input: NewPayin): PayinRecord {
+    const at = input.created_at ?? this.now()
+    const {id, created_at: _c, status, ...fields} = input
+    const rec: PayinRecord = {...fields, id: id ?? randomUUID(), seq: this.nextSeq(), status: status ?? 'created', status_recorded_at: at, created_at: at, updated_at: at}
+    entity.payins.insert(rec)
+    this.changed()
+    return rec
+  }
+
+  setPayinStatus(payin: PayinRecord, status: PayinStatusValue): void {
+    const now = this.now()
+    payin.status = status
+    payin.status_recorded_at = now
+    payin.updated_at = now
+    this.changed()
+  }
+
+  private jwtSecret?: string
+
+  /** The HS256 key that signs session tokens: random per emulator, kept in the state file. */
+  sessionSigningSecret(): string {
+    if (!this.jwtSecret) {
+      this.jwtSecret = randomBytes(32).toString('hex')
+      this.changed()
+    }
+    return this.jwtSecret
+  }
+
   // ---- persistence ----
 
   toJSON(): Record<string, unknown> {
@@ -507,6 +603,7 @@ export class Store {
       primary_keys: this.primaryKeys,
       api_keys: [...this.apiKeys.values()],
       entities: [...this.entities.values()].map((e) => e.toJSON()),
+      session_signing_secret: this.jwtSecret,
     }
   }
 
@@ -536,6 +633,7 @@ export class Store {
     }
     s.seq = maxSeq
     s.clock = typeof j.clock === 'number' ? j.clock : 0
+    if (typeof j.session_signing_secret === 'string') s.jwtSecret = j.session_signing_secret
     return s
   }
 

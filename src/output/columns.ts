@@ -1,5 +1,6 @@
 /** Column sets per resource, shared by every command that renders that resource. */
 import type {Column} from './index.js'
+import {getPath} from './index.js'
 
 export const SUBACCOUNT_COLUMNS: Column[] = [
   {key: 'id'},
@@ -38,4 +39,59 @@ export const RESULT_COLUMNS: Column[] = [
   {key: 'status', get: (r) => (r.move as Record<string, unknown> | undefined)?.status ?? ''},
   {key: 'amount', money: {amount: 'move.amount_in_minor_units', currency: 'move.currency_code'}},
   {key: 'message', get: (r) => r.message ?? ''},
+]
+
+/** Payers and payees (same field set). */
+export const PARTY_COLUMNS: Column[] = [
+  {key: 'id'},
+  {key: 'name'},
+  {key: 'email'},
+  {key: 'country_code', header: 'country'},
+  {key: 'city'},
+  {key: 'created_at', header: 'created'},
+]
+
+export const PARTY_KNOWN: Column[] = [
+  ...PARTY_COLUMNS,
+  {key: 'country_sub_division', header: 'subdivision'},
+  {key: 'address_line', header: 'address'},
+  {key: 'postal_code', header: 'postal code'},
+  {key: 'client_metadata'},
+  {key: 'updated_at'},
+]
+
+export const PAYIN_COLUMNS: Column[] = [
+  {key: 'id'},
+  {key: 'status', status: true},
+  {key: 'amount', money: {amount: 'amount_in_minor_units', currency: 'currency_code'}},
+  {key: 'payer', get: (r) => getPath(r, 'payin_metadata.payer.name') ?? ''},
+  {key: 'payer_email', header: 'payer email', get: (r) => getPath(r, 'payin_metadata.payer.email') ?? ''},
+  {key: 'rail'},
+  {key: 'scheduled_date', header: 'scheduled'},
+  {key: 'created_at', header: 'created'},
+]
+
+export const PAYIN_KNOWN: Column[] = [
+  ...PAYIN_COLUMNS,
+  {key: 'payer_id'},
+  {key: 'account_last_four', header: 'account', get: (r) => getPath(r, 'payin_metadata.payment_method.account_last_four') ?? ''},
+  {key: 'routing_number', header: 'routing', get: (r) => getPath(r, 'payin_metadata.payment_method.routing_number') ?? ''},
+  {key: 'end_to_end_id', header: 'end to end id', get: (r) => getPath(r, 'payin_metadata.payment_method.end_to_end_id') ?? ''},
+  {key: 'status_recorded_at'},
+  {key: 'client_metadata'},
+  {key: 'updated_at'},
+]
+
+/** Session tokens: the token, its absolute expiry and its scopes. */
+export const TOKEN_COLUMNS: Column[] = [
+  {key: 'token'},
+  {key: 'expires_at', header: 'expires'},
+  {key: 'scopes', get: (r) => (Array.isArray(r.scopes) ? r.scopes.join(' ') : '')},
+]
+
+export const TOKEN_KNOWN: Column[] = [
+  ...TOKEN_COLUMNS,
+  {key: 'expires_in_seconds'},
+  {key: 'party', get: (r) => getPath(r, 'claims.sub') ?? ''},
+  {key: 'party_type', header: 'party type', get: (r) => getPath(r, 'claims.party_type') ?? ''},
 ]

@@ -7,6 +7,8 @@
  * - POST /_emulator/moves/{move_id}/fail  a created or approved move becomes `failed`
  * - GET  /_emulator/entities              entities with their subaccount and account ids
  * - POST /_emulator/keys                  {entity, read_only?} issues a new key -> {key}
+ * - POST /_emulator/payers, /payees       add parties (routes/parties.ts)
+ * - POST /_emulator/payins[/{id}/advance], GET /_emulator/payins   payins (routes/payins.ts)
  */
 import {z} from 'zod'
 import type {AppContext} from '../context.js'

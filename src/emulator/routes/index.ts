@@ -8,13 +8,16 @@ import * as control from './control.js'
 import * as faults from './faults.js'
 import * as bulk from './bulk.js'
 import * as moves from './moves.js'
+import * as parties from './parties.js'
+import * as payins from './payins.js'
+import * as tokens from './tokens.js'
 import * as subaccounts from './subaccounts.js'
 
 export interface RouteModule {
   register(router: Router, app: AppContext): void
 }
 
-export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, control, faults, bulk]
+export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, parties, payins, tokens, control, faults, bulk]
 
 export function registerRoutes(router: Router, app: AppContext): Router {
   for (const m of ROUTE_MODULES) m.register(router, app)

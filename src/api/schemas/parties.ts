@@ -1,0 +1,149 @@
+/**
+ * Payers, payees, payins and session tokens: declared once, used by the client (to parse
+ * responses and validate requests before sending) and by the emulator (to validate requests and
+ * to check its own answers in tests).
+ */
+import {z} from 'zod'
+import {MinorUnits, Timestamp, Uuid, drift, fillFrom, lowerStatus} from './common.js'
+
+export const COUNTRY_CODES = ['US', 'GB', 'IN'] as const
+export type CountryCode = (typeof COUNTRY_CODES)[number]
+
+/** Payer and payee have the same field set. `country_code` is optional, the address lines nullable. */
+export const Party = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  country_code: z.enum(COUNTRY_CODES, {message: `country_code must be one of ${COUNTRY_CODES.join(', ')}`}).nullish(),
+  country_sub_division: z.string().nullish(),
+  city: z.string().nullish(),
+  address_line: z.string().nullish(),
+  postal_code: z.string().nullish(),
+  client_metadata: z.record(z.string(), z.string()).nullish(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+})
+export type Party = z.infer<typeof Party>
+export const Payer = Party
+export type Payer = Party
+export const Payee = Party
+export type Payee = Party
+
+/** A calendar date `YYYY-MM-DD` that exists. */
+export const CalendarDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .refine((s) => {
+    const d = new Date(`${s}T00:00:00Z`)
+    return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s)
+  }, 'must be a calendar date YYYY-MM-DD')
+
+const queryBoolean = (name: string) =>
+  z.enum(['true', 'false'], {message: `${name} must be true or false`}).transform((v) => v === 'true')
+
+/** GET /api/payers and GET /api/payees query (identical parameters). */
+export const PartyListQuery = z.object({
+  cursor: z.string().optional(),
+  limit: z.coerce.number().int('limit must be an integer').min(1, 'limit must be 1 to 500').max(500, 'limit must be 1 to 500').optional(),
+  order: z.enum(['asc', 'desc'], {message: 'order must be asc or desc'}).optional(),
+  email: z.string().optional(),
+  name: z.string().optional(),
+  has_default: queryBoolean('has_default').optional(),
+  created_at_gte: CalendarDate.optional(),
+  created_at_lte: CalendarDate.optional(),
+})
+export type PartyListQuery = z.infer<typeof PartyListQuery>
+
+/** The list filters as the client sends them. */
+export interface PartyFilters {
+  limit?: number
+  order?: 'asc' | 'desc'
+  email?: string
+  name?: string
+  has_default?: boolean
+  created_at_gte?: string
+  created_at_lte?: string
+}
+
+export const PAYIN_STATUSES = ['created', 'approved', 'initiated', 'debited', 'settled', 'failed', 'canceled'] as const
+export type PayinStatus = (typeof PAYIN_STATUSES)[number]
+export const PAYIN_RAILS = ['standard_ach', 'same_day_ach'] as const
+export type PayinRail = (typeof PAYIN_RAILS)[number]
+
+/**
+ * Payin. `amount_in_cents` is the deprecated duplicate (fills the canonical amount when alone);
+ * the status is normalised to lower case; `payin_metadata` carries `payment_method` and `payer`.
+ */
+export const Payin = drift(
+  (o) => {
+    const out = {...o}
+    fillFrom(out, 'amount_in_minor_units', 'amount_in_cents')
+    lowerStatus(out)
+    return out
+  },
+  z.looseObject({
+    id: z.string(),
+    payer_id: z.string(),
+    amount_in_minor_units: MinorUnits,
+    amount_in_cents: MinorUnits.nullish(),
+    currency_code: z.string(),
+    rail: z.string().nullish(),
+    status: z.string(),
+    status_recorded_at: Timestamp.nullish(),
+    payin_metadata: z
+      .looseObject({
+        payment_method: z
+          .looseObject({
+            account_last_four: z.string().nullish(),
+            routing_number: z.string().nullish(),
+            end_to_end_id: z.string().nullish(),
+          })
+          .nullish(),
+        payer: z.looseObject({name: z.string().nullish(), email: z.string().nullish()}).nullish(),
+      })
+      .nullish(),
+    client_metadata: z.record(z.string(), z.unknown()).nullish(),
+    scheduled_date: z.string().nullish(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+)
+export type Payin = z.infer<typeof Payin>
+
+export const PARTY_TYPES = ['payer', 'payee', 'external'] as const
+export type PartyType = (typeof PARTY_TYPES)[number]
+
+/** POST /api/session-tokens */
+export const PayeeSessionTokenRequest = z.object({
+  payee_id: Uuid,
+})
+export type PayeeSessionTokenRequest = z.infer<typeof PayeeSessionTokenRequest>
+
+/** POST /api/session-tokens/party */
+export const PartySessionTokenRequest = z.object({
+  party_id: Uuid,
+  party_type: z.enum(PARTY_TYPES, {message: `party_type must be one of ${PARTY_TYPES.join(', ')}`}),
+})
+export type PartySessionTokenRequest = z.infer<typeof PartySessionTokenRequest>
+
+export const SessionToken = z.looseObject({
+  token: z.string().min(1),
+  expires_in_seconds: z.int().nonnegative(),
+  scopes: z.array(z.string()),
+})
+export type SessionToken = z.infer<typeof SessionToken>
+
+/**
+ * The spec shows the session-token response both bare and wrapped in `data`: an object with a
+ * `data` object member is unwrapped, anything else is taken as the token itself.
+ */
+export function unwrapData(body: unknown): unknown {
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const d = (body as Record<string, unknown>).data
+    if (d && typeof d === 'object' && !Array.isArray(d)) return d
+  }
+  return body
+}
+
+/** A whole session-token response body, bare or wrapped. */
+export const SessionTokenResponse = z.preprocess(unwrapData, SessionToken)

@@ -1,0 +1,21 @@
+import {ApiCommand} from '../../base-command.js'
+import {parsePartyFilters, partyListFlags} from '../../flags.js'
+import {PARTY_COLUMNS, PARTY_KNOWN} from '../../output/columns.js'
+
+export default class PayersList extends ApiCommand<typeof PayersList> {
+  static override summary = 'List payers, newest first, with filters.'
+  static override description =
+    '--name and --email match part of the value, ignoring case. --created-at-gte/--created-at-lte are whole UTC dates (YYYY-MM-DD), both inclusive. --has-default keeps payers with a default payment method, --no-has-default those without.'
+  static override examples = [
+    '<%= config.bin %> payers list --name smith --has-default',
+    '<%= config.bin %> payers list --created-at-gte 2025-01-01 --created-at-lte 2025-03-31 --all -o csv',
+  ]
+  static override flags = {...ApiCommand.listFlags, ...partyListFlags}
+
+  async run(): Promise<void> {
+    const {limit, order, paginate} = this.listOptions()
+    const filters = {limit, order, ...parsePartyFilters(this.flags)}
+    const api = await this.api()
+    await this.renderList(api.payers.list(filters, paginate), PARTY_COLUMNS, PARTY_KNOWN)
+  }
+}

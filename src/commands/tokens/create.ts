@@ -1,0 +1,32 @@
+import {Flags} from '@oclif/core'
+import {ApiCommand} from '../../base-command.js'
+import {describeToken, validateTokenRequest} from '../../api/tokens.js'
+import {PARTY_TYPES} from '../../api/schemas/parties.js'
+import {TOKEN_COLUMNS, TOKEN_KNOWN} from '../../output/columns.js'
+
+export default class TokensCreate extends ApiCommand<typeof TokensCreate> {
+  static override summary = 'Mint a short-lived session token so that a frontend can act for one payee or payer.'
+  static override description =
+    '--payee calls POST /api/session-tokens; --party with --party-type calls POST /api/session-tokens/party (which supersedes it). Shows the token, its expiry (absolute time) and its scopes; with -o json also the decoded JWT claims under "claims" (decoded, not verified). The token is a credential: it is never written to --debug traces.'
+  static override examples = [
+    '<%= config.bin %> tokens create --payee PAYEE_ID',
+    '<%= config.bin %> tokens create --party PAYER_ID --party-type payer -o json --query token',
+  ]
+  static override flags = {
+    payee: Flags.string({summary: 'Payee id (POST /api/session-tokens).', aliases: ['payee-id'], exactlyOne: ['payee', 'party']}),
+    party: Flags.string({summary: 'Party id (POST /api/session-tokens/party); needs --party-type.', aliases: ['party-id'], exactlyOne: ['payee', 'party'], dependsOn: ['party-type']}),
+    'party-type': Flags.option({summary: 'Kind of party named by --party.', options: PARTY_TYPES, dependsOn: ['party']})(),
+  }
+
+  async run(): Promise<void> {
+    const f = this.flags
+    const partyType = f.payee === undefined ? f['party-type']! : 'payee'
+    const partyId = (f.payee ?? f.party)!
+    validateTokenRequest(partyId, f.payee === undefined ? partyType : 'payee-endpoint')
+    await this.confirmMutation({action: `Mint a session token for ${partyType} ${partyId}`})
+    const api = await this.api()
+    const res = f.payee === undefined ? await api.tokens.forParty(partyId, partyType) : await api.tokens.forPayee(partyId)
+    if (res.warning) this.out.warn(res.warning)
+    await this.out.resource(describeToken(res.data), TOKEN_COLUMNS, TOKEN_KNOWN)
+  }
+}
