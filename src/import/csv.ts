@@ -54,7 +54,10 @@ export function parseImportCsv(text: string, defaultCurrency = 'USD'): ParsedFil
     return {rows: [], errors: [{line: e.lines ?? 0, message: `malformed CSV: ${(e.message ?? '').replace(/ at line \d+$/, '')}`}], columns: []}
   }
   if (records.length === 0) return {rows: [], errors: [{line: 1, message: 'the file is empty: expected a header row and at least one move'}], columns: []}
-  const header = records[0].record.map((h) => ALIASES[h.trim().toLowerCase()] ?? h.trim().toLowerCase())
+  const header = records[0].record.map((h) => {
+    const name = h.trim().toLowerCase()
+    return Object.hasOwn(ALIASES, name) ? ALIASES[name] : name
+  })
   const headerLine = records[0].info.lines
   const seen = new Set<string>()
   for (const h of header) {
@@ -85,7 +88,7 @@ export function parseImportCsv(text: string, defaultCurrency = 'USD'): ParsedFil
       errors.push({line, message: `has ${record.length} fields, the header has ${header.length}`})
       continue
     }
-    const cell: Record<string, string> = {}
+    const cell: Record<string, string> = Object.create(null) as Record<string, string>
     header.forEach((h, i) => (cell[h] = record[i]))
     const rowErrors: string[] = []
     const attempt = <T>(fn: () => T): T | undefined => {
@@ -106,12 +109,13 @@ export function parseImportCsv(text: string, defaultCurrency = 'USD'): ParsedFil
     else rowErrors.push('no amount')
     let autoApprove: boolean | undefined
     if (cell.auto_approve) {
-      autoApprove = BOOLEANS[cell.auto_approve.toLowerCase()]
+      const word = cell.auto_approve.toLowerCase()
+      autoApprove = Object.hasOwn(BOOLEANS, word) ? BOOLEANS[word] : undefined
       if (autoApprove === undefined) rowErrors.push(`auto_approve "${cell.auto_approve}" must be true or false`)
     }
     let metadata: Record<string, string> | undefined
     for (const h of header) {
-      if (h.startsWith('metadata.') && cell[h] !== '') (metadata ??= {})[h.slice('metadata.'.length)] = cell[h]
+      if (h.startsWith('metadata.') && cell[h] !== '') (metadata ??= Object.create(null) as Record<string, string>)[h.slice('metadata.'.length)] = cell[h]
     }
     const key = cell.idempotency_key || undefined
     if (key) {

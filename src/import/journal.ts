@@ -5,7 +5,7 @@
  * the rest with the same keys (the server's idempotency turns a re-send of a move that did land
  * into a replay, never a second move).
  */
-import {closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync} from 'node:fs'
+import {closeSync, existsSync, fsyncSync, openSync, readFileSync, truncateSync, writeSync} from 'node:fs'
 import {UsageError} from '../errors.js'
 
 export interface BatchRecord {
@@ -118,13 +118,13 @@ export class JournalWriter {
     private readonly flushMs = 50,
     private readonly maxPending = 256,
   ) {
-    // A crash can leave a torn last line: start on a fresh line so the next record stays whole.
-    const endsClean = !existsSync(path) || (() => {
+    // A crash can leave a torn last line: cut it off so that every line stays a whole record
+    // (the row it described is simply re-sent with its key, which the server replays).
+    if (existsSync(path)) {
       const text = readFileSync(path)
-      return text.length === 0 || text[text.length - 1] === 0x0a
-    })()
+      if (text.length > 0 && text[text.length - 1] !== 0x0a) truncateSync(path, text.lastIndexOf(0x0a) + 1)
+    }
     this.fd = openSync(path, 'a', 0o600)
-    if (!endsClean) writeSync(this.fd, '\n')
   }
 
   append(rec: JournalRecord, urgent = false): void {
