@@ -17,8 +17,8 @@ for (const k of ['PAYOPS_API_KEY', 'PAYOPS_BASE_URL', 'PAYOPS_PROFILE']) delete 
 function payops(args, {quiet = false} = {}) {
   if (!quiet) process.stdout.write(`\n$ payops ${args.join(' ')}\n`)
   const r = spawnSync(process.execPath, [bin, ...args], {env, encoding: 'utf8'})
-  if (!quiet) process.stdout.write(r.stdout)
   if (!quiet && r.stderr) process.stdout.write(r.stderr)
+  if (!quiet) process.stdout.write(r.stdout)
   if (r.status !== 0) throw new Error(`payops ${args.join(' ')} exited with ${r.status}: ${r.stderr}`)
   return r.stdout
 }
