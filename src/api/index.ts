@@ -3,18 +3,24 @@ import {ApiClient, type ClientOptions} from './client.js'
 import {MovesApi} from './moves.js'
 import {SubaccountsApi} from './subaccounts.js'
 import {RawApi} from './raw.js'
+import {TransfersApi} from './transfers.js'
+import {TreasuryApi} from './treasury.js'
 
 export class Api {
   readonly client: ApiClient
   readonly subaccounts: SubaccountsApi
   readonly moves: MovesApi
   readonly raw: RawApi
+  readonly treasury: TreasuryApi
+  readonly transfers: TransfersApi
 
   constructor(opts: ClientOptions | ApiClient) {
     this.client = opts instanceof ApiClient ? opts : new ApiClient(opts)
     this.subaccounts = new SubaccountsApi(this.client)
     this.moves = new MovesApi(this.client)
     this.raw = new RawApi(this.client)
+    this.treasury = new TreasuryApi(this.client)
+    this.transfers = new TransfersApi(this.client)
   }
 
   close(): Promise<void> {

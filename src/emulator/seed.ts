@@ -4,6 +4,7 @@
  * start; a reset re-seeds the data but keeps every key (and the entity ids they name).
  */
 import {ENTITY_ROLES, Store, type EntityRole, type Mode} from './store.js'
+import {seedTreasury} from './seed-treasury.js'
 
 export interface EntitySeed {
   name: string
@@ -40,6 +41,7 @@ function seedEntities(store: Store, entityIds: Partial<Record<EntityRole, string
     const entity = store.addEntity({role, name: seed.name, mode: seed.mode, id: entityIds[role]})
     const account = store.createTreasuryAccount(entity, {label: seed.account.label, currency_code: seed.account.currency_code, simulated: seed.mode === 'test'})
     for (const name of seed.subaccounts) store.createSubaccount(entity, {name, currency_code: account.currency_code})
+    seedTreasury(store, entity)
   }
 }
 
