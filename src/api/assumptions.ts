@@ -14,6 +14,7 @@ export interface Assumption {
 export const PATHS = {
   moveCancel: '/api/subaccounts/move/{move_id}',
   moveGet: '/api/subaccounts/move/{move_id}',
+  transferCreate: '/api/treasury/account-transfers',
 } as const
 
 export const ASSUMPTIONS: Assumption[] = [
@@ -85,4 +86,40 @@ export const ASSUMPTIONS: Assumption[] = [
     assumed:
       'HS256, claims `iss` (`payops-emulator` in the emulator), `sub` = party id, `party_type`, `entity_id`, `scopes`, `iat`, `exp`, `jti`. The CLI decodes (does not verify) the claims for display.',
   },
+  {topic: 'Treasury account label', assumed: 'Required string, trimmed, 1 to 100 characters; otherwise 400 VALIDATION_ERROR. Update-label errors: 400, 401, 403, 404 NOT_FOUND (unknown or another entity\'s account).'},
+  {
+    topic: 'Treasury accounts of the emulator',
+    assumed:
+      'Seeded, never created through the API. The main test entity has its main USD account, simulated GBP and INR accounts and one USD account that is not simulated; the other entities have one USD account each.',
+  },
+  {topic: 'Bank-transaction order', assumed: '`order` sorts by ingestion (creation) time; lines without `transaction_date` never match a `transaction_date_*` filter.'},
+  {
+    topic: 'Simulated credit: "sandbox reference"',
+    assumed:
+      'The optional `Idempotency-Key` header. The same key with the same account and body returns the original credit (200, nothing new); the same key with a different account or body is 409 `DUPLICATE_SANDBOX_REFERENCE`. `payops` always sends one (generated and printed when not given).',
+  },
+  {
+    topic: 'Simulated credit to a subaccount',
+    assumed:
+      'Every subaccount belongs to the entity\'s main (first USD) account. The bank line is still added to the account; the subaccount\'s incoming total grows, it gets a `bai2` activity item, and `subaccount.credit_received` is emitted. An unknown subaccount or one of another account is 400.',
+  },
+  {topic: 'Simulated credit checks order', assumed: 'Live entity (400), then unknown account (404), then body (400), non-simulated account (400), ACH on a non-USD account (400), subaccount (400), reference (409).'},
+  {
+    topic: 'Account transfer create (path and body not shown)',
+    assumed:
+      '`POST /api/treasury/account-transfers` with `{from_account_id, to_account_id, amount_in_minor_units, currency_code, rail, auto_approve (default true), scheduled_date?, client_metadata?}`; 201 `{data: transfer}` (`initiated` with auto-approve, `created` without), 202 `approved` with async initiation.',
+  },
+  {topic: 'Account transfer Idempotency-Key', assumed: 'Honoured like a move\'s: a replay with the same key returns the same transfer as it is now (200); the key names the transfer, not the body. `payops transfers create` always sends one.'},
+  {topic: 'Account transfer validation', assumed: 'Unknown accounts 404; same account 400; `currency_code` must equal the source account\'s currency (400 incompatible currency); ACH and instant rails only between two USD accounts, wire between any (400 unsupported rail).'},
+  {topic: 'Account transfer approve response', assumed: '200 `{data: transfer}` with status `approved`; any other state 400, unknown 404. It is then initiated by the bank side (in the emulator: on its own with async initiation, else through the control API).'},
+  {topic: '`scheduled_date`', assumed: 'Stored and returned as given; the emulator does not hold the transfer until that day.'},
+  {topic: 'Rail filter grouped literals', assumed: '`ach` = same_day_ach + standard_ach, `instant` = instant_card + instant_bank, `all` = every rail.'},
+  {topic: 'Account-transfer list errors', assumed: 'Invalid filter values (unknown rail or status, non-integer amounts, malformed date-times, bad cursor) are 400 VALIDATION_ERROR.'},
+  {topic: 'Rail options', assumed: 'Two USD accounts: `ACH`, `RTP`, `Wire`; any other pair: `Wire`. Same account 400, unknown account 404.'},
+  {
+    topic: 'Conversion estimate',
+    assumed:
+      'A fixed table of indicative rates per USD; the pair rate is rounded half-up to 6 decimals and that rate is applied; the destination amount is rounded half-up to whole minor units with each currency\'s exponent. Same account 400, unknown account 404.',
+  },
+  {topic: 'Account transfer GET', assumed: 'No single-transfer endpoint: `--wait` polls the list filtered by the source account and a created_at window and finds the id.'},
 ]

@@ -6,6 +6,8 @@ import {RawApi} from './raw.js'
 import {PartiesApi, PayeesApi} from './parties.js'
 import {PayinsApi} from './payins.js'
 import {TokensApi} from './tokens.js'
+import {TransfersApi} from './transfers.js'
+import {TreasuryApi} from './treasury.js'
 
 export class Api {
   readonly client: ApiClient
@@ -16,6 +18,8 @@ export class Api {
   readonly payees: PayeesApi
   readonly payins: PayinsApi
   readonly tokens: TokensApi
+  readonly treasury: TreasuryApi
+  readonly transfers: TransfersApi
 
   constructor(opts: ClientOptions | ApiClient) {
     this.client = opts instanceof ApiClient ? opts : new ApiClient(opts)
@@ -26,6 +30,8 @@ export class Api {
     this.payees = new PayeesApi(this.client)
     this.payins = new PayinsApi(this.client)
     this.tokens = new TokensApi(this.client)
+    this.treasury = new TreasuryApi(this.client)
+    this.transfers = new TransfersApi(this.client)
   }
 
   close(): Promise<void> {

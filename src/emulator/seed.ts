@@ -5,6 +5,7 @@
  */
 import {ENTITY_ROLES, Store, type EntityRole, type Mode} from './store.js'
 import {seedParties} from './seed-parties.js'
+import {seedTreasury} from './seed-treasury.js'
 
 export interface EntitySeed {
   name: string
@@ -42,6 +43,7 @@ function seedEntities(store: Store, entityIds: Partial<Record<EntityRole, string
     const account = store.createTreasuryAccount(entity, {label: seed.account.label, currency_code: seed.account.currency_code, simulated: seed.mode === 'test'})
     for (const name of seed.subaccounts) store.createSubaccount(entity, {name, currency_code: account.currency_code})
     seedParties(store, entity, role)
+    seedTreasury(store, entity)
   }
 }
 

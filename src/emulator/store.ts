@@ -228,12 +228,63 @@ export interface PayinRecord extends Row {
   updated_at: string
 }
 
+/** A bank-reported line of a treasury account. Unknown fields are absent, never null. */
+export interface BankTransactionRecord extends Row {
+  account_id: string
+  amount_in_minor_units: number
+  currency_code: string
+  description: string
+  sender_info?: string
+  receiver_info?: string
+  direction?: Direction
+  transaction_date?: string
+  created_at: string
+  /** The subaccount a simulated credit was booked to. */
+  subaccount_id?: string
+  /** The Idempotency-Key (sandbox reference) of a simulated credit, and its request's fingerprint. */
+  sandbox_reference?: string
+  request_fingerprint?: string
+  /** The account transfer this line comes from. */
+  transfer_id?: string
+}
+
+export type NewBankTransaction = Omit<BankTransactionRecord, 'id' | 'seq' | 'account_id' | 'created_at'>
+
+export const TRANSFER_STATUSES = ['created', 'approved', 'initiated', 'debited', 'settled', 'failed', 'canceled'] as const
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number]
+
+export interface AccountTransferRecord extends Row {
+  from_account_id: string
+  to_account_id: string
+  amount_in_minor_units: number
+  currency_code: string
+  rail: string
+  status: TransferStatus
+  status_recorded_at: string
+  client_metadata: Record<string, unknown> | null
+  scheduled_date: string | null
+  idempotency_key: string | null
+  created_at: string
+  updated_at: string
+}
+
 export type NewParty = Omit<PartyRecord, 'id' | 'seq' | 'created_at' | 'updated_at'> & {id?: string; created_at?: string}
 
 export type NewPayin = Omit<PayinRecord, 'id' | 'seq' | 'status' | 'status_recorded_at' | 'created_at' | 'updated_at'> & {
   id?: string
   status?: PayinStatusValue
   created_at?: string
+}
+
+export interface NewAccountTransfer {
+  from_account_id: string
+  to_account_id: string
+  amount_in_minor_units: number
+  currency_code: string
+  rail: string
+  client_metadata?: Record<string, unknown> | null
+  scheduled_date?: string | null
+  idempotency_key?: string | null
 }
 
 export interface ApiKeyRecord {
@@ -267,6 +318,15 @@ export class Entity {
   readonly payers = new Table<PartyRecord>()
   readonly payees = new Table<PartyRecord>()
   readonly payins = new Table<PayinRecord>()
+  /** Bank-reported lines per treasury account id. */
+  readonly bankTransactions = new Grouped<BankTransactionRecord>()
+  /** Sandbox reference (Idempotency-Key of a simulated credit) -> `account_id/bank_transaction_id`. */
+  readonly creditReferences = new Map<string, string>()
+  readonly accountTransfers = new Table<AccountTransferRecord>()
+  /** Idempotency-Key -> account transfer id. */
+  readonly transferIdempotencyKeys = new Map<string, string>()
+  /** Async initiation of account transfers: `delay_ms` -> milliseconds (absent: synchronous). */
+  readonly transferSettings = new Map<string, string>()
 
   constructor(init: {id: string; role: EntityRole; name: string; mode: Mode; routing_number: string; created_at: string}) {
     this.id = init.id
@@ -439,6 +499,73 @@ export class Store {
     entity.treasuryAccounts.insert(rec)
     this.changed()
     return rec
+  }
+
+  updateTreasuryAccountLabel(account: TreasuryAccountRecord, label: string): void {
+    account.label = label
+    account.updated_at = this.now()
+    this.changed()
+  }
+
+  // ---- bank-reported transactions ----
+
+  addBankTransaction(entity: Entity, accountId: string, input: NewBankTransaction): BankTransactionRecord {
+    if (!entity.treasuryAccounts.has(accountId)) throw new Error(`treasury account ${accountId} does not exist in entity ${entity.id}`)
+    const rec: BankTransactionRecord = {id: randomUUID(), seq: this.nextSeq(), account_id: accountId, created_at: this.now(), ...input}
+    const loose = rec as unknown as Record<string, unknown>
+    for (const k of Object.keys(loose)) if (loose[k] === undefined || loose[k] === null) delete loose[k]
+    entity.bankTransactions.table(accountId).insert(rec)
+    if (rec.sandbox_reference !== undefined) entity.creditReferences.set(rec.sandbox_reference, `${accountId}/${rec.id}`)
+    this.changed()
+    return rec
+  }
+
+  /** The simulated credit a sandbox reference was used for, if any. */
+  creditByReference(entity: Entity, reference: string): BankTransactionRecord | undefined {
+    const where = entity.creditReferences.get(reference)
+    if (where === undefined) return undefined
+    const [accountId, id] = where.split('/')
+    return entity.bankTransactions.get(accountId)?.get(id)
+  }
+
+  // ---- account transfers ----
+
+  /** Creates an account transfer in `created` and binds its Idempotency-Key (if any) to it. */
+  createAccountTransfer(entity: Entity, input: NewAccountTransfer): AccountTransferRecord {
+    const now = this.now()
+    const rec: AccountTransferRecord = {
+      id: randomUUID(),
+      seq: this.nextSeq(),
+      from_account_id: input.from_account_id,
+      to_account_id: input.to_account_id,
+      amount_in_minor_units: input.amount_in_minor_units,
+      currency_code: input.currency_code,
+      rail: input.rail,
+      status: 'created',
+      status_recorded_at: now,
+      client_metadata: input.client_metadata ?? null,
+      scheduled_date: input.scheduled_date ?? null,
+      idempotency_key: input.idempotency_key ?? null,
+      created_at: now,
+      updated_at: now,
+    }
+    entity.accountTransfers.insert(rec)
+    if (rec.idempotency_key !== null) entity.transferIdempotencyKeys.set(rec.idempotency_key, rec.id)
+    this.changed()
+    return rec
+  }
+
+  transferByIdempotencyKey(entity: Entity, key: string): AccountTransferRecord | undefined {
+    const id = entity.transferIdempotencyKeys.get(key)
+    return id === undefined ? undefined : entity.accountTransfers.get(id)
+  }
+
+  setTransferStatus(transfer: AccountTransferRecord, status: TransferStatus): void {
+    const now = this.now()
+    transfer.status = status
+    transfer.status_recorded_at = now
+    transfer.updated_at = now
+    this.changed()
   }
 
   // ---- subaccounts ----

@@ -1,0 +1,170 @@
+import type {ApiClient} from './client.js'
+import {fillPath, p} from './client.js'
+import {PATHS} from './assumptions.js'
+import {paginate, type PaginateOptions} from './paginate.js'
+import {describeIssues} from './schemas/common.js'
+import {AccountTransfer, ConversionEstimate, FINAL_TRANSFER_STATUSES, RailOptions, TransferCreateRequest} from './schemas/transfers.js'
+import {NetworkError, UsageError} from '../errors.js'
+
+export interface TransferFilters {
+  limit?: number
+  order?: 'asc' | 'desc'
+  account_id?: string[]
+  rail?: string[]
+  status?: string[]
+  amount_in_minor_units_gte?: number
+  amount_in_minor_units_lte?: number
+  created_at_gte?: string
+  created_at_lte?: string
+}
+
+export interface TransferCreateInput {
+  from_account_id: string
+  to_account_id: string
+  amount_in_minor_units: number
+  currency_code: string
+  rail: string
+  auto_approve?: boolean
+  scheduled_date?: string
+  client_metadata?: Record<string, string>
+}
+
+/** Validates a create body with the very schema the API (emulator) applies; a usage error if bad. */
+export function validateTransferCreate(input: TransferCreateInput): TransferCreateRequest {
+  const r = TransferCreateRequest.safeParse(input)
+  if (!r.success) throw new UsageError(`Invalid transfer: ${describeIssues(r.error)}`)
+  return r.data
+}
+
+export function isFinalTransferStatus(status: string): boolean {
+  return FINAL_TRANSFER_STATUSES.includes(status.toLowerCase())
+}
+
+export interface WaitOptions {
+  /** Give up after this long (milliseconds). */
+  timeoutMs: number
+  /** Time between two polls (milliseconds). */
+  intervalMs?: number
+  /** A non-final status (other than `approved`) unchanged for this many polls in a row counts as stable. */
+  stablePolls?: number
+  /** Called whenever the status changes. */
+  onStatus?: (transfer: AccountTransfer) => void
+  sleep?: (ms: number) => Promise<void>
+  now?: () => number
+}
+
+export interface WaitResult {
+  transfer: AccountTransfer
+  /**
+   * `final`: settled, failed or canceled; `stable`: unchanged for `stablePolls` polls;
+   * `awaiting_approval`: `created`, which only an approval moves on.
+   */
+  outcome: 'final' | 'stable' | 'awaiting_approval'
+}
+
+/** `--wait` ran out of time; `last` is the transfer as last seen. Exit 7. */
+export class WaitTimeoutError extends NetworkError {
+  readonly last: AccountTransfer
+  constructor(last: AccountTransfer, timeoutMs: number) {
+    super(`Timed out after ${Math.round(timeoutMs / 1000)}s waiting for account transfer ${last.id}; last status: ${last.status}.`, 'WAIT_TIMEOUT')
+    this.last = last
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {...super.toJSON(), transfer_id: this.last.id, last_status: this.last.status}
+  }
+}
+
+/** How far around a transfer's created_at the list is searched when polling for it. */
+const CREATED_WINDOW_MS = 60_000
+
+export class TransfersApi {
+  constructor(private readonly client: ApiClient) {}
+
+  listPage(filters: TransferFilters, cursor?: string) {
+    return this.client.page('/api/treasury/account-transfers', {...filters, cursor}, AccountTransfer)
+  }
+
+  list(filters: TransferFilters, opts: PaginateOptions) {
+    return paginate((cursor) => this.listPage(filters, cursor), opts)
+  }
+
+  /** Creates a transfer; always with an Idempotency-Key so that a retry can never move money twice. */
+  create(input: TransferCreateInput, idempotencyKey: string) {
+    const body = validateTransferCreate(input)
+    return this.client.request({method: 'POST', path: fillPath(PATHS.transferCreate, {}), body, idempotencyKey, schema: AccountTransfer})
+  }
+
+  approve(id: string) {
+    return this.client.request({method: 'POST', path: p`/api/treasury/account-transfers/${id}/approve`, body: {}, schema: AccountTransfer})
+  }
+
+  estimate(fromAccountId: string, toAccountId: string, amountMinor: number) {
+    return this.client.request({
+      method: 'GET',
+      path: '/api/treasury/account-transfers/conversion-estimate',
+      query: {from_account_id: fromAccountId, to_account_id: toAccountId, amount_in_minor_units: amountMinor},
+      schema: ConversionEstimate,
+    })
+  }
+
+  rails(fromAccountId: string, toAccountId: string) {
+    return this.client.request({
+      method: 'GET',
+      path: '/api/treasury/account-transfers/rail-options',
+      query: {from_account_id: fromAccountId, to_account_id: toAccountId},
+      schema: RailOptions,
+    })
+  }
+
+  /**
+   * Finds a transfer by id. There is no GET for one transfer, so the list is searched, filtered by
+   * the source account and a window around the creation time.
+   */
+  async find(known: Pick<AccountTransfer, 'id' | 'from_account_id' | 'created_at'>): Promise<AccountTransfer | undefined> {
+    const filters: TransferFilters = {account_id: [known.from_account_id], limit: 500}
+    const created = known.created_at === undefined ? Number.NaN : Date.parse(known.created_at)
+    if (!Number.isNaN(created)) {
+      filters.created_at_gte = new Date(created - CREATED_WINDOW_MS).toISOString()
+      filters.created_at_lte = new Date(created + CREATED_WINDOW_MS).toISOString()
+    }
+    for await (const t of this.list(filters, {all: true})) if (t.id === known.id) return t
+    return undefined
+  }
+
+  /**
+   * Polls until the transfer reaches a final status (settled, failed, canceled) or its status stays
+   * the same for `stablePolls` polls in a row; throws {@link WaitTimeoutError} after `timeoutMs`.
+   * `approved` means queued for initiation, so it is never taken as stable; a `created` transfer
+   * awaits an approval and is returned at once.
+   */
+  async waitFor(transfer: AccountTransfer, opts: WaitOptions): Promise<WaitResult> {
+    const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
+    const now = opts.now ?? Date.now
+    const interval = opts.intervalMs ?? 1000
+    const stablePolls = opts.stablePolls ?? 3
+    const deadline = now() + opts.timeoutMs
+    let last = transfer
+    let unchanged = 0
+    if (isFinalTransferStatus(last.status)) return {transfer: last, outcome: 'final'}
+    if (last.status === 'created') return {transfer: last, outcome: 'awaiting_approval'}
+    for (;;) {
+      const remaining = deadline - now()
+      if (remaining <= 0) throw new WaitTimeoutError(last, opts.timeoutMs)
+      await sleep(Math.min(interval, remaining))
+      const seen = await this.find(last)
+      if (seen) {
+        if (seen.status === last.status) unchanged++
+        else {
+          unchanged = 0
+          opts.onStatus?.(seen)
+        }
+        last = seen
+      }
+      if (isFinalTransferStatus(last.status)) return {transfer: last, outcome: 'final'}
+      if (last.status === 'created') return {transfer: last, outcome: 'awaiting_approval'}
+      if (unchanged >= stablePolls && last.status !== 'approved') return {transfer: last, outcome: 'stable'}
+      if (now() >= deadline) throw new WaitTimeoutError(last, opts.timeoutMs)
+    }
+  }
+}

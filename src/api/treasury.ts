@@ -1,0 +1,107 @@
+import type {ApiClient} from './client.js'
+import {p} from './client.js'
+import {paginate, type PaginateOptions} from './paginate.js'
+import {describeIssues} from './schemas/common.js'
+import {BankTransaction, SimulateCreditRequest, SimulatedCredit, TreasuryAccount, UpdateLabelRequest} from './schemas/treasury.js'
+import {ApiError, UsageError} from '../errors.js'
+
+export interface ListFilters {
+  limit?: number
+  order?: 'asc' | 'desc'
+}
+
+export interface BankTransactionFilters extends ListFilters {
+  transaction_date_gte?: string
+  transaction_date_lte?: string
+}
+
+export interface SimulateCreditInput {
+  rail: 'standard_ach' | 'wire'
+  amount_in_minor_units: number
+  transaction_date?: string
+  sender_info?: string
+  subaccount_id?: string
+}
+
+/** Validates a simulated-credit body with the schema the API (emulator) applies; a usage error if bad. */
+export function validateSimulateCredit(input: SimulateCreditInput): SimulateCreditRequest {
+  const r = SimulateCreditRequest.safeParse(input)
+  if (!r.success) throw new UsageError(`Invalid simulated credit: ${describeIssues(r.error)}`)
+  return r.data
+}
+
+export class TreasuryApi {
+  constructor(private readonly client: ApiClient) {}
+
+  accountsPage(filters: ListFilters, cursor?: string) {
+    return this.client.page('/api/treasury/accounts', {...filters, cursor}, TreasuryAccount)
+  }
+
+  accounts(filters: ListFilters, opts: PaginateOptions) {
+    return paginate((cursor) => this.accountsPage(filters, cursor), opts)
+  }
+
+  /**
+   * Finds one account by walking the account list (the spec has no GET for one account); stops at
+   * the first match, one page of 500 at a time.
+   */
+  async findAccount(id: string): Promise<TreasuryAccount | undefined> {
+    for await (const a of this.accounts({limit: 500}, {all: true})) if (a.id === id) return a
+    return undefined
+  }
+
+  /**
+   * Parses an amount in the account's own currency, learned from the account list. A --currency
+   * that differs from the account's is refused; an account missing from the list is a 404 unless
+   * --currency says how to read the amount (the API then has the last word).
+   */
+  async resolveAmount(
+    accountId: string,
+    flags: {amount?: string; currency?: string},
+    parse: (currency?: string | null) => {minor: number; currency: string},
+    what = 'account',
+  ): Promise<{minor: number; currency: string}> {
+    const account = await this.findAccount(accountId)
+    if (!account) {
+      if (flags.amount !== undefined && flags.currency === undefined) {
+        throw new ApiError({status: 404, errorCode: 'NOT_FOUND', message: `treasury ${what} ${accountId} not found (it is not in GET /api/treasury/accounts)`})
+      }
+      return parse(null)
+    }
+    const currency = account.currency_code.toUpperCase()
+    if (flags.currency !== undefined && flags.currency.trim().toUpperCase() !== currency) {
+      throw new UsageError(`--currency ${flags.currency.trim().toUpperCase()} does not match the ${what}'s currency ${currency}.`)
+    }
+    return parse(currency)
+  }
+
+  updateLabel(id: string, label: string) {
+    const r = UpdateLabelRequest.safeParse({label})
+    if (!r.success) throw new UsageError(`Invalid label: ${describeIssues(r.error)}`)
+    return this.client.request({method: 'POST', path: p`/api/treasury/accounts/${id}/update-label`, body: r.data, schema: TreasuryAccount})
+  }
+
+  transactionsPage(accountId: string, filters: BankTransactionFilters, cursor?: string) {
+    return this.client.page(p`/api/treasury/accounts/${accountId}/bank-transactions`, {...filters, cursor}, BankTransaction)
+  }
+
+  transactions(accountId: string, filters: BankTransactionFilters, opts: PaginateOptions) {
+    return paginate((cursor) => this.transactionsPage(accountId, filters, cursor), opts)
+  }
+
+  transaction(accountId: string, id: string) {
+    return this.client.request({method: 'GET', path: p`/api/treasury/accounts/${accountId}/bank-transactions/${id}`, schema: BankTransaction})
+  }
+
+  /** Always with an Idempotency-Key (the sandbox reference), so that a retry never credits twice. */
+  simulateCredit(accountId: string, input: SimulateCreditInput, idempotencyKey: string) {
+    const body = validateSimulateCredit(input)
+    return this.client.request({
+      method: 'POST',
+      path: p`/api/treasury/accounts/${accountId}/simulate-inbound-credit`,
+      body,
+      idempotencyKey,
+      schema: SimulatedCredit,
+    })
+  }
+}

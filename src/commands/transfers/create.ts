@@ -1,0 +1,95 @@
+import {Flags, ux} from '@oclif/core'
+import {randomUUID} from 'node:crypto'
+import {ApiCommand} from '../../base-command.js'
+import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../../output/columns.js'
+import {moneyFlags, parseDate, parseKeyValues, parseMoneyFlags} from '../../flags.js'
+import {formatMoney} from '../../money.js'
+import {TRANSFER_RAILS, type AccountTransfer} from '../../api/schemas/transfers.js'
+import {WaitTimeoutError, isFinalTransferStatus, validateTransferCreate} from '../../api/transfers.js'
+
+export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> {
+  static override summary = 'Transfer funds between two treasury accounts.'
+  static override description = [
+    '--currency is required and must be the source account\'s currency; --amount is parsed exactly with its minor-unit exponent.',
+    'Always sends an Idempotency-Key (generated when not given, printed on stderr): re-running with the same key returns the same transfer instead of a second one.',
+    'With auto-approval (the default) the transfer is approved and initiated at once; when the API answers 202 (async initiation) it continues in the background. --wait polls the transfer list until the status is final (settled, failed, canceled) or, past `approved`, unchanged for 3 polls, with a spinner on a terminal; --wait-timeout ends the wait with exit 7 (the last state is still printed).',
+  ].join('\n')
+  static override examples = [
+    '<%= config.bin %> transfers create --from ACC_USD --to ACC_USD_2 --amount 1500.00 --currency USD --rail same_day_ach',
+    '<%= config.bin %> transfers create --from ACC_USD --to ACC_GBP --amount-minor 250000 --currency USD --rail wire --wait',
+  ]
+  static override flags = {
+    from: Flags.string({summary: 'Source treasury account id.', required: true, aliases: ['from-account-id']}),
+    to: Flags.string({summary: 'Destination treasury account id.', required: true, aliases: ['to-account-id']}),
+    amount: moneyFlags.amount,
+    'amount-minor': moneyFlags['amount-minor'],
+    currency: Flags.string({summary: 'ISO 4217 currency: the source account\'s currency.', required: true, aliases: ['currency-code']}),
+    rail: Flags.option({summary: 'Payment rail.', options: TRANSFER_RAILS, required: true})(),
+    'auto-approve': Flags.boolean({summary: 'Approve and initiate in the same request (--no-auto-approve leaves it created).', default: true, allowNo: true}),
+    'scheduled-date': Flags.string({summary: 'Send day YYYY-MM-DD (America/New_York); default: immediate.'}),
+    metadata: Flags.string({summary: 'client_metadata entry key=value (repeatable).', multiple: true}),
+    'idempotency-key': Flags.string({summary: 'Idempotency-Key to send (default: a new UUID, printed on stderr).'}),
+    wait: Flags.boolean({summary: 'Poll until the status stops changing (settled, failed, canceled, or stable).'}),
+    'wait-timeout': Flags.integer({summary: 'Seconds --wait may take before exit 7.', default: 60, min: 1}),
+    'poll-interval': Flags.integer({summary: 'Milliseconds between two polls of --wait.', default: 1000, min: 50}),
+  }
+
+  async run(): Promise<void> {
+    const f = this.flags
+    const {minor, currency} = parseMoneyFlags(f)
+    const scheduled = f['scheduled-date'] === undefined ? undefined : parseDate(f['scheduled-date'], '--scheduled-date')
+    const key = f['idempotency-key'] ?? randomUUID()
+    const input = {
+      from_account_id: f.from,
+      to_account_id: f.to,
+      amount_in_minor_units: minor,
+      currency_code: currency,
+      rail: f.rail,
+      auto_approve: f['auto-approve'],
+      scheduled_date: scheduled,
+      client_metadata: parseKeyValues(f.metadata, '--metadata'),
+    }
+    validateTransferCreate(input)
+    const api = await this.api()
+    const amount = formatMoney(minor, currency)
+    await this.confirmMutation({
+      action: `Transfer ${amount} by ${f.rail}${f['auto-approve'] ? '' : ' (created, not approved)'}`,
+      amount,
+      from: f.from,
+      to: f.to,
+      details: {rail: f.rail, scheduled: scheduled},
+    })
+    this.out.note(`Idempotency-Key: ${key}${f['idempotency-key'] ? '' : '  (re-run with --idempotency-key to retry safely)'}`)
+    const res = await api.transfers.create(input, key)
+    if (res.status === 200) this.out.note(`Replayed: a transfer already exists for this Idempotency-Key (status ${res.data.status}); nothing new was sent.`)
+    if (res.status === 202) this.out.note(`Accepted (202): transfer ${res.data.id} is ${res.data.status}; processing continues${f.wait ? '' : ' (use --wait to follow it)'}.`)
+    if (res.warning) this.out.warn(res.warning)
+    let transfer: AccountTransfer = res.data
+    if (f.wait && !isFinalTransferStatus(transfer.status)) transfer = await this.follow(transfer)
+    await this.out.resource(transfer, TRANSFER_COLUMNS, TRANSFER_KNOWN)
+  }
+
+  /** --wait: polls through the API layer; a spinner on a terminal, quiet otherwise. */
+  private async follow(transfer: AccountTransfer): Promise<AccountTransfer> {
+    const api = await this.api()
+    const spinner = Boolean(process.stderr.isTTY)
+    if (spinner) ux.action.start(`Waiting for transfer ${transfer.id}`, transfer.status, {stdout: false})
+    try {
+      const {transfer: last, outcome} = await api.transfers.waitFor(transfer, {
+        timeoutMs: this.flags['wait-timeout'] * 1000,
+        intervalMs: this.flags['poll-interval'],
+        onStatus: (t) => {
+          if (spinner) ux.action.status = t.status
+        },
+      })
+      if (spinner) ux.action.stop(last.status)
+      if (outcome === 'stable') this.out.note(`Transfer ${last.id} is ${last.status} (not final) and has stopped changing; stopped waiting.`)
+      if (outcome === 'awaiting_approval') this.out.note(`Transfer ${last.id} is created and awaits approval (\`payops transfers approve ${last.id}\`); nothing to wait for.`)
+      return last
+    } catch (err) {
+      if (spinner) ux.action.stop('timed out')
+      if (err instanceof WaitTimeoutError) await this.out.resource(err.last, TRANSFER_COLUMNS, TRANSFER_KNOWN)
+      throw err
+    }
+  }
+}

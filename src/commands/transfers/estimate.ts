@@ -1,0 +1,28 @@
+import {Flags} from '@oclif/core'
+import {ApiCommand} from '../../base-command.js'
+import {ESTIMATE_COLUMNS} from '../../output/columns.js'
+import {moneyFlags, parseMoneyFlags} from '../../flags.js'
+
+export default class TransfersEstimate extends ApiCommand<typeof TransfersEstimate> {
+  static override summary = 'Estimate the destination amount of a transfer (indicative, not a quote).'
+  static override description =
+    'The amount is in the SOURCE account\'s currency, learned from the account list (a --currency that differs is refused). The rate and destination amount are indicative and may differ at settlement.'
+  static override examples = [
+    '<%= config.bin %> transfers estimate --from ACC_USD --to ACC_INR --amount 1000.00',
+    '<%= config.bin %> transfers estimate --from ACC_GBP --to ACC_USD --amount-minor 10000',
+  ]
+  static override flags = {
+    from: Flags.string({summary: 'Source treasury account id.', required: true, aliases: ['from-account-id']}),
+    to: Flags.string({summary: 'Destination treasury account id.', required: true, aliases: ['to-account-id']}),
+    ...moneyFlags,
+  }
+
+  async run(): Promise<void> {
+    const f = this.flags
+    const api = await this.api()
+    const {minor} = await api.treasury.resolveAmount(f.from, f, (fallback) => parseMoneyFlags(f, fallback), 'source account')
+    const res = await api.transfers.estimate(f.from, f.to, minor)
+    if (res.warning) this.out.warn(res.warning)
+    await this.out.resource(res.data, ESTIMATE_COLUMNS)
+  }
+}

@@ -1,0 +1,15 @@
+import {ApiCommand} from '../../../base-command.js'
+import {TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN} from '../../../output/columns.js'
+
+export default class TreasuryAccountsList extends ApiCommand<typeof TreasuryAccountsList> {
+  static override summary = 'List the treasury (main operating) accounts of the entity.'
+  static override description = 'Accounts are provisioned by onboarding; only their label can be changed (`treasury accounts update-label`).'
+  static override examples = ['<%= config.bin %> treasury accounts list', '<%= config.bin %> treasury accounts list --all -o csv']
+  static override flags = {...ApiCommand.listFlags}
+
+  async run(): Promise<void> {
+    const {limit, order, paginate} = this.listOptions()
+    const api = await this.api()
+    await this.renderList(api.treasury.accounts({limit, order}, paginate), TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN)
+  }
+}

@@ -1,0 +1,33 @@
+import {Args, Flags} from '@oclif/core'
+import {ApiCommand} from '../../../base-command.js'
+import {BANK_TRANSACTION_COLUMNS} from '../../../output/columns.js'
+import {parseDate} from '../../../flags.js'
+
+export default class TreasuryTransactionsList extends ApiCommand<typeof TreasuryTransactionsList> {
+  static override summary = 'List the bank-reported transactions of a treasury account.'
+  static override description =
+    'Fields the bank did not report (sender, receiver, direction, date) are left out of JSON output and empty in tables. Date filters are inclusive; lines without a date never match them.'
+  static override examples = [
+    '<%= config.bin %> treasury transactions list ACCOUNT_ID --transaction-date-gte 2026-01-01 --transaction-date-lte 2026-01-31',
+    '<%= config.bin %> treasury transactions list ACCOUNT_ID --all -o ndjson',
+  ]
+  static override args = {account: Args.string({description: 'treasury account id', required: true})}
+  static override flags = {
+    ...ApiCommand.listFlags,
+    'transaction-date-gte': Flags.string({summary: 'Transaction date on or after (YYYY-MM-DD, inclusive).', aliases: ['transaction_date_gte']}),
+    'transaction-date-lte': Flags.string({summary: 'Transaction date on or before (YYYY-MM-DD, inclusive).', aliases: ['transaction_date_lte']}),
+  }
+
+  async run(): Promise<void> {
+    const f = this.flags
+    const {limit, order, paginate} = this.listOptions()
+    const filters = {
+      limit,
+      order,
+      transaction_date_gte: f['transaction-date-gte'] === undefined ? undefined : parseDate(f['transaction-date-gte'], '--transaction-date-gte'),
+      transaction_date_lte: f['transaction-date-lte'] === undefined ? undefined : parseDate(f['transaction-date-lte'], '--transaction-date-lte'),
+    }
+    const api = await this.api()
+    await this.renderList(api.treasury.transactions(this.args.account, filters, paginate), BANK_TRANSACTION_COLUMNS)
+  }
+}
