@@ -4,7 +4,7 @@ import {PATHS} from './assumptions.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {describeIssues} from './schemas/common.js'
 import {AccountTransfer, ConversionEstimate, FINAL_TRANSFER_STATUSES, RailOptions, TransferCreateRequest} from './schemas/transfers.js'
-import {NetworkError, UsageError} from '../errors.js'
+import {NetworkError, NotConfirmedError, UsageError} from '../errors.js'
 
 export interface TransferFilters {
   limit?: number
@@ -115,6 +115,16 @@ export class TransfersApi {
       query: {from_account_id: fromAccountId, to_account_id: toAccountId},
       schema: RailOptions,
     })
+  }
+
+  /**
+   * A transfer awaiting approval, found in the list of `created` transfers (there is no GET for
+   * one transfer): its amount and destination are checked against the profile's limits and shown
+   * in the LIVE confirmation. A transfer that cannot be found cannot be checked, so it is refused.
+   */
+  async pendingForApproval(id: string): Promise<AccountTransfer> {
+    for await (const t of this.list({status: ['created'], limit: 500}, {all: true})) if (t.id === id) return t
+    throw new NotConfirmedError(`Cannot check transfer ${id} against the profile's limits and the LIVE confirmation: it is not among the transfers awaiting approval. Nothing was approved.`)
   }
 
   /**

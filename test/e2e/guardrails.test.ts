@@ -86,6 +86,27 @@ describe('profile limits', () => {
     expect((await cli(['moves', 'approve', pending])).code).toBe(0)
   })
 
+  it('transfers create and approve are checked against the limits too', async () => {
+    const accounts = (await cli(['treasury', 'accounts', 'list'])).json() as Array<{id: string; currency_code: string}>
+    const [usd1, usd2] = accounts.filter((x) => x.currency_code === 'USD')
+    await cli(['profiles', 'set', 'sandbox', 'max-amount', '100.00', 'USD'])
+    const over = await cli(['transfers', 'create', '--from', usd1.id, '--to', usd2.id, '--amount', '100.01', '--currency', 'USD', '--rail', 'wire'])
+    expect(over.code).toBe(3)
+    expect(over.stderr).toMatch(/100\.01 USD is over the max-amount 100\.00 USD/)
+    expect(over.stderr).not.toMatch(/Idempotency-Key/)
+    const pending = await cli(['transfers', 'create', '--from', usd1.id, '--to', usd2.id, '--amount', '90.00', '--currency', 'USD', '--rail', 'wire', '--no-auto-approve'])
+    expect(pending.code, pending.stderr).toBe(0)
+    await cli(['profiles', 'set', 'sandbox', 'max-amount', '50.00', 'USD'])
+    const approve = await cli(['transfers', 'approve', pending.json().id])
+    expect(approve.code).toBe(3)
+    expect(approve.stderr).toMatch(/90\.00 USD is over the max-amount 50\.00 USD/)
+    const overridden = await cli(['transfers', 'approve', pending.json().id, '--override-limits', '--yes'])
+    expect(overridden.code, overridden.stderr).toBe(0)
+    expect(overridden.json().status).toBe('approved')
+    expect((await cli(['transfers', 'approve', '00000000-0000-4000-8000-000000000000'])).stderr).toMatch(/not among the transfers awaiting approval/)
+    await cli(['profiles', 'set', 'sandbox', 'max-amount', '50.00', 'USD'])
+  })
+
   it('a currency without a max-amount is refused once any max-amount is set', async () => {
     const file = join(dir.path, 'eur.csv')
     writeFileSync(file, ['from,to,amount,currency', `${a},${b},1.00,EUR`].join('\n'))

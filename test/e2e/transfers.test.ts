@@ -198,7 +198,7 @@ describe('transfers approve', () => {
     expect(other.stderr).toMatch(/404 NOT_FOUND/)
     const live = await runAs(emu, 'live', ['transfers', 'approve', t.id])
     expect(live.code).toBe(3)
-    expect(live.stderr).toMatch(/Approve account transfer/)
+    expect(live.stderr).toMatch(/not among the transfers awaiting approval/)
   })
 })
 

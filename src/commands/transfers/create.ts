@@ -3,7 +3,7 @@ import {randomUUID} from 'node:crypto'
 import {ApiCommand} from '../../base-command.js'
 import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../../output/columns.js'
 import {moneyFlags, parseDate, parseKeyValues, parseMoneyFlags} from '../../flags.js'
-import {formatMoney} from '../../money.js'
+import {formatMoney, toDecimalString} from '../../money.js'
 import {TRANSFER_RAILS, type AccountTransfer} from '../../api/schemas/transfers.js'
 import {WaitTimeoutError, isFinalTransferStatus, validateTransferCreate} from '../../api/transfers.js'
 
@@ -32,6 +32,7 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
     wait: Flags.boolean({summary: 'Poll until the status stops changing (settled, failed, canceled, or stable).'}),
     'wait-timeout': Flags.integer({summary: 'Seconds --wait may take before exit 7.', default: 60, min: 1}),
     'poll-interval': Flags.integer({summary: 'Milliseconds between two polls of --wait.', default: 1000, min: 50}),
+    ...ApiCommand.guardFlags,
   }
 
   async run(): Promise<void> {
@@ -52,13 +53,17 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
     validateTransferCreate(input)
     const api = await this.api()
     const amount = formatMoney(minor, currency)
-    await this.confirmMutation({
-      action: `Transfer ${amount} by ${f.rail}${f['auto-approve'] ? '' : ' (created, not approved)'}`,
-      amount,
-      from: f.from,
-      to: f.to,
-      details: {rail: f.rail, scheduled: scheduled},
-    })
+    await this.confirmMovement(
+      {
+        action: `Transfer ${amount} by ${f.rail}${f['auto-approve'] ? '' : ' (created, not approved)'}`,
+        amount,
+        from: f.from,
+        to: f.to,
+        details: {rail: f.rail, scheduled: scheduled},
+      },
+      [{amount_in_minor_units: minor, currency, to: f.to}],
+      toDecimalString(minor, currency),
+    )
     this.out.note(`Idempotency-Key: ${key}${f['idempotency-key'] ? '' : '  (re-run with --idempotency-key to retry safely)'}`)
     const res = await api.transfers.create(input, key)
     if (res.status === 200) this.out.note(`Replayed: a transfer already exists for this Idempotency-Key (status ${res.data.status}); nothing new was sent.`)
