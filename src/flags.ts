@@ -61,6 +61,11 @@ export function parseDateTime(input: string, flag: string): string {
   throw new UsageError(`${flag} "${input}" is not an ISO 8601 date-time (e.g. 2026-01-31T12:00:00Z).`)
 }
 
+/** Applies a flag parser only when the flag was given. */
+export function optional<T>(input: string | undefined, flag: string, parse: (value: string, flag: string) => T): T | undefined {
+  return input === undefined ? undefined : parse(input, flag)
+}
+
 export function parseIntegerFlag(input: string | undefined, flag: string): number | undefined {
   if (input === undefined) return undefined
   if (!/^-?\d+$/.test(input.trim())) throw new UsageError(`${flag} "${input}" must be a whole number.`)
@@ -88,8 +93,8 @@ export interface PartyListInput {
 
 /** The party-list filters as query parameters; dates are validated (exit 2) before any request. */
 export function parsePartyFilters(f: PartyListInput): {email?: string; name?: string; has_default?: boolean; created_at_gte?: string; created_at_lte?: string} {
-  const gte = f['created-at-gte'] === undefined ? undefined : parseDate(f['created-at-gte'], '--created-at-gte')
-  const lte = f['created-at-lte'] === undefined ? undefined : parseDate(f['created-at-lte'], '--created-at-lte')
+  const gte = optional(f['created-at-gte'], '--created-at-gte', parseDate)
+  const lte = optional(f['created-at-lte'], '--created-at-lte', parseDate)
   if (gte !== undefined && lte !== undefined && gte > lte) throw new UsageError(`--created-at-gte ${gte} is after --created-at-lte ${lte}.`)
   return {email: f.email, name: f.name, has_default: f['has-default'], created_at_gte: gte, created_at_lte: lte}
 }

@@ -561,11 +561,7 @@ export class Store {
   }
 
   setTransferStatus(transfer: AccountTransferRecord, status: TransferStatus): void {
-    const now = this.now()
-    transfer.status = status
-    transfer.status_recorded_at = now
-    transfer.updated_at = now
-    this.changed()
+    this.setStatus(transfer, status)
   }
 
   // ---- subaccounts ----
@@ -659,10 +655,15 @@ export class Store {
   }
 
   setMoveStatus(move: MoveRecord, status: MoveStatus): void {
+    this.setStatus(move, status)
+  }
+
+  /** Sets a record's status and stamps when it changed (moves, transfers, payins). */
+  setStatus<T extends {status: string; status_recorded_at: string; updated_at: string}>(rec: T, status: T['status']): void {
     const now = this.now()
-    move.status = status
-    move.status_recorded_at = now
-    move.updated_at = now
+    rec.status = status
+    rec.status_recorded_at = now
+    rec.updated_at = now
     this.changed()
   }
 
@@ -702,11 +703,7 @@ export class Store {
   }
 
   setPayinStatus(payin: PayinRecord, status: PayinStatusValue): void {
-    const now = this.now()
-    payin.status = status
-    payin.status_recorded_at = now
-    payin.updated_at = now
-    this.changed()
+    this.setStatus(payin, status)
   }
 
   private jwtSecret?: string

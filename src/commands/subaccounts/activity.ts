@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
 import {ACTIVITY_COLUMNS} from '../../output/columns.js'
-import {parseDateTime, parseIntegerFlag} from '../../flags.js'
+import {parseDateTime, parseIntegerFlag, optional} from '../../flags.js'
 
 export default class SubaccountsActivity extends ApiCommand<typeof SubaccountsActivity> {
   static override summary = 'List a subaccount\'s activity (moves and bank-reported credits).'
@@ -28,8 +28,8 @@ export default class SubaccountsActivity extends ApiCommand<typeof SubaccountsAc
       direction: f.direction,
       amount_gte: parseIntegerFlag(f['amount-gte'], '--amount-gte'),
       amount_lte: parseIntegerFlag(f['amount-lte'], '--amount-lte'),
-      effective_at_gte: f['effective-at-gte'] === undefined ? undefined : parseDateTime(f['effective-at-gte'], '--effective-at-gte'),
-      effective_at_lte: f['effective-at-lte'] === undefined ? undefined : parseDateTime(f['effective-at-lte'], '--effective-at-lte'),
+      effective_at_gte: optional(f['effective-at-gte'], '--effective-at-gte', parseDateTime),
+      effective_at_lte: optional(f['effective-at-lte'], '--effective-at-lte', parseDateTime),
     }
     const api = await this.api()
     await this.renderList(api.subaccounts.activity(this.args.id, filters, paginate), ACTIVITY_COLUMNS)

@@ -2,7 +2,7 @@ import {Flags, ux} from '@oclif/core'
 import {randomUUID} from 'node:crypto'
 import {ApiCommand} from '../../base-command.js'
 import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../../output/columns.js'
-import {moneyFlags, parseDate, parseKeyValues, parseMoneyFlags} from '../../flags.js'
+import {moneyFlags, parseDate, parseKeyValues, parseMoneyFlags, optional} from '../../flags.js'
 import {formatMoney, toDecimalString} from '../../money.js'
 import {TRANSFER_RAILS, type AccountTransfer} from '../../api/schemas/transfers.js'
 import {WaitTimeoutError, isFinalTransferStatus, validateTransferCreate} from '../../api/transfers.js'
@@ -38,7 +38,7 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
   async run(): Promise<void> {
     const f = this.flags
     const {minor, currency} = parseMoneyFlags(f)
-    const scheduled = f['scheduled-date'] === undefined ? undefined : parseDate(f['scheduled-date'], '--scheduled-date')
+    const scheduled = optional(f['scheduled-date'], '--scheduled-date', parseDate)
     const key = f['idempotency-key'] ?? randomUUID()
     const input = {
       from_account_id: f.from,

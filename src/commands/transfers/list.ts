@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
 import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../../output/columns.js'
-import {parseDateTime, parseIntegerFlag} from '../../flags.js'
+import {parseDateTime, parseIntegerFlag, optional} from '../../flags.js'
 import {RAIL_FILTER_VALUES, TRANSFER_STATUSES} from '../../api/schemas/transfers.js'
 
 export default class TransfersList extends ApiCommand<typeof TransfersList> {
@@ -36,8 +36,8 @@ export default class TransfersList extends ApiCommand<typeof TransfersList> {
       status: f.status,
       amount_in_minor_units_gte: parseIntegerFlag(f['amount-gte'], '--amount-gte'),
       amount_in_minor_units_lte: parseIntegerFlag(f['amount-lte'], '--amount-lte'),
-      created_at_gte: f['created-at-gte'] === undefined ? undefined : parseDateTime(f['created-at-gte'], '--created-at-gte'),
-      created_at_lte: f['created-at-lte'] === undefined ? undefined : parseDateTime(f['created-at-lte'], '--created-at-lte'),
+      created_at_gte: optional(f['created-at-gte'], '--created-at-gte', parseDateTime),
+      created_at_lte: optional(f['created-at-lte'], '--created-at-lte', parseDateTime),
     }
     const api = await this.api()
     await this.renderList(api.transfers.list(filters, paginate), TRANSFER_COLUMNS, TRANSFER_KNOWN)

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {randomUUID} from 'node:crypto'
 import {ApiCommand} from '../../base-command.js'
 import {AuthError} from '../../errors.js'
-import {moneyFlags, parseDate, parseMoneyFlags} from '../../flags.js'
+import {moneyFlags, parseDate, parseMoneyFlags, optional} from '../../flags.js'
 import {formatMoney} from '../../money.js'
 import {SIMULATED_CREDIT_COLUMNS} from '../../output/columns.js'
 
@@ -32,7 +32,7 @@ export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySi
       throw new AuthError('Refusing: treasury simulate-credit is a sandbox operation and this is a LIVE (live_) key. Use a test_ key. Nothing was sent.')
     }
     const f = this.flags
-    const date = f['transaction-date'] === undefined ? undefined : parseDate(f['transaction-date'], '--transaction-date')
+    const date = optional(f['transaction-date'], '--transaction-date', parseDate)
     const api = await this.api()
     const {minor, currency} = await api.treasury.resolveAmount(this.args.account, f, (fallback) => parseMoneyFlags(f, fallback))
     const key = f['idempotency-key'] ?? randomUUID()

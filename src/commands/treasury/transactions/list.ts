@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../../base-command.js'
 import {BANK_TRANSACTION_COLUMNS} from '../../../output/columns.js'
-import {parseDate} from '../../../flags.js'
+import {parseDate, optional} from '../../../flags.js'
 
 export default class TreasuryTransactionsList extends ApiCommand<typeof TreasuryTransactionsList> {
   static override summary = 'List the bank-reported transactions of a treasury account.'
@@ -24,8 +24,8 @@ export default class TreasuryTransactionsList extends ApiCommand<typeof Treasury
     const filters = {
       limit,
       order,
-      transaction_date_gte: f['transaction-date-gte'] === undefined ? undefined : parseDate(f['transaction-date-gte'], '--transaction-date-gte'),
-      transaction_date_lte: f['transaction-date-lte'] === undefined ? undefined : parseDate(f['transaction-date-lte'], '--transaction-date-lte'),
+      transaction_date_gte: optional(f['transaction-date-gte'], '--transaction-date-gte', parseDate),
+      transaction_date_lte: optional(f['transaction-date-lte'], '--transaction-date-lte', parseDate),
     }
     const api = await this.api()
     await this.renderList(api.treasury.transactions(this.args.account, filters, paginate), BANK_TRANSACTION_COLUMNS)
