@@ -197,6 +197,8 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
         throw new UsageError('No base URL: set PAYOPS_BASE_URL, pass --base-url, or save one in the profile (`payops profiles add NAME --base-url URL`).')
       }
       const f = this.flags as {timeout: number; 'max-retries': number}
+      // Tables mark a LIVE profile, so that production data is never mistaken for sandbox.
+      if (this.isLive && !this.out.machine) this.out.note(`${this.out.paint.live(' LIVE ')} profile ${ctx.profileName ?? '(none)'} · ${ctx.baseUrl}`)
       const {Api} = await import('./api/index.js')
       this._api = new Api({
         baseUrl: ctx.baseUrl,
