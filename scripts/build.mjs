@@ -30,7 +30,6 @@ await build({
   platform: 'node',
   target: 'node20',
   minify: true,
-  keepNames: true,
   sourcemap: false,
   chunkNames: 'chunks/[name]-[hash]',
   legalComments: 'none',

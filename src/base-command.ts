@@ -92,7 +92,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}; code?: string}): Promise<void> {
     // oclif's own exit (this.exit) and help output pass through untouched.
-    if (err.code === 'EEXIT' || err.constructor?.name === 'ExitError') throw err
+    if (err.code === 'EEXIT') throw err
     const {code, line, json} = classify(err)
     this.out.error(redact(line), json)
     if (this.debugOn && !(err instanceof PayopsError) && err.stack) process.stderr.write(redact(err.stack) + '\n')

@@ -21,7 +21,7 @@ export class PayopsError extends Error {
   readonly exitCode: ExitCodeValue
   constructor(message: string, exitCode: ExitCodeValue) {
     super(message)
-    this.name = new.target.name
+    this.name = 'PayopsError'
     this.exitCode = exitCode
   }
 
@@ -33,6 +33,7 @@ export class PayopsError extends Error {
 
 /** Bad flags, bad arguments, bad amounts, bad files: nothing was sent. */
 export class UsageError extends PayopsError {
+  override name = 'UsageError'
   constructor(message: string) {
     super(message, ExitCode.USAGE)
   }
@@ -40,6 +41,7 @@ export class UsageError extends PayopsError {
 
 /** Missing credentials, or a LIVE action that was not confirmed. Nothing was sent. */
 export class AuthError extends PayopsError {
+  override name = 'AuthError'
   constructor(message: string) {
     super(message, ExitCode.AUTH)
   }
@@ -47,6 +49,7 @@ export class AuthError extends PayopsError {
 
 /** The operator declined (or could not be asked) to confirm a LIVE or over-limit action. */
 export class NotConfirmedError extends PayopsError {
+  override name = 'NotConfirmedError'
   constructor(message: string) {
     super(message, ExitCode.AUTH)
   }
@@ -54,6 +57,7 @@ export class NotConfirmedError extends PayopsError {
 
 /** Some items of a bulk command failed, or the API answered 207. */
 export class PartialError extends PayopsError {
+  override name = 'PartialError'
   constructor(message: string) {
     super(message, ExitCode.PARTIAL)
   }
@@ -61,6 +65,7 @@ export class PartialError extends PayopsError {
 
 /** The server answered something the client cannot understand (bad JSON, missing fields). */
 export class ResponseError extends PayopsError {
+  override name = 'ResponseError'
   readonly status: number
   readonly requestId?: string
   constructor(message: string, status: number, requestId?: string) {
@@ -76,6 +81,7 @@ export class ResponseError extends PayopsError {
 
 /** Connection refused, reset, DNS failure or timeout, after every retry. */
 export class NetworkError extends PayopsError {
+  override name = 'NetworkError'
   readonly code?: string
   constructor(message: string, code?: string) {
     super(message, ExitCode.NETWORK)
@@ -99,6 +105,7 @@ export function exitCodeForStatus(status: number): ExitCodeValue {
 
 /** An error status from the API, with what the body said about it. */
 export class ApiError extends PayopsError {
+  override name = 'ApiError'
   readonly status: number
   readonly errorCode?: string
   readonly requestId?: string

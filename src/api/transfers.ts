@@ -64,6 +64,7 @@ export interface WaitResult {
 
 /** `--wait` ran out of time; `last` is the transfer as last seen. Exit 7. */
 export class WaitTimeoutError extends NetworkError {
+  override name = 'WaitTimeoutError'
   readonly last: AccountTransfer
   constructor(last: AccountTransfer, timeoutMs: number) {
     super(`Timed out after ${Math.round(timeoutMs / 1000)}s waiting for account transfer ${last.id}; last status: ${last.status}.`, 'WAIT_TIMEOUT')
