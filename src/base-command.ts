@@ -170,6 +170,9 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     if (!this._ctx) {
       const f = this.flags as {profile?: string; 'api-key'?: string; 'base-url'?: string}
       this._ctx = resolveContext(f, process.env, readProfiles(configDir()))
+      if (this._ctx.key.source === 'flag') {
+        this.out.note('Note: --api-key is visible to other users in the process list; prefer PAYOPS_API_KEY, a profile or `profiles add --key-stdin`.')
+      }
       if (this._ctx.envKeyOverridesProfile) {
         this.out.note(`Note: using the API key from PAYOPS_API_KEY (${redactKey(this._ctx.apiKey)}), not the one of profile "${this._ctx.profileName}".`)
       }
