@@ -211,7 +211,8 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
         userAgent: `payops/${this.config.version}`,
         trace: this.debugOn ? (line) => process.stderr.write(`[debug] ${line}\n`) : undefined,
         audit: this.auditHook(),
-        transport: this.transportKind,
+        // Following a whole list is bulk work too: many requests on one kept-alive connection.
+        transport: (this.flags as {all?: boolean}).all ? 'pool' : this.transportKind,
       })
     }
     return this._api
