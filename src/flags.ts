@@ -68,3 +68,11 @@ export function parseIntegerFlag(input: string | undefined, flag: string): numbe
   if (!Number.isSafeInteger(n)) throw new UsageError(`${flag} "${input}" is too large.`)
   return n
 }
+
+/** `a,b,c` (or repeated flags) into a list of trimmed, non-empty values. */
+export function parseList(input: string | string[] | undefined, flag: string): string[] | undefined {
+  if (input === undefined) return undefined
+  const values = (Array.isArray(input) ? input : [input]).flatMap((s) => s.split(',')).map((s) => s.trim())
+  if (values.length === 0 || values.some((v) => v === '')) throw new UsageError(`${flag} has an empty value: give a comma-separated list (a,b).`)
+  return values
+}

@@ -3,18 +3,21 @@ import {ApiClient, type ClientOptions} from './client.js'
 import {MovesApi} from './moves.js'
 import {SubaccountsApi} from './subaccounts.js'
 import {RawApi} from './raw.js'
+import {WebhooksApi} from './webhooks.js'
 
 export class Api {
   readonly client: ApiClient
   readonly subaccounts: SubaccountsApi
   readonly moves: MovesApi
   readonly raw: RawApi
+  readonly webhooks: WebhooksApi
 
   constructor(opts: ClientOptions | ApiClient) {
     this.client = opts instanceof ApiClient ? opts : new ApiClient(opts)
     this.subaccounts = new SubaccountsApi(this.client)
     this.moves = new MovesApi(this.client)
     this.raw = new RawApi(this.client)
+    this.webhooks = new WebhooksApi(this.client)
   }
 
   close(): Promise<void> {

@@ -28,4 +28,6 @@ export interface AppContext {
   /** Events from state changes; webhook deliveries subscribe to it. */
   events: EventBus
   log: (line: string) => void
+  /** Run when the emulator closes, before the server stops (cancel timers, abort requests). */
+  onClose?: Array<() => void | Promise<void>>
 }

@@ -42,7 +42,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const loaded = opts.statePath ? await loadState(opts.statePath) : undefined
   const store = loaded ?? createSeededStore()
-  const app: AppContext = {store, faults: new Faults(), events: new EventBus(), log}
+  const app: AppContext = {store, faults: new Faults(), events: new EventBus(), log, onClose: []}
   const router = registerRoutes(new Router(), app)
   const stateFile = opts.statePath ? new StateFile(opts.statePath, store, log) : undefined
   if (stateFile) {
@@ -77,6 +77,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     store,
     close() {
       closing ??= (async () => {
+        await Promise.allSettled((app.onClose ?? []).map(async (fn) => fn()))
         await stopServer(server)
         await stateFile?.close()
       })()

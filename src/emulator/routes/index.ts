@@ -7,12 +7,13 @@ import type {Router} from '../router.js'
 import * as control from './control.js'
 import * as moves from './moves.js'
 import * as subaccounts from './subaccounts.js'
+import * as webhooks from './webhooks.js'
 
 export interface RouteModule {
   register(router: Router, app: AppContext): void
 }
 
-export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, control]
+export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, webhooks, control]
 
 export function registerRoutes(router: Router, app: AppContext): Router {
   for (const m of ROUTE_MODULES) m.register(router, app)
