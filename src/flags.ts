@@ -98,3 +98,11 @@ export function parsePartyFilters(f: PartyListInput): {email?: string; name?: st
   if (gte !== undefined && lte !== undefined && gte > lte) throw new UsageError(`--created-at-gte ${gte} is after --created-at-lte ${lte}.`)
   return {email: f.email, name: f.name, has_default: f['has-default'], created_at_gte: gte, created_at_lte: lte}
 }
+
+/** `a,b,c` (or repeated flags) into a list of trimmed, non-empty values. */
+export function parseList(input: string | string[] | undefined, flag: string): string[] | undefined {
+  if (input === undefined) return undefined
+  const values = (Array.isArray(input) ? input : [input]).flatMap((s) => s.split(',')).map((s) => s.trim())
+  if (values.length === 0 || values.some((v) => v === '')) throw new UsageError(`${flag} has an empty value: give a comma-separated list (a,b).`)
+  return values
+}

@@ -15,6 +15,11 @@ export const PATHS = {
   moveCancel: '/api/subaccounts/move/{move_id}',
   moveGet: '/api/subaccounts/move/{move_id}',
   transferCreate: '/api/treasury/account-transfers',
+  webhooks: '/api/webhooks',
+  webhook: '/api/webhooks/{webhook_id}',
+  webhookEnable: '/api/webhooks/{webhook_id}/enable',
+  webhookDisable: '/api/webhooks/{webhook_id}/disable',
+  webhookEventTypes: '/api/webhooks/event-types',
 } as const
 
 export const ASSUMPTIONS: Assumption[] = [
@@ -122,4 +127,26 @@ export const ASSUMPTIONS: Assumption[] = [
       'A fixed table of indicative rates per USD; the pair rate is rounded half-up to 6 decimals and that rate is applied; the destination amount is rounded half-up to whole minor units with each currency\'s exponent. Same account 400, unknown account 404.',
   },
   {topic: 'Account transfer GET', assumed: 'No single-transfer endpoint: `--wait` polls the list filtered by the source account and a created_at window and finds the id.'},
+  {
+    topic: 'Webhook create (POST /api/webhooks)',
+    assumed:
+      'Body `{url, description?, event_types}`; 201 with `data` = the Webhook configuration plus `secret` (`whsec_` + 32 random bytes in base64url). The secret is returned only here. The URL must be https:// (the emulator also accepts http:// to 127.0.0.1, localhost or ::1); unknown event types, an empty list or a bad URL are 400 VALIDATION_ERROR. New endpoints are active.',
+  },
+  {topic: 'Webhook list (GET /api/webhooks)', assumed: 'The list envelope with `cursor`, `limit` (default 50, max 500) and `order` (by creation time, default `desc`); no secrets.'},
+  {topic: 'Webhook get and delete (GET/DELETE /api/webhooks/{id})', assumed: '200 with `data` = the configuration (delete returns the deleted one; 204 is also accepted). Unknown ids and other entities\' ids are 404 NOT_FOUND.'},
+  {
+    topic: 'Webhook update (PATCH /api/webhooks/{id})',
+    assumed: 'Errors as for create (400 VALIDATION_ERROR, 404 NOT_FOUND); an empty `event_types` list is 400; `description` `""` or null clears it; `is_active` is not changed by PATCH.',
+  },
+  {topic: 'Webhook activation toggle', assumed: '`POST /api/webhooks/{id}/enable` and `POST /api/webhooks/{id}/disable`, empty body, 200 with `data` = the configuration; idempotent.'},
+  {topic: 'Event-type catalog (GET /api/webhooks/event-types)', assumed: '`{data: [{type, description}], has_more: false}`, not paginated; a list of bare strings is also accepted.'},
+  {
+    topic: 'Webhook signing key and timestamp',
+    assumed: 'The HMAC key is the whole secret string (`whsec_…`) as UTF-8 bytes; `X-Webhook-Timestamp` is unix seconds as a decimal integer.',
+  },
+  {
+    topic: 'Webhook retry schedule',
+    assumed:
+      'Up to 6 attempts; the n-th retry waits base × 2^(n-1) (base 5 s: 5, 10, 20, 40, 80 s). Every attempt carries the same event id and body and is re-signed with a fresh timestamp. Retries stop when the endpoint is deleted or disabled. A receiver that does not answer 2XX within 10 s fails the attempt.',
+  },
 ]

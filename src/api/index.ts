@@ -8,6 +8,7 @@ import {PayinsApi} from './payins.js'
 import {TokensApi} from './tokens.js'
 import {TransfersApi} from './transfers.js'
 import {TreasuryApi} from './treasury.js'
+import {WebhooksApi} from './webhooks.js'
 
 export class Api {
   readonly client: ApiClient
@@ -20,6 +21,7 @@ export class Api {
   readonly tokens: TokensApi
   readonly treasury: TreasuryApi
   readonly transfers: TransfersApi
+  readonly webhooks: WebhooksApi
 
   constructor(opts: ClientOptions | ApiClient) {
     this.client = opts instanceof ApiClient ? opts : new ApiClient(opts)
@@ -32,6 +34,7 @@ export class Api {
     this.tokens = new TokensApi(this.client)
     this.treasury = new TreasuryApi(this.client)
     this.transfers = new TransfersApi(this.client)
+    this.webhooks = new WebhooksApi(this.client)
   }
 
   close(): Promise<void> {

@@ -31,4 +31,6 @@ export interface AppContext {
   /** Transport faults (5xx before/after commit, resets, latency) on `/api/` requests. */
   transport?: TransportFaults
   log: (line: string) => void
+  /** Run when the emulator closes, before the server stops (cancel timers, abort requests). */
+  onClose?: Array<() => void | Promise<void>>
 }

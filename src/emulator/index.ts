@@ -47,7 +47,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const store = loaded ?? createSeededStore()
   const transport = new TransportFaults()
   if (opts.faults) transport.configure(opts.faults)
-  const app: AppContext = {store, faults: new Faults(), events: new EventBus(), transport, log}
+  const app: AppContext = {store, faults: new Faults(), events: new EventBus(), transport, log, onClose: []}
   const router = registerRoutes(new Router(), app)
   const stateFile = opts.statePath ? new StateFile(opts.statePath, store, log) : undefined
   if (stateFile) {
@@ -82,6 +82,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     store,
     close() {
       closing ??= (async () => {
+        await Promise.allSettled((app.onClose ?? []).map(async (fn) => fn()))
         await stopServer(server)
         await stateFile?.close()
       })()

@@ -287,6 +287,18 @@ export interface NewAccountTransfer {
   idempotency_key?: string | null
 }
 
+export interface WebhookRecord extends Row {
+  url: string
+  description: string | null
+  is_active: boolean
+  /** Sorted allowlist. */
+  event_types: string[]
+  /** The signing secret (`whsec_…`); returned by the API only at creation. */
+  secret: string
+  created_at: string
+  updated_at: string
+}
+
 export interface ApiKeyRecord {
   key: string
   entity_id: string
@@ -315,6 +327,8 @@ export class Entity {
   readonly activity = new Grouped<ActivityRecord>()
   /** Idempotency-Key -> move id. */
   readonly moveIdempotencyKeys = new Map<string, string>()
+  /** Webhook endpoints (each with its own URL, secret and allowlist). */
+  readonly webhooks = new Table<WebhookRecord>()
   readonly payers = new Table<PartyRecord>()
   readonly payees = new Table<PartyRecord>()
   readonly payins = new Table<PayinRecord>()
@@ -715,6 +729,43 @@ export class Store {
       this.changed()
     }
     return this.jwtSecret
+  }
+
+  // ---- webhooks ----
+
+  createWebhook(entity: Entity, init: {url: string; description: string | null; event_types: string[]; secret: string}): WebhookRecord {
+    const now = this.now()
+    const rec: WebhookRecord = {
+      id: randomUUID(),
+      seq: this.nextSeq(),
+      url: init.url,
+      description: init.description,
+      is_active: true,
+      event_types: [...init.event_types].sort(),
+      secret: init.secret,
+      created_at: now,
+      updated_at: now,
+    }
+    entity.webhooks.insert(rec)
+    this.changed()
+    return rec
+  }
+
+  /** Changes only the given fields; `event_types` replaces the allowlist. */
+  updateWebhook(hook: WebhookRecord, patch: {url?: string; description?: string | null; event_types?: string[]; is_active?: boolean}): WebhookRecord {
+    if (patch.url !== undefined) hook.url = patch.url
+    if (patch.description !== undefined) hook.description = patch.description
+    if (patch.event_types !== undefined) hook.event_types = [...patch.event_types].sort()
+    if (patch.is_active !== undefined) hook.is_active = patch.is_active
+    hook.updated_at = this.now()
+    this.changed()
+    return hook
+  }
+
+  deleteWebhook(entity: Entity, id: string): boolean {
+    const gone = entity.webhooks.delete(id)
+    if (gone) this.changed()
+    return gone
   }
 
   // ---- persistence ----

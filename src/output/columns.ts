@@ -146,3 +146,28 @@ export const ESTIMATE_COLUMNS: Column[] = [
 export const RAIL_OPTIONS_COLUMNS: Column[] = [
   {key: 'supported_rails', header: 'supported rails', get: (r) => (Array.isArray(r.supported_rails) ? r.supported_rails.join(', ') : '')},
 ]
+
+export const WEBHOOK_COLUMNS: Column[] = [
+  {key: 'id'},
+  {key: 'url'},
+  {key: 'is_active', header: 'active', status: true},
+  {key: 'event_types', header: 'event types', get: (r) => (Array.isArray(r.event_types) ? r.event_types.join(' ') : '')},
+  {key: 'description'},
+  {key: 'created_at', header: 'created'},
+]
+
+export const WEBHOOK_KNOWN: Column[] = [...WEBHOOK_COLUMNS, {key: 'updated_at', header: 'updated'}]
+
+/** The create response: the configuration and its signing secret, shown this once. */
+export const WEBHOOK_CREATED_COLUMNS: Column[] = [...WEBHOOK_COLUMNS, {key: 'secret'}]
+
+export const EVENT_TYPE_COLUMNS: Column[] = [{key: 'type'}, {key: 'description'}]
+
+/** `webhooks rotate-secret`: the twin, its secret when just created, and what became of the old one. */
+export const ROTATION_COLUMNS: Column[] = [
+  {key: 'old_id', header: 'old endpoint'},
+  {key: 'new_id', header: 'new endpoint'},
+  {key: 'url'},
+  {key: 'secret'},
+  {key: 'old_deleted', header: 'old deleted'},
+]

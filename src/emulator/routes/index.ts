@@ -14,12 +14,13 @@ import * as tokens from './tokens.js'
 import * as subaccounts from './subaccounts.js'
 import * as transfers from './transfers.js'
 import * as treasury from './treasury.js'
+import * as webhooks from './webhooks.js'
 
 export interface RouteModule {
   register(router: Router, app: AppContext): void
 }
 
-export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, treasury, transfers, parties, payins, tokens, control, faults, bulk]
+export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, treasury, transfers, parties, payins, tokens, webhooks, control, faults, bulk]
 
 export function registerRoutes(router: Router, app: AppContext): Router {
   for (const m of ROUTE_MODULES) m.register(router, app)

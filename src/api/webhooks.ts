@@ -1,0 +1,87 @@
+import type {ApiClient} from './client.js'
+import {fillPath} from './client.js'
+import {PATHS} from './assumptions.js'
+import {paginate, type PaginateOptions} from './paginate.js'
+import {describeIssues} from './schemas/common.js'
+import {
+  EventTypeEntry,
+  WebhookCreateRequest,
+  WebhookEndpoint,
+  WebhookEndpointWithSecret,
+  WebhookUpdateRequest,
+} from './schemas/webhooks.js'
+import {UsageError} from '../errors.js'
+
+export interface WebhookCreateInput {
+  url: string
+  event_types: string[]
+  description?: string
+}
+
+export interface WebhookUpdateInput {
+  url?: string
+  event_types?: string[]
+  description?: string
+}
+
+/** Validates a body with the very schema the API (emulator) applies; a usage error if bad. */
+function validate<T>(schema: {safeParse(v: unknown): {success: true; data: T} | {success: false; error: import('zod').ZodError}}, input: unknown, what: string): T {
+  const r = schema.safeParse(input)
+  if (!r.success) throw new UsageError(`Invalid ${what}: ${describeIssues(r.error)}`)
+  return r.data
+}
+
+export function validateWebhookCreate(input: WebhookCreateInput): WebhookCreateRequest {
+  return validate(WebhookCreateRequest, input, 'webhook endpoint')
+}
+
+export function validateWebhookUpdate(input: WebhookUpdateInput): WebhookUpdateRequest {
+  const body = validate(WebhookUpdateRequest, input, 'webhook update')
+  if (body.url === undefined && body.description === undefined && body.event_types === undefined) {
+    throw new UsageError('Nothing to update: give --url, --description and/or --event-types.')
+  }
+  return body
+}
+
+const path = (template: string, id: string) => fillPath(template, {webhook_id: id})
+
+export class WebhooksApi {
+  constructor(private readonly client: ApiClient) {}
+
+  /** Creates an endpoint; the response is the only one that carries its signing secret. */
+  create(input: WebhookCreateInput) {
+    const body = validateWebhookCreate(input)
+    return this.client.request({method: 'POST', path: PATHS.webhooks, body, schema: WebhookEndpointWithSecret})
+  }
+
+  listPage(query: {limit?: number; order?: 'asc' | 'desc'}, cursor?: string) {
+    return this.client.page(PATHS.webhooks, {...query, cursor}, WebhookEndpoint)
+  }
+
+  list(query: {limit?: number; order?: 'asc' | 'desc'}, opts: PaginateOptions) {
+    return paginate((cursor) => this.listPage(query, cursor), opts)
+  }
+
+  get(id: string) {
+    return this.client.request({method: 'GET', path: path(PATHS.webhook, id), schema: WebhookEndpoint})
+  }
+
+  update(id: string, input: WebhookUpdateInput) {
+    const body = validateWebhookUpdate(input)
+    return this.client.request({method: 'PATCH', path: path(PATHS.webhook, id), body, schema: WebhookEndpoint})
+  }
+
+  /** Deletes an endpoint; `data` is the deleted configuration (undefined on a 204). */
+  delete(id: string) {
+    return this.client.request({method: 'DELETE', path: path(PATHS.webhook, id), schema: WebhookEndpoint})
+  }
+
+  setActive(id: string, active: boolean) {
+    return this.client.request({method: 'POST', path: path(active ? PATHS.webhookEnable : PATHS.webhookDisable, id), body: {}, schema: WebhookEndpoint})
+  }
+
+  async eventTypes(): Promise<EventTypeEntry[]> {
+    const page = await this.client.page(PATHS.webhookEventTypes, {}, EventTypeEntry)
+    return page.items
+  }
+}

@@ -1,0 +1,32 @@
+import {Flags} from '@oclif/core'
+import {ApiCommand} from '../../base-command.js'
+import {parseList} from '../../flags.js'
+import {WEBHOOK_CREATED_COLUMNS} from '../../output/columns.js'
+
+export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
+  static override summary = 'Create a webhook endpoint; its signing secret is shown once.'
+  static override description =
+    'The URL must be https:// (the local emulator also accepts http:// to 127.0.0.1, localhost or ::1). The signing secret is printed on stdout this one time: store it now, it is never shown again (rotate it with `webhooks rotate-secret`).'
+  static override examples = [
+    '<%= config.bin %> webhooks create --url https://example.com/hooks --event-types payin.settled,payin.failed',
+    '<%= config.bin %> webhooks create --url http://127.0.0.1:4242/ --event-types subaccount.credit_received --description "local listener"',
+  ]
+  static override flags = {
+    url: Flags.string({summary: 'HTTPS URL that accepts POST with JSON.', required: true}),
+    'event-types': Flags.string({summary: 'Comma-separated event types to subscribe to (see `webhooks event-types`).', required: true, aliases: ['event_types']}),
+    description: Flags.string({summary: 'Free-text description.'}),
+  }
+
+  async run(): Promise<void> {
+    const f = this.flags
+    const input = {url: f.url, event_types: parseList(f['event-types'], '--event-types')!, description: f.description}
+    const {validateWebhookCreate} = await import('../../api/webhooks.js')
+    validateWebhookCreate(input)
+    await this.confirmMutation({action: `Create webhook endpoint ${f.url}`, details: {events: input.event_types.join(', ')}})
+    const api = await this.api()
+    const res = await api.webhooks.create(input)
+    if (res.warning) this.out.warn(res.warning)
+    await this.out.resource(res.data, WEBHOOK_CREATED_COLUMNS)
+    this.out.note(this.out.paint.yellow(`Signing secret of ${res.data.id}: store it now; it is not shown again.`))
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Webhook signatures, shared by the emulator's deliveries and the CLI's listen, verify and trigger.
+ *
+ * `X-Webhook-Signature` is the lower-case hex HMAC-SHA256 of `{timestamp}.{raw body}`, keyed with
+ * the endpoint's signing secret (the whole `whsec_…` string, as UTF-8 bytes); `X-Webhook-Timestamp`
+ * carries the timestamp (unix seconds) used in that string. The body must be the exact bytes that
+ * were sent: a re-serialised body fails.
+ */
+import {createHmac, randomBytes, timingSafeEqual} from 'node:crypto'
+
+export const SIGNATURE_HEADER = 'x-webhook-signature'
+export const TIMESTAMP_HEADER = 'x-webhook-timestamp'
+export const SECRET_PREFIX = 'whsec_'
+
+export type RawBody = string | Buffer | Uint8Array
+
+/** A new signing secret: `whsec_` + 32 random bytes in base64url. */
+export function generateSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64url')
+}
+
+function hmac(secret: string, timestamp: string | number, rawBody: RawBody): Buffer {
+  const h = createHmac('sha256', secret)
+  h.update(`${timestamp}.`)
+  h.update(rawBody)
+  return h.digest()
+}
+
+/** Lower-case hex HMAC-SHA256 of `{timestamp}.{rawBody}` keyed with `secret`. */
+export function sign(secret: string, timestamp: string | number, rawBody: RawBody): string {
+  return hmac(secret, timestamp, rawBody).toString('hex')
+}
+
+/** Current time in unix seconds. */
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000)
+}
+
+export type VerifyFailure = 'bad_signature' | 'stale_timestamp' | 'missing_header' | 'malformed_timestamp'
+export const VERIFY_FAILURES: readonly VerifyFailure[] = ['missing_header', 'malformed_timestamp', 'bad_signature', 'stale_timestamp']
+
+export type VerifyResult = {ok: true; secretIndex: number} | {ok: false; reason: VerifyFailure}
+
+export interface VerifyInput {
+  /** Every secret currently accepted (several during a rotation); tried in order. */
+  secrets: readonly string[]
+  timestamp: string | undefined | null
+  signature: string | undefined | null
+  rawBody: RawBody
+  /** Largest accepted distance between `timestamp` and `now`, in seconds; undefined: no check. */
+  toleranceSec?: number
+  /** Unix seconds; default: the current time. */
+  now?: number
+}
+
+const TIMESTAMP_RE = /^\d{1,12}$/
+const SIGNATURE_RE = /^[0-9a-f]{64}$/
+const ZERO = Buffer.alloc(32)
+
+/**
+ * Checks a signature in constant time against each secret. A signature that is not 64 lower-case
+ * hex digits is compared against zeros (so it costs the same) and fails. An authentic signature on
+ * a timestamp further than `toleranceSec` from `now` is `stale_timestamp`.
+ */
+export function verify(input: VerifyInput): VerifyResult {
+  const {timestamp, signature} = input
+  if (timestamp === undefined || timestamp === null || timestamp === '' || signature === undefined || signature === null || signature === '') {
+    return {ok: false, reason: 'missing_header'}
+  }
+  if (!TIMESTAMP_RE.test(timestamp)) return {ok: false, reason: 'malformed_timestamp'}
+  const wellFormed = SIGNATURE_RE.test(signature)
+  const given = wellFormed ? Buffer.from(signature, 'hex') : ZERO
+  let matched = -1
+  for (let i = 0; i < input.secrets.length; i++) {
+    const expected = hmac(input.secrets[i], timestamp, input.rawBody)
+    // Both buffers are 32 bytes: timingSafeEqual never throws here.
+    if (timingSafeEqual(expected, given) && wellFormed && matched === -1) matched = i
+  }
+  if (matched === -1) return {ok: false, reason: 'bad_signature'}
+  if (input.toleranceSec !== undefined) {
+    const now = input.now ?? nowSeconds()
+    if (Math.abs(now - Number(timestamp)) > input.toleranceSec) return {ok: false, reason: 'stale_timestamp'}
+  }
+  return {ok: true, secretIndex: matched}
+}
+
+/** Human text of a failure reason. */
+export function describeFailure(reason: VerifyFailure, toleranceSec?: number): string {
+  switch (reason) {
+    case 'missing_header':
+      return 'the X-Webhook-Signature or X-Webhook-Timestamp header is missing'
+    case 'malformed_timestamp':
+      return 'the timestamp is not a whole number of unix seconds'
+    case 'bad_signature':
+      return 'the signature does not match the body with any of the given secrets'
+    case 'stale_timestamp':
+      return `the timestamp is more than ${toleranceSec ?? '?'} seconds away from now`
+  }
+}
