@@ -54,7 +54,7 @@ export class FetchTransport implements Transport {
 
 let undiciModule: Promise<typeof import('undici')> | undefined
 // Bundled, a CommonJS module may arrive as the namespace's default export.
-const loadUndici = () => (undiciModule ??= import('undici').then((m) => ((m as {Agent?: unknown}).Agent ? m : ((m as {default?: unknown}).default as typeof m))))
+export const loadUndici = () => (undiciModule ??= import('undici').then((m) => ((m as {Agent?: unknown}).Agent ? m : ((m as {default?: unknown}).default as typeof m))))
 
 export class PoolTransport implements Transport {
   private dispatcher?: Promise<Dispatcher>

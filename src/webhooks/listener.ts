@@ -9,6 +9,7 @@
  * headers, malformed timestamp, malformed JSON or not an event envelope; 401 bad signature or
  * stale timestamp; 404 another path; 405 another method; 413 a body over the size limit.
  */
+import {loadUndici} from '../api/transport.js'
 import {createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
 import type {AddressInfo} from 'node:net'
@@ -176,7 +177,7 @@ export class WebhookListener {
 
   async start(): Promise<string> {
     if (this.opts.forwardTo) {
-      this.undici = await import('undici')
+      this.undici = await loadUndici()
       this.forwardAgent = new this.undici.Agent({keepAliveTimeout: 5_000, connections: 16})
     }
     const handler = (req: IncomingMessage, res: ServerResponse) => this.handle(req, res)

@@ -1,4 +1,5 @@
 /** The offline webhook tools: verify a signature, and send one signed sample event. */
+import {loadUndici} from '../api/transport.js'
 import {ExitCode, NetworkError, PayopsError, exitCodeForStatus, type ExitCodeValue} from '../errors.js'
 import {redact} from '../api/redact.js'
 import {oneLine} from '../api/client.js'
@@ -45,7 +46,7 @@ export interface SendResult {
 
 /** Signs `event` with `secret` and POSTs it to `url` exactly as the service would. */
 export async function sendSignedEvent(opts: {url: string; secret: string; event: WebhookEvent; timestamp: number; timeoutMs: number}): Promise<SendResult> {
-  const {request} = await import('undici')
+  const {request} = await loadUndici()
   const body = serializeEvent(opts.event)
   const ts = String(opts.timestamp)
   const started = Date.now()

@@ -148,6 +148,30 @@ describe('emulator -> listen', () => {
     expect(done.stderr).toMatch(/Summary: received 1, verified 1, rejected 0/)
   })
 
+  it('treasury simulate-credit --subaccount produces a signed subaccount.credit_received that the listener verifies', async () => {
+    // The main account: the first USD account onboarded.
+    const accounts = (await runAs(emu, 'test', ['treasury', 'accounts', 'list', '--order', 'asc'])).json() as Array<{id: string; currency_code: string}>
+    const main = accounts.find((a) => a.currency_code === 'USD')!
+    const sub = (await runAs(emu, 'test', ['subaccounts', 'create', '--name', 'Webhook credit'])).json()
+    const l = await listen(['--secret', 'whsec_placeholderplaceholder0000000000'])
+    const hook = await createHook(l.url, 'subaccount.credit_received,payin.settled')
+    await l.stop()
+    const live = await listen(['--secret', hook.secret, '--port', String(l.port)])
+    const credit = await runAs(emu, 'test', ['treasury', 'simulate-credit', main.id, '--rail', 'wire', '--amount', '42.17', '--subaccount', sub.id])
+    expect(credit.code, credit.stderr).toBe(0)
+    const got = await live.waitFor((e) => e.type === 'subaccount.credit_received' && e.data?.subaccount_id === sub.id)
+    expect(got).toMatchObject({verified: true, data: {subaccount_id: sub.id, amount_cents: 4217, amount_in_minor_units: 4217}})
+    expect((await runAs(emu, 'test', ['subaccounts', 'get', sub.id])).json().total_incoming_in_minor_units).toBe(4217)
+
+    // A payin advancing to settled is delivered too.
+    const payin = (await emu.control<{data: {id: string}}>('POST', '/_emulator/payins', {entity: 'test', amount_in_minor_units: 999})).data
+    await emu.control('POST', `/_emulator/payins/${payin.id}/advance`, {status: 'settled'})
+    const settled = await live.waitFor((e) => e.type === 'payin.settled' && e.data?.payin_id === payin.id)
+    expect(settled.verified).toBe(true)
+    expect((await live.stop()).code).toBe(0)
+    expect((await runAs(emu, 'test', ['webhooks', 'delete', hook.id])).code).toBe(0)
+  })
+
   it('retries when the receiver first answers 500: the same event id arrives twice', async () => {
     await emu.control('POST', '/_emulator/webhooks/retry-policy', {base_delay_ms: 50, max_attempts: 4})
     const r = await receiver([500])
