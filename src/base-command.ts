@@ -75,6 +75,22 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return this._out
   }
 
+  /**
+   * Resolves on the first SIGINT or SIGTERM (for long-running commands: the emulator, the
+   * listener). Call it before printing anything, so that a signal never finds the command deaf.
+   */
+  protected stopSignal(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const stop = () => {
+        process.off('SIGINT', stop)
+        process.off('SIGTERM', stop)
+        resolve()
+      }
+      process.on('SIGINT', stop)
+      process.on('SIGTERM', stop)
+    })
+  }
+
   protected get interactive(): boolean {
     return Boolean(process.stdin.isTTY && process.stderr.isTTY)
   }
@@ -248,20 +264,25 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     return super.finally(err)
   }
 
-  /**
-   * Every mutating command calls this before sending. On a LIVE key it shows the summary and asks;
-   * without a terminal it refuses (exit 3) unless --yes.
-   */
-  protected async confirmMutation(summary: MutationSummary, opts: {evenOnTest?: boolean} = {}): Promise<void> {
-    if (!this.isLive && !opts.evenOnTest) return
+  /** The confirmation summary: what, amount, from, to, details, profile, LIVE or test. */
+  private summaryLines(summary: MutationSummary): string[] {
     const p = this.out.paint
     const lines = [`${this.isLive ? p.live(' LIVE ') : p.bold('[test]')} ${p.bold(summary.action)}`]
     if (summary.amount) lines.push(`  amount:  ${summary.amount}`)
     if (summary.from) lines.push(`  from:    ${summary.from}`)
     if (summary.to) lines.push(`  to:      ${summary.to}`)
     for (const [k, v] of Object.entries(summary.details ?? {})) if (v !== undefined) lines.push(`  ${(k + ':').padEnd(9)}${v}`)
-    lines.push(`  profile: ${this.context.profileName ?? '(none)'} · key ${redactKey(this.context.apiKey)}`)
-    this.out.note(lines.join('\n'))
+    lines.push(`  profile: ${this.context.profileName ?? '(no profile)'} · ${this.isLive ? 'LIVE' : 'test'} key ${redactKey(this.context.apiKey)}`)
+    return lines
+  }
+
+  /**
+   * Every mutating command calls this before sending. On a LIVE key it shows the summary and asks;
+   * without a terminal it refuses (exit 3) unless --yes.
+   */
+  protected async confirmMutation(summary: MutationSummary, opts: {evenOnTest?: boolean} = {}): Promise<void> {
+    if (!this.isLive && !opts.evenOnTest) return
+    this.out.note(this.summaryLines(summary).join('\n'))
     if ((this.flags as {yes?: boolean}).yes) return
     const what = this.isLive ? 'a LIVE action' : 'this action'
     if (!this.interactive) {
@@ -297,12 +318,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     }
     if (!this.isLive && !violations.length && !opts.evenOnTest) return
     const p = this.out.paint
-    const lines = [`${this.isLive ? p.live(' LIVE ') : p.bold('[test]')} ${p.bold(summary.action)}`]
-    if (summary.amount) lines.push(`  amount:  ${summary.amount}`)
-    if (summary.from) lines.push(`  from:    ${summary.from}`)
-    if (summary.to) lines.push(`  to:      ${summary.to}`)
-    for (const [k, v] of Object.entries(summary.details ?? {})) if (v !== undefined) lines.push(`  ${(k + ':').padEnd(9)}${v}`)
-    lines.push(`  profile: ${profile} · ${this.isLive ? 'LIVE' : 'test'} key ${redactKey(this.context.apiKey)}`)
+    const lines = this.summaryLines(summary)
     for (const v of violations.slice(0, 10)) lines.push(`  ${p.red('over limit:')} ${v}`)
     if (violations.length > 10) lines.push(`  ${p.red(`and ${violations.length - 10} more over the limits`)}`)
     this.out.note(lines.join('\n'))

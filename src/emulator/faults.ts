@@ -5,6 +5,7 @@
  * generator, or queued one by one for deterministic tests. Only `/api/` requests are affected.
  */
 import {z} from 'zod'
+import {mulberry32} from './seed-parties.js'
 
 export const FAULT_KINDS = ['500', '502', '503', '504', '429', 'reset', 'latency'] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]
@@ -29,18 +30,6 @@ export const FaultConfig = z.object({
 })
 export type FaultConfig = z.infer<typeof FaultConfig>
 
-/** mulberry32: a small, fast, seedable generator (reproducible fault sequences). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 export class TransportFaults {
   rate = 0
   kinds: FaultKind[] = ['500', '503', 'reset', 'latency']
@@ -56,7 +45,7 @@ export class TransportFaults {
     if (cfg.rate !== undefined) this.rate = cfg.rate
     if (cfg.kinds) this.kinds = [...cfg.kinds]
     if (cfg.phases) this.phases = [...cfg.phases]
-    if (cfg.seed !== undefined) this.random = seededRandom(cfg.seed)
+    if (cfg.seed !== undefined) this.random = mulberry32(cfg.seed)
     if (cfg.latency_ms !== undefined) this.latencyMs = cfg.latency_ms
     if (cfg.retry_after !== undefined) this.retryAfter = cfg.retry_after
     if (cfg.methods) this.methods = cfg.methods.map((m) => m.toUpperCase())

@@ -37,17 +37,7 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     const f = this.flags
     if (!isLoopbackHost(f.host)) throw new UsageError(`--host ${f.host} is not a loopback address; the emulator only binds to loopback.`)
     const profileName = f['write-profile'] === undefined ? undefined : validateProfileName(f['write-profile'])
-    // Listen for the stop signals before anything is printed, so a signal never finds us deaf.
-    let stop!: () => void
-    const stopped = new Promise<void>((resolve) => {
-      stop = () => {
-        process.off('SIGINT', stop)
-        process.off('SIGTERM', stop)
-        resolve()
-      }
-    })
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
+    const stopped = this.stopSignal()
     const {startEmulator} = await import('../../emulator/index.js')
     let emu
     try {

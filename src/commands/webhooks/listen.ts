@@ -35,16 +35,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
     const forwardTo = f['forward-to'] === undefined ? undefined : parseTargetUrl(f['forward-to'], '--forward-to')
     const tls = f['tls-cert'] && f['tls-key'] ? {cert: readFileFlag(f['tls-cert'], '--tls-cert'), key: readFileFlag(f['tls-key'], '--tls-key')} : undefined
 
-    let stop!: () => void
-    const stopped = new Promise<void>((resolve) => {
-      stop = () => {
-        process.off('SIGINT', stop)
-        process.off('SIGTERM', stop)
-        resolve()
-      }
-    })
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
+    const stopped = this.stopSignal()
 
     const {WebhookListener, formatSummary} = await import('../../webhooks/listener.js')
     const {redact} = await import('../../api/redact.js')
