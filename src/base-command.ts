@@ -8,7 +8,7 @@ import {ApiError, ExitCode, NotConfirmedError, PayopsError, AuthError, UsageErro
 import {FORMATS, Output, defaultFormat, type Column, type Format} from './output/index.js'
 import {colorEnabled} from './output/color.js'
 import {redact, redactKey} from './api/redact.js'
-import type {Api} from './api/index.js'
+import type {Api, ApiArea} from './api/index.js'
 import type {AuditHook} from './api/client.js'
 import type {PaginateOptions, Page} from './api/paginate.js'
 import {configDir, readProfiles} from './config/index.js'
@@ -158,6 +158,28 @@ export interface MutationSummary {
 }
 
 /** A command that talks to the API: profile, key, base URL and client, resolved once. */
+/**
+ * The API areas each topic's commands use, so that a command loads only their schemas; a topic
+ * not listed gets every area.
+ */
+const AREAS_BY_TOPIC: Record<string, readonly ApiArea[]> = {
+  api: ['raw'],
+  subaccounts: ['subaccounts'],
+  moves: ['moves', 'subaccounts'],
+  payers: ['payers'],
+  payees: ['payees'],
+  payins: ['payins'],
+  tokens: ['tokens'],
+  treasury: ['treasury'],
+  transfers: ['transfers', 'treasury'],
+  webhooks: ['webhooks'],
+}
+
+function areasFor(commandId: string | undefined): readonly ApiArea[] | undefined {
+  const topic = commandId?.split(/[: ]/)[0]
+  return topic ? AREAS_BY_TOPIC[topic] : undefined
+}
+
 export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T> {
   static override baseFlags = {
     ...BaseCommand.baseFlags,
@@ -219,7 +241,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
       // Tables mark a LIVE profile, so that production data is never mistaken for sandbox.
       if (this.isLive && !this.out.machine) this.out.note(`${this.out.paint.live(' LIVE ')} profile ${ctx.profileName ?? '(none)'} · ${ctx.baseUrl}`)
       const {Api} = await import('./api/index.js')
-      this._api = new Api({
+      this._api = await Api.create({
         baseUrl: ctx.baseUrl,
         apiKey: ctx.apiKey,
         timeoutMs: f.timeout * 1000,
@@ -229,7 +251,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
         audit: this.auditHook(),
         // Following a whole list is bulk work too: many requests on one kept-alive connection.
         transport: (this.flags as {all?: boolean}).all ? 'pool' : this.transportKind,
-      })
+      }, areasFor(this.id))
     }
     return this._api
   }

@@ -3,7 +3,7 @@
  * retries with backoff, an optional redacted debug trace, and schema parsing of `data`.
  * It never prints: traces go to the `trace` sink the caller provides.
  */
-import type {z} from 'zod'
+import type * as z from 'zod/mini'
 import {ApiError, NetworkError, ResponseError, UsageError} from '../errors.js'
 import {describeIssues, readErrorBody} from './schemas/common.js'
 import {redact, redactKey, registerSecret} from './redact.js'
@@ -58,7 +58,7 @@ export interface ClientOptions {
   random?: () => number
 }
 
-export interface RequestOptions<S extends z.ZodType | undefined = undefined> {
+export interface RequestOptions<S extends z.ZodMiniType | undefined = undefined> {
   method: HttpMethod
   path: string
   query?: Record<string, QueryValue>
@@ -82,7 +82,7 @@ export interface ApiResponse<T> {
   headers: Record<string, string | string[] | undefined>
 }
 
-type Out<S> = S extends z.ZodType ? z.output<S> : unknown
+type Out<S> = S extends z.ZodMiniType ? z.output<S> : unknown
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]'])
 
@@ -175,7 +175,7 @@ export class ApiClient {
   }
 
   /** Sends one logical request (with retries) and parses the envelope's `data` with `schema`. */
-  async request<S extends z.ZodType | undefined = undefined>(opts: RequestOptions<S>): Promise<ApiResponse<Out<S>>> {
+  async request<S extends z.ZodMiniType | undefined = undefined>(opts: RequestOptions<S>): Promise<ApiResponse<Out<S>>> {
     if (!this.audit || opts.method === 'GET') return this.send(opts)
     const info = auditInfo(opts)
     await this.audit.intent(info)
@@ -191,7 +191,7 @@ export class ApiClient {
     }
   }
 
-  private async send<S extends z.ZodType | undefined = undefined>(opts: RequestOptions<S>): Promise<ApiResponse<Out<S>>> {
+  private async send<S extends z.ZodMiniType | undefined = undefined>(opts: RequestOptions<S>): Promise<ApiResponse<Out<S>>> {
     const url = this.url(opts.path, opts.query)
     const headers: Record<string, string> = {accept: 'application/json', 'user-agent': this.userAgent, ...opts.headers}
     if (this.apiKey) headers['x-api-key'] = this.apiKey
@@ -263,7 +263,7 @@ export class ApiClient {
     return parts.length ? ` [${parts.join(', ')}]` : ''
   }
 
-  private finish<S extends z.ZodType | undefined>(
+  private finish<S extends z.ZodMiniType | undefined>(
     opts: RequestOptions<S>,
     status: number,
     headers: Record<string, string | string[] | undefined>,
@@ -316,7 +316,7 @@ export class ApiClient {
         throw new ResponseError(`Unexpected response to ${where}: the "data" field is missing.`, status, requestId)
       }
       if (data !== undefined) {
-        const r = (opts.schema as z.ZodType).safeParse(data)
+        const r = (opts.schema as z.ZodMiniType).safeParse(data)
         if (!r.success) {
           throw new ResponseError(`Unexpected response to ${where}: ${describeIssues(r.error, opts.bare ? '' : 'data')}`, status, requestId)
         }
@@ -327,7 +327,7 @@ export class ApiClient {
   }
 
   /** GETs one page of a list endpoint and parses each item with `item`. */
-  async page<S extends z.ZodType>(path: string, query: Record<string, QueryValue>, item: S): Promise<Page<z.output<S>>> {
+  async page<S extends z.ZodMiniType>(path: string, query: Record<string, QueryValue>, item: S): Promise<Page<z.output<S>>> {
     const res = await this.request({method: 'GET', path, query})
     const where = `GET ${path}`
     const body = res.body as Record<string, unknown> | undefined
@@ -350,7 +350,7 @@ export class ApiClient {
 let opCounter = 0
 
 /** The auditable fields of a request: where money goes, never secrets. */
-function auditInfo(opts: RequestOptions<z.ZodType | undefined>): AuditInfo {
+function auditInfo(opts: RequestOptions<z.ZodMiniType | undefined>): AuditInfo {
   let body = opts.body as Record<string, unknown> | undefined
   if (!body && opts.rawBody) {
     try {

@@ -2,7 +2,7 @@
 import {UsageError} from '../errors.js'
 import type {ApiClient, QueryValue} from './client.js'
 import {paginate} from './paginate.js'
-import {z} from 'zod'
+import * as z from 'zod/mini'
 
 export const RAW_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const
 export type RawMethod = (typeof RAW_METHODS)[number]

@@ -19,7 +19,7 @@ import {UsageError} from '../errors.js'
 export {unwrapData} from './schemas/parties.js'
 
 /** Validates a request body with the schema the API applies; a usage error (nothing sent) if bad. */
-function validate<T>(schema: {safeParse(v: unknown): {success: true; data: T} | {success: false; error: import('zod').ZodError}}, input: unknown, what: string): T {
+function validate<T>(schema: {safeParse(v: unknown): {success: true; data: T} | {success: false; error: import('zod/mini').core.$ZodError}}, input: unknown, what: string): T {
   const r = schema.safeParse(input)
   if (!r.success) throw new UsageError(`Invalid ${what}: ${describeIssues(r.error)}`)
   return r.data

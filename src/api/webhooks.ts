@@ -25,7 +25,7 @@ export interface WebhookUpdateInput {
 }
 
 /** Validates a body with the very schema the API (emulator) applies; a usage error if bad. */
-function validate<T>(schema: {safeParse(v: unknown): {success: true; data: T} | {success: false; error: import('zod').ZodError}}, input: unknown, what: string): T {
+function validate<T>(schema: {safeParse(v: unknown): {success: true; data: T} | {success: false; error: import('zod/mini').core.$ZodError}}, input: unknown, what: string): T {
   const r = schema.safeParse(input)
   if (!r.success) throw new UsageError(`Invalid ${what}: ${describeIssues(r.error)}`)
   return r.data

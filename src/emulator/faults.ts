@@ -4,7 +4,7 @@
  * error), connection resets (before or after), and latency. Random at a rate with a seeded
  * generator, or queued one by one for deterministic tests. Only `/api/` requests are affected.
  */
-import {z} from 'zod'
+import * as z from 'zod/mini'
 import {mulberry32} from './seed-parties.js'
 
 export const FAULT_KINDS = ['500', '502', '503', '504', '429', 'reset', 'latency'] as const
@@ -17,16 +17,16 @@ export interface Fault {
 }
 
 export const FaultConfig = z.object({
-  rate: z.number().min(0, 'rate must be 0..1').max(1, 'rate must be 0..1').optional(),
-  kinds: z.array(z.enum(FAULT_KINDS, {message: `kinds must be among ${FAULT_KINDS.join(', ')}`})).min(1).optional(),
-  phases: z.array(z.enum(['before', 'after'])).min(1).optional(),
-  seed: z.int().optional(),
-  latency_ms: z.int().min(0).max(60_000).optional(),
-  retry_after: z.union([z.int().min(0).max(3600), z.string().min(1)]).nullable().optional(),
+  rate: z.optional(z.number().check(z.gte(0, 'rate must be 0..1'), z.lte(1, 'rate must be 0..1'))),
+  kinds: z.optional(z.array(z.enum(FAULT_KINDS, {message: `kinds must be among ${FAULT_KINDS.join(', ')}`})).check(z.minLength(1))),
+  phases: z.optional(z.array(z.enum(['before', 'after'])).check(z.minLength(1))),
+  seed: z.optional(z.int()),
+  latency_ms: z.optional(z.int().check(z.gte(0), z.lte(60_000))),
+  retry_after: z.optional(z.nullable(z.union([z.int().check(z.gte(0), z.lte(3600)), z.string().check(z.minLength(1))]))),
   /** Faults to inject on the next requests, in order, before any random ones. */
-  queue: z.array(z.object({kind: z.enum(FAULT_KINDS), phase: z.enum(['before', 'after']).optional()})).optional(),
+  queue: z.optional(z.array(z.object({kind: z.enum(FAULT_KINDS), phase: z.optional(z.enum(['before', 'after']))}))),
   /** Only requests whose method is listed (default: all). */
-  methods: z.array(z.string()).optional(),
+  methods: z.optional(z.array(z.string())),
 })
 export type FaultConfig = z.infer<typeof FaultConfig>
 

@@ -8,7 +8,7 @@
  */
 import {randomBytes} from 'node:crypto'
 import type {IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:http'
-import type {z} from 'zod'
+import type * as z from 'zod/mini'
 import {describeIssues} from '../api/schemas/common.js'
 import type {AppContext} from './context.js'
 import type {Router} from './router.js'
@@ -50,7 +50,7 @@ export const ok = (body: unknown): Reply => ({status: 200, body})
 export const created = (body: unknown): Reply => ({status: 201, body})
 
 /** Parses `value` with a request schema; a 400 VALIDATION_ERROR naming the fields when it fails. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefix = ''): z.output<S> {
+export function parseInput<S extends z.ZodMiniType>(schema: S, value: unknown, prefix = ''): z.output<S> {
   const r = schema.safeParse(value)
   if (!r.success) throw validationError(describeIssues(r.error, prefix))
   return r.data

@@ -3,7 +3,11 @@
  * helpers that absorb the drift the spec documents. Each resource module declares its schema once;
  * the client parses responses with it and the emulator validates requests with it.
  */
-import {z} from 'zod'
+import * as z from 'zod/mini'
+import en from 'zod/v4/locales/en.js'
+
+// The mini build installs no locale: English messages, as the classic build gives them.
+z.config(en())
 
 /** Renames drifted keys to their canonical names (without overwriting a canonical value). */
 export function renameKeys(obj: Record<string, unknown>, aliases: Record<string, string>): Record<string, unknown> {
@@ -29,51 +33,58 @@ export function lowerStatus(obj: Record<string, unknown>, field = 'status'): voi
 }
 
 /** Wraps a normaliser so that non-objects reach the schema untouched (and fail there, clearly). */
-export function drift<T extends z.ZodType>(fix: (o: Record<string, unknown>) => Record<string, unknown>, schema: T) {
-  return z.preprocess((v) => (v && typeof v === 'object' && !Array.isArray(v) ? fix(v as Record<string, unknown>) : v), schema)
+export function drift<T extends z.ZodMiniType>(fix: (o: Record<string, unknown>) => Record<string, unknown>, schema: T) {
+  return preprocess((v) => (v && typeof v === 'object' && !Array.isArray(v) ? fix(v as Record<string, unknown>) : v), schema)
+}
+
+/** Runs `fn` on the input before `schema` sees it (what `z.preprocess` does in the classic build). */
+export function preprocess<T extends z.ZodMiniType>(fn: (v: unknown) => unknown, schema: T) {
+  return z.pipe(z.transform<unknown, unknown>(fn), schema)
 }
 
 /** Integers in minor units: JSON numbers that are safe integers. */
 export const MinorUnits = z.int()
 export const Timestamp = z.string()
 export const Uuid = z.uuid({message: 'must be a UUID'})
-export const DateString = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+export const DateString = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'))
 
 export const METADATA_LIMITS = {maxKeys: 50, maxKeyLength: 40, maxValueLength: 500, maxBytes: 16 * 1024} as const
 
 /** `client_metadata` of a move: string keys and values, within the spec's limits. */
-export const ClientMetadata = z.record(z.string(), z.string({message: 'values must be strings'})).superRefine((m, ctx) => {
-  const keys = Object.keys(m)
-  if (keys.length > METADATA_LIMITS.maxKeys) {
-    ctx.addIssue({code: 'custom', message: `at most ${METADATA_LIMITS.maxKeys} keys (got ${keys.length})`})
-  }
-  for (const k of keys) {
-    if (k.length > METADATA_LIMITS.maxKeyLength) {
-      ctx.addIssue({code: 'custom', message: `key "${k.slice(0, 50)}" is longer than ${METADATA_LIMITS.maxKeyLength} characters`})
+export const ClientMetadata = z.record(z.string(), z.string({message: 'values must be strings'})).check(
+  z.superRefine((m, ctx) => {
+    const keys = Object.keys(m)
+    if (keys.length > METADATA_LIMITS.maxKeys) {
+      ctx.addIssue({code: 'custom', message: `at most ${METADATA_LIMITS.maxKeys} keys (got ${keys.length})`})
     }
-    if (typeof m[k] === 'string' && m[k].length > METADATA_LIMITS.maxValueLength) {
-      ctx.addIssue({code: 'custom', message: `value of "${k}" is longer than ${METADATA_LIMITS.maxValueLength} characters`})
+    for (const k of keys) {
+      if (k.length > METADATA_LIMITS.maxKeyLength) {
+        ctx.addIssue({code: 'custom', message: `key "${k.slice(0, 50)}" is longer than ${METADATA_LIMITS.maxKeyLength} characters`})
+      }
+      if (typeof m[k] === 'string' && m[k].length > METADATA_LIMITS.maxValueLength) {
+        ctx.addIssue({code: 'custom', message: `value of "${k}" is longer than ${METADATA_LIMITS.maxValueLength} characters`})
+      }
     }
-  }
-  const bytes = Buffer.byteLength(JSON.stringify(m))
-  if (bytes > METADATA_LIMITS.maxBytes) {
-    ctx.addIssue({code: 'custom', message: `is ${bytes} bytes, more than ${METADATA_LIMITS.maxBytes} (16 KB)`})
-  }
-})
+    const bytes = Buffer.byteLength(JSON.stringify(m))
+    if (bytes > METADATA_LIMITS.maxBytes) {
+      ctx.addIssue({code: 'custom', message: `is ${bytes} bytes, more than ${METADATA_LIMITS.maxBytes} (16 KB)`})
+    }
+  }),
+)
 
 /** `{ data, warning? }` */
-export function envelope<T extends z.ZodType>(data: T) {
-  return z.looseObject({data, warning: z.string().nullish()})
+export function envelope<T extends z.ZodMiniType>(data: T) {
+  return z.looseObject({data, warning: z.nullish(z.string())})
 }
 
 /** The list envelope, with the page fields optional as the spec shows them. */
-export function listEnvelope<T extends z.ZodType>(item: T) {
+export function listEnvelope<T extends z.ZodMiniType>(item: T) {
   return z.looseObject({
     data: z.array(item),
-    has_more: z.boolean().optional().default(false),
-    total_count: z.int().nullish(),
-    next_cursor: z.string().nullish(),
-    previous_cursor: z.string().nullish(),
+    has_more: z._default(z.optional(z.boolean()), false),
+    total_count: z.nullish(z.int()),
+    next_cursor: z.nullish(z.string()),
+    previous_cursor: z.nullish(z.string()),
   })
 }
 
@@ -106,7 +117,7 @@ export function readErrorBody(body: unknown): {errorCode?: string; message?: str
 }
 
 /** One line naming each failing field: `data.id: expected string, got undefined`. */
-export function describeIssues(error: z.ZodError, prefix = ''): string {
+export function describeIssues(error: z.core.$ZodError, prefix = ''): string {
   return error.issues
     .slice(0, 5)
     .map((i) => {

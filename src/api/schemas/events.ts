@@ -1,5 +1,5 @@
 /** Webhook event types and the envelope, shared by the emulator's deliveries and the CLI's tools. */
-import {z} from 'zod'
+import * as z from 'zod/mini'
 
 export const WEBHOOK_EVENT_TYPES = [
   'payout.debited',
@@ -15,8 +15,8 @@ export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES)
 
 /** `{id, type, data}`: `id` is unique per event and unchanged across retries. */
 export const EventEnvelope = z.looseObject({
-  id: z.string().min(1),
-  type: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  type: z.string().check(z.minLength(1)),
   data: z.record(z.string(), z.unknown()),
 })
 export type EventEnvelope = z.infer<typeof EventEnvelope>

@@ -1,4 +1,4 @@
-import {z} from 'zod'
+import * as z from 'zod/mini'
 import {ClientMetadata, MinorUnits, Timestamp, Uuid, drift, fillFrom, lowerStatus, renameKeys} from './common.js'
 
 export const MOVE_STATUSES = ['created', 'approved', 'settled', 'canceled', 'failed'] as const
@@ -11,12 +11,12 @@ export const MoveCreateRequest = z
   .object({
     from_subaccount_id: Uuid,
     to_subaccount_id: Uuid,
-    amount_in_minor_units: z.int('amount_in_minor_units must be a whole number').positive('amount must be positive').optional(),
-    amount_in_cents: z.int('amount_in_cents must be a whole number').positive('amount must be positive').optional(),
-    auto_approve: z.boolean({message: 'auto_approve must be a boolean'}).optional(),
-    client_metadata: ClientMetadata.optional(),
+    amount_in_minor_units: z.optional(z.int('amount_in_minor_units must be a whole number').check(z.positive('amount must be positive'))),
+    amount_in_cents: z.optional(z.int('amount_in_cents must be a whole number').check(z.positive('amount must be positive'))),
+    auto_approve: z.optional(z.boolean({message: 'auto_approve must be a boolean'})),
+    client_metadata: z.optional(ClientMetadata),
   })
-  .superRefine((b, ctx) => {
+  .check(z.superRefine((b, ctx) => {
     if (b.amount_in_minor_units === undefined && b.amount_in_cents === undefined) {
       ctx.addIssue({code: 'custom', path: ['amount_in_minor_units'], message: 'amount_in_minor_units is required'})
     }
@@ -26,7 +26,7 @@ export const MoveCreateRequest = z
     if (b.from_subaccount_id && b.from_subaccount_id === b.to_subaccount_id) {
       ctx.addIssue({code: 'custom', path: ['to_subaccount_id'], message: 'must differ from from_subaccount_id'})
     }
-  })
+  }))
 export type MoveCreateRequest = z.infer<typeof MoveCreateRequest>
 
 /**
@@ -45,13 +45,13 @@ export const Move = drift(
     from_subaccount_id: z.string(),
     to_subaccount_id: z.string(),
     amount_in_minor_units: MinorUnits,
-    amount_in_cents: MinorUnits.optional(),
+    amount_in_cents: z.optional(MinorUnits),
     status: z.string(),
-    status_recorded_at: Timestamp.nullish(),
-    client_metadata: z.record(z.string(), z.unknown()).nullish(),
-    currency_code: z.string().nullish(),
-    created_at: Timestamp.optional(),
-    updated_at: Timestamp.optional(),
+    status_recorded_at: z.nullish(Timestamp),
+    client_metadata: z.nullish(z.record(z.string(), z.unknown())),
+    currency_code: z.nullish(z.string()),
+    created_at: z.optional(Timestamp),
+    updated_at: z.optional(Timestamp),
   }),
 )
 export type Move = z.infer<typeof Move>

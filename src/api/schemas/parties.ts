@@ -3,8 +3,8 @@
  * responses and validate requests before sending) and by the emulator (to validate requests and
  * to check its own answers in tests).
  */
-import {z} from 'zod'
-import {MinorUnits, Timestamp, Uuid, drift, fillFrom, lowerStatus} from './common.js'
+import * as z from 'zod/mini'
+import {MinorUnits, Timestamp, Uuid, drift, fillFrom, lowerStatus, preprocess} from './common.js'
 
 export const COUNTRY_CODES = ['US', 'GB', 'IN'] as const
 export type CountryCode = (typeof COUNTRY_CODES)[number]
@@ -14,12 +14,12 @@ export const Party = z.looseObject({
   id: z.string(),
   name: z.string(),
   email: z.string(),
-  country_code: z.enum(COUNTRY_CODES, {message: `country_code must be one of ${COUNTRY_CODES.join(', ')}`}).nullish(),
-  country_sub_division: z.string().nullish(),
-  city: z.string().nullish(),
-  address_line: z.string().nullish(),
-  postal_code: z.string().nullish(),
-  client_metadata: z.record(z.string(), z.string()).nullish(),
+  country_code: z.nullish(z.enum(COUNTRY_CODES, {message: `country_code must be one of ${COUNTRY_CODES.join(', ')}`})),
+  country_sub_division: z.nullish(z.string()),
+  city: z.nullish(z.string()),
+  address_line: z.nullish(z.string()),
+  postal_code: z.nullish(z.string()),
+  client_metadata: z.nullish(z.record(z.string(), z.string())),
   created_at: Timestamp,
   updated_at: Timestamp,
 })
@@ -30,27 +30,30 @@ export const Payee = Party
 export type Payee = Party
 
 /** A calendar date `YYYY-MM-DD` that exists. */
-export const CalendarDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .refine((s) => {
+export const CalendarDate = z.string().check(
+  z.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'),
+  z.refine((s: string) => {
     const d = new Date(`${s}T00:00:00Z`)
     return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(s)
-  }, 'must be a calendar date YYYY-MM-DD')
+  }, 'must be a calendar date YYYY-MM-DD'),
+)
 
 const queryBoolean = (name: string) =>
-  z.enum(['true', 'false'], {message: `${name} must be true or false`}).transform((v) => v === 'true')
+  z.pipe(
+    z.enum(['true', 'false'], {message: `${name} must be true or false`}),
+    z.transform((v: 'true' | 'false') => v === 'true'),
+  )
 
 /** GET /api/payers and GET /api/payees query (identical parameters). */
 export const PartyListQuery = z.object({
-  cursor: z.string().optional(),
-  limit: z.coerce.number().int('limit must be an integer').min(1, 'limit must be 1 to 500').max(500, 'limit must be 1 to 500').optional(),
-  order: z.enum(['asc', 'desc'], {message: 'order must be asc or desc'}).optional(),
-  email: z.string().optional(),
-  name: z.string().optional(),
-  has_default: queryBoolean('has_default').optional(),
-  created_at_gte: CalendarDate.optional(),
-  created_at_lte: CalendarDate.optional(),
+  cursor: z.optional(z.string()),
+  limit: z.optional(z.coerce.number().check(z.int('limit must be an integer'), z.gte(1, 'limit must be 1 to 500'), z.lte(500, 'limit must be 1 to 500'))),
+  order: z.optional(z.enum(['asc', 'desc'], {message: 'order must be asc or desc'})),
+  email: z.optional(z.string()),
+  name: z.optional(z.string()),
+  has_default: z.optional(queryBoolean('has_default')),
+  created_at_gte: z.optional(CalendarDate),
+  created_at_lte: z.optional(CalendarDate),
 })
 export type PartyListQuery = z.infer<typeof PartyListQuery>
 
@@ -85,25 +88,25 @@ export const Payin = drift(
     id: z.string(),
     payer_id: z.string(),
     amount_in_minor_units: MinorUnits,
-    amount_in_cents: MinorUnits.nullish(),
+    amount_in_cents: z.nullish(MinorUnits),
     currency_code: z.string(),
-    rail: z.string().nullish(),
+    rail: z.nullish(z.string()),
     status: z.string(),
-    status_recorded_at: Timestamp.nullish(),
-    payin_metadata: z
-      .looseObject({
-        payment_method: z
-          .looseObject({
-            account_last_four: z.string().nullish(),
-            routing_number: z.string().nullish(),
-            end_to_end_id: z.string().nullish(),
-          })
-          .nullish(),
-        payer: z.looseObject({name: z.string().nullish(), email: z.string().nullish()}).nullish(),
-      })
-      .nullish(),
-    client_metadata: z.record(z.string(), z.unknown()).nullish(),
-    scheduled_date: z.string().nullish(),
+    status_recorded_at: z.nullish(Timestamp),
+    payin_metadata: z.nullish(
+      z.looseObject({
+        payment_method: z.nullish(
+          z.looseObject({
+            account_last_four: z.nullish(z.string()),
+            routing_number: z.nullish(z.string()),
+            end_to_end_id: z.nullish(z.string()),
+          }),
+        ),
+        payer: z.nullish(z.looseObject({name: z.nullish(z.string()), email: z.nullish(z.string())})),
+      }),
+    ),
+    client_metadata: z.nullish(z.record(z.string(), z.unknown())),
+    scheduled_date: z.nullish(z.string()),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
@@ -127,8 +130,8 @@ export const PartySessionTokenRequest = z.object({
 export type PartySessionTokenRequest = z.infer<typeof PartySessionTokenRequest>
 
 export const SessionToken = z.looseObject({
-  token: z.string().min(1),
-  expires_in_seconds: z.int().nonnegative(),
+  token: z.string().check(z.minLength(1)),
+  expires_in_seconds: z.int().check(z.nonnegative()),
   scopes: z.array(z.string()),
 })
 export type SessionToken = z.infer<typeof SessionToken>
@@ -146,4 +149,4 @@ export function unwrapData(body: unknown): unknown {
 }
 
 /** A whole session-token response body, bare or wrapped. */
-export const SessionTokenResponse = z.preprocess(unwrapData, SessionToken)
+export const SessionTokenResponse = preprocess(unwrapData, SessionToken)

@@ -1,11 +1,10 @@
-import {z} from 'zod'
+import * as z from 'zod/mini'
 import {MinorUnits, Timestamp, drift, fillFrom, lowerStatus} from './common.js'
 
 export const SubaccountCreateRequest = z.object({
   name: z
     .string({message: 'name is required'})
-    .min(1, 'name must be 1 to 100 characters')
-    .max(100, 'name must be 1 to 100 characters'),
+    .check(z.minLength(1, 'name must be 1 to 100 characters'), z.maxLength(100, 'name must be 1 to 100 characters')),
 })
 export type SubaccountCreateRequest = z.infer<typeof SubaccountCreateRequest>
 
@@ -26,14 +25,14 @@ export const Subaccount = drift(
   z.looseObject({
     id: z.string(),
     name: z.string(),
-    account_number: z.string().nullish(),
-    routing_number: z.string().nullish(),
-    routing_numbers: z.looseObject({ach: z.string().nullish(), wire: z.string().nullish()}).nullish(),
-    total_incoming_in_minor_units: MinorUnits.default(0),
-    total_outgoing_in_minor_units: MinorUnits.default(0),
-    currency_code: z.string().nullish(),
-    created_at: Timestamp.optional(),
-    updated_at: Timestamp.optional(),
+    account_number: z.nullish(z.string()),
+    routing_number: z.nullish(z.string()),
+    routing_numbers: z.nullish(z.looseObject({ach: z.nullish(z.string()), wire: z.nullish(z.string())})),
+    total_incoming_in_minor_units: z._default(MinorUnits, 0),
+    total_outgoing_in_minor_units: z._default(MinorUnits, 0),
+    currency_code: z.nullish(z.string()),
+    created_at: z.optional(Timestamp),
+    updated_at: z.optional(Timestamp),
   }),
 )
 export type Subaccount = z.infer<typeof Subaccount>
@@ -51,23 +50,23 @@ export const ActivityItem = drift(
     id: z.string(),
     source: z.string(),
     direction: z.string(),
-    amount_in_cents: MinorUnits.nullish(),
+    amount_in_cents: z.nullish(MinorUnits),
     amount_in_minor_units: MinorUnits,
     effective_at: Timestamp,
-    currency_code: z.string().nullish(),
+    currency_code: z.nullish(z.string()),
   }),
 )
 export type ActivityItem = z.infer<typeof ActivityItem>
 
 export const ActivityQuery = z.object({
-  cursor: z.string().optional(),
-  limit: z.coerce.number().int('limit must be an integer').min(1, 'limit must be 1 to 500').max(500, 'limit must be 1 to 500').optional(),
-  order: z.enum(['asc', 'desc'], {message: 'order must be asc or desc'}).optional(),
-  direction: z.enum(['credit', 'debit'], {message: 'direction must be credit or debit'}).optional(),
-  amount_gte: z.coerce.number().int('amount_gte must be an integer').optional(),
-  amount_lte: z.coerce.number().int('amount_lte must be an integer').optional(),
-  effective_at_gte: z.iso.datetime({offset: true, message: 'effective_at_gte must be an ISO 8601 date-time'}).optional(),
-  effective_at_lte: z.iso.datetime({offset: true, message: 'effective_at_lte must be an ISO 8601 date-time'}).optional(),
+  cursor: z.optional(z.string()),
+  limit: z.optional(z.coerce.number().check(z.int('limit must be an integer'), z.gte(1, 'limit must be 1 to 500'), z.lte(500, 'limit must be 1 to 500'))),
+  order: z.optional(z.enum(['asc', 'desc'], {message: 'order must be asc or desc'})),
+  direction: z.optional(z.enum(['credit', 'debit'], {message: 'direction must be credit or debit'})),
+  amount_gte: z.optional(z.coerce.number().check(z.int('amount_gte must be an integer'))),
+  amount_lte: z.optional(z.coerce.number().check(z.int('amount_lte must be an integer'))),
+  effective_at_gte: z.optional(z.iso.datetime({offset: true, message: 'effective_at_gte must be an ISO 8601 date-time'})),
+  effective_at_lte: z.optional(z.iso.datetime({offset: true, message: 'effective_at_lte must be an ISO 8601 date-time'})),
 })
 export type ActivityQuery = z.infer<typeof ActivityQuery>
 

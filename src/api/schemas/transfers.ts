@@ -2,8 +2,8 @@
  * Account transfers between treasury accounts: the create body (assumed shape, see
  * src/api/assumptions.ts), the list filters, the conversion estimate and the rail options.
  */
-import {z} from 'zod'
-import {MinorUnits, Timestamp, drift, lowerStatus} from './common.js'
+import * as z from 'zod/mini'
+import {MinorUnits, Timestamp, drift, lowerStatus, preprocess} from './common.js'
 import {CalendarDate} from './treasury.js'
 
 export const TRANSFER_RAILS = ['instant_card', 'instant_bank', 'same_day_ach', 'standard_ach', 'wire'] as const
@@ -37,30 +37,34 @@ export function expandRails(values: readonly string[]): Set<TransferRail> {
 }
 
 /** `client_metadata` of a transfer: a map string -> any, at most 50 keys of at most 40 characters. */
-export const TransferMetadata = z.record(z.string(), z.unknown()).superRefine((m, ctx) => {
-  const keys = Object.keys(m)
-  if (keys.length > 50) ctx.addIssue({code: 'custom', message: `at most 50 keys (got ${keys.length})`})
-  for (const k of keys) if (k.length > 40) ctx.addIssue({code: 'custom', message: `key "${k.slice(0, 50)}" is longer than 40 characters`})
-  if (Buffer.byteLength(JSON.stringify(m)) > 16 * 1024) ctx.addIssue({code: 'custom', message: 'is larger than 16 KB'})
-})
+export const TransferMetadata = z.record(z.string(), z.unknown()).check(
+  z.superRefine((m, ctx) => {
+    const keys = Object.keys(m)
+    if (keys.length > 50) ctx.addIssue({code: 'custom', message: `at most 50 keys (got ${keys.length})`})
+    for (const k of keys) if (k.length > 40) ctx.addIssue({code: 'custom', message: `key "${k.slice(0, 50)}" is longer than 40 characters`})
+    if (Buffer.byteLength(JSON.stringify(m)) > 16 * 1024) ctx.addIssue({code: 'custom', message: 'is larger than 16 KB'})
+  }),
+)
 
 /** Create body (assumed): `POST /api/treasury/account-transfers`. */
 export const TransferCreateRequest = z
   .object({
-    from_account_id: z.string({message: 'from_account_id is required'}).min(1, 'from_account_id is required'),
-    to_account_id: z.string({message: 'to_account_id is required'}).min(1, 'to_account_id is required'),
-    amount_in_minor_units: z.int('amount_in_minor_units must be a whole number').positive('amount must be positive'),
-    currency_code: z.string({message: 'currency_code is required'}).regex(/^[A-Z]{3}$/, 'currency_code must be an upper-case ISO 4217 code'),
+    from_account_id: z.string({message: 'from_account_id is required'}).check(z.minLength(1, 'from_account_id is required')),
+    to_account_id: z.string({message: 'to_account_id is required'}).check(z.minLength(1, 'to_account_id is required')),
+    amount_in_minor_units: z.int('amount_in_minor_units must be a whole number').check(z.positive('amount must be positive')),
+    currency_code: z.string({message: 'currency_code is required'}).check(z.regex(/^[A-Z]{3}$/, 'currency_code must be an upper-case ISO 4217 code')),
     rail: z.enum(TRANSFER_RAILS, {message: `unsupported rail: use one of ${TRANSFER_RAILS.join(', ')}`}),
-    auto_approve: z.boolean({message: 'auto_approve must be a boolean'}).optional(),
-    scheduled_date: CalendarDate.nullish(),
-    client_metadata: TransferMetadata.optional(),
+    auto_approve: z.optional(z.boolean({message: 'auto_approve must be a boolean'})),
+    scheduled_date: z.nullish(CalendarDate),
+    client_metadata: z.optional(TransferMetadata),
   })
-  .superRefine((b, ctx) => {
-    if (b.from_account_id && b.from_account_id === b.to_account_id) {
-      ctx.addIssue({code: 'custom', path: ['to_account_id'], message: 'invalid account pair: to_account_id must differ from from_account_id'})
-    }
-  })
+  .check(
+    z.superRefine((b, ctx) => {
+      if (b.from_account_id && b.from_account_id === b.to_account_id) {
+        ctx.addIssue({code: 'custom', path: ['to_account_id'], message: 'invalid account pair: to_account_id must differ from from_account_id'})
+      }
+    }),
+  )
 export type TransferCreateRequest = z.infer<typeof TransferCreateRequest>
 
 export const AccountTransfer = drift(
@@ -78,49 +82,51 @@ export const AccountTransfer = drift(
     currency_code: z.string(),
     rail: z.string(),
     status: z.string(),
-    client_metadata: z.record(z.string(), z.unknown()).nullish(),
-    scheduled_date: z.string().nullish(),
-    created_at: Timestamp.optional(),
-    updated_at: Timestamp.optional(),
+    client_metadata: z.nullish(z.record(z.string(), z.unknown())),
+    scheduled_date: z.nullish(z.string()),
+    created_at: z.optional(Timestamp),
+    updated_at: z.optional(Timestamp),
   }),
 )
 export type AccountTransfer = z.infer<typeof AccountTransfer>
 
 /** A query parameter that may be repeated: always an array after parsing. */
-function repeated<T extends z.ZodType>(item: T) {
-  return z.preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(item).optional())
+function repeated<T extends z.ZodMiniType>(item: T) {
+  return preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.optional(z.array(item)))
 }
 
-const int = (name: string) => z.coerce.number({message: `${name} must be an integer`}).int(`${name} must be an integer`)
+const int = (name: string) => z.coerce.number({message: `${name} must be an integer`}).check(z.int(`${name} must be an integer`))
 const datetime = (name: string) => z.iso.datetime({offset: true, message: `${name} must be an ISO 8601 date-time`})
 
 export const TransfersQuery = z.object({
-  cursor: z.string().optional(),
-  limit: z.coerce.number().int('limit must be an integer').min(1, 'limit must be 1 to 500').max(500, 'limit must be 1 to 500').optional(),
-  order: z.enum(['asc', 'desc'], {message: 'order must be asc or desc'}).optional(),
-  account_id: repeated(z.string().min(1, 'account_id must not be empty')),
-  amount_in_minor_units_gte: int('amount_in_minor_units_gte').optional(),
-  amount_in_minor_units_lte: int('amount_in_minor_units_lte').optional(),
-  created_at_gte: datetime('created_at_gte').optional(),
-  created_at_lte: datetime('created_at_lte').optional(),
+  cursor: z.optional(z.string()),
+  limit: z.optional(z.coerce.number().check(z.int('limit must be an integer'), z.gte(1, 'limit must be 1 to 500'), z.lte(500, 'limit must be 1 to 500'))),
+  order: z.optional(z.enum(['asc', 'desc'], {message: 'order must be asc or desc'})),
+  account_id: repeated(z.string().check(z.minLength(1, 'account_id must not be empty'))),
+  amount_in_minor_units_gte: z.optional(int('amount_in_minor_units_gte')),
+  amount_in_minor_units_lte: z.optional(int('amount_in_minor_units_lte')),
+  created_at_gte: z.optional(datetime('created_at_gte')),
+  created_at_lte: z.optional(datetime('created_at_lte')),
   rail: repeated(z.enum(RAIL_FILTER_VALUES, {message: `rail must be one of ${RAIL_FILTER_VALUES.join(', ')}`})),
   status: repeated(z.enum(TRANSFER_STATUSES, {message: `status must be one of ${TRANSFER_STATUSES.join(', ')}`})),
 })
 export type TransfersQuery = z.infer<typeof TransfersQuery>
 
 export const ConversionEstimateQuery = z.object({
-  from_account_id: z.string({message: 'from_account_id is required'}).min(1, 'from_account_id is required'),
-  to_account_id: z.string({message: 'to_account_id is required'}).min(1, 'to_account_id is required'),
-  amount_in_minor_units: z
-    .string({message: 'amount_in_minor_units is required'})
-    .regex(/^\d+$/, 'amount_in_minor_units must be a positive whole number')
-    .transform(Number)
-    .pipe(z.number().int().positive('amount_in_minor_units must be positive').max(Number.MAX_SAFE_INTEGER, 'amount_in_minor_units is too large')),
+  from_account_id: z.string({message: 'from_account_id is required'}).check(z.minLength(1, 'from_account_id is required')),
+  to_account_id: z.string({message: 'to_account_id is required'}).check(z.minLength(1, 'to_account_id is required')),
+  amount_in_minor_units: z.pipe(
+    z.pipe(
+      z.string({message: 'amount_in_minor_units is required'}).check(z.regex(/^\d+$/, 'amount_in_minor_units must be a positive whole number')),
+      z.transform((s: string) => Number(s)),
+    ),
+    z.number().check(z.int(), z.positive('amount_in_minor_units must be positive'), z.lte(Number.MAX_SAFE_INTEGER, 'amount_in_minor_units is too large')),
+  ),
 })
 
 export const RailOptionsQuery = z.object({
-  from_account_id: z.string({message: 'from_account_id is required'}).min(1, 'from_account_id is required'),
-  to_account_id: z.string({message: 'to_account_id is required'}).min(1, 'to_account_id is required'),
+  from_account_id: z.string({message: 'from_account_id is required'}).check(z.minLength(1, 'from_account_id is required')),
+  to_account_id: z.string({message: 'to_account_id is required'}).check(z.minLength(1, 'to_account_id is required')),
 })
 
 export const ConversionEstimate = z.looseObject({

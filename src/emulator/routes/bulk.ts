@@ -3,14 +3,14 @@
  * bank-reported (bai2) credit lines on a subaccount at once (up to 1,000,000), for pagination and
  * throughput runs without creating one move per line.
  */
-import {z} from 'zod'
+import * as z from 'zod/mini'
 import type {AppContext} from '../context.js'
 import {notFound, ok, parseInput} from '../http.js'
 import type {Router} from '../router.js'
 
 const BulkActivity = z.object({
-  subaccount_id: z.string().min(1),
-  count: z.int().min(1).max(1_000_000),
+  subaccount_id: z.string().check(z.minLength(1)),
+  count: z.int().check(z.gte(1), z.lte(1_000_000)),
 })
 
 export function register(router: Router, app: AppContext): void {

@@ -10,7 +10,7 @@
  * - POST /_emulator/payers, /payees       add parties (routes/parties.ts)
  * - POST /_emulator/payins[/{id}/advance], GET /_emulator/payins   payins (routes/payins.ts)
  */
-import {z} from 'zod'
+import * as z from 'zod/mini'
 import type {AppContext} from '../context.js'
 import {created, notFound, ok, parseInput, validationError} from '../http.js'
 import type {Router} from '../router.js'
@@ -19,12 +19,12 @@ import {ENTITY_ROLES, type Entity, type MoveRecord} from '../store.js'
 import {moveView} from './moves.js'
 
 const FailSettlementBody = z.object({
-  count: z.int('count must be a whole number').min(0, 'count must be 0 to 1000').max(1000, 'count must be 0 to 1000').optional(),
+  count: z.optional(z.int('count must be a whole number').check(z.gte(0, 'count must be 0 to 1000'), z.lte(1000, 'count must be 0 to 1000'))),
 })
 
 const IssueKeyBody = z.object({
   entity: z.enum(ENTITY_ROLES, {message: `entity must be one of ${ENTITY_ROLES.join(', ')}`}),
-  read_only: z.boolean({message: 'read_only must be a boolean'}).optional(),
+  read_only: z.optional(z.boolean({message: 'read_only must be a boolean'})),
 })
 
 function entitySummary(e: Entity) {

@@ -8,7 +8,7 @@
  *   -> 201 `{entity, ids, data}` (data: each party as the API shows it, plus its internal `has_default`)
  */
 import {randomInt} from 'node:crypto'
-import {z} from 'zod'
+import * as z from 'zod/mini'
 import {ClientMetadata} from '../../api/schemas/common.js'
 import {COUNTRY_CODES, PartyListQuery} from '../../api/schemas/parties.js'
 import type {AppContext} from '../context.js'
@@ -73,27 +73,27 @@ export function partyFilter(kind: PartyKind, q: PartyListQuery): {filter?: (p: P
 }
 
 const nullableText = (field: string, max: number) =>
-  z.string({message: `${field} must be a string`}).max(max, `${field} must be at most ${max} characters`).nullable().optional()
+  z.optional(z.nullable(z.string({message: `${field} must be a string`}).check(z.maxLength(max, `${field} must be at most ${max} characters`))))
 
 const PartyInput = z.object({
-  name: z.string({message: 'name is required'}).min(1, 'name must be 1 to 200 characters').max(200, 'name must be 1 to 200 characters'),
+  name: z.string({message: 'name is required'}).check(z.minLength(1, 'name must be 1 to 200 characters'), z.maxLength(200, 'name must be 1 to 200 characters')),
   email: z.email({message: 'email must be an email address'}),
-  country_code: z.enum(COUNTRY_CODES, {message: `country_code must be one of ${COUNTRY_CODES.join(', ')}`}).optional(),
+  country_code: z.optional(z.enum(COUNTRY_CODES, {message: `country_code must be one of ${COUNTRY_CODES.join(', ')}`})),
   country_sub_division: nullableText('country_sub_division', 100),
   city: nullableText('city', 100),
   address_line: nullableText('address_line', 200),
   postal_code: nullableText('postal_code', 20),
-  client_metadata: ClientMetadata.optional(),
-  has_default: z.boolean({message: 'has_default must be a boolean'}).optional(),
+  client_metadata: z.optional(ClientMetadata),
+  has_default: z.optional(z.boolean({message: 'has_default must be a boolean'})),
 })
 
 const AddPartiesBody = z
   .object({
-    entity: z.enum(ENTITY_ROLES, {message: `entity must be one of ${ENTITY_ROLES.join(', ')}`}).optional(),
-    count: z.int('count must be a whole number').min(1, 'count must be 1 to 10000').max(10_000, 'count must be 1 to 10000').optional(),
-    records: z.array(PartyInput).max(10_000, 'at most 10000 records').optional(),
+    entity: z.optional(z.enum(ENTITY_ROLES, {message: `entity must be one of ${ENTITY_ROLES.join(', ')}`})),
+    count: z.optional(z.int('count must be a whole number').check(z.gte(1, 'count must be 1 to 10000'), z.lte(10_000, 'count must be 1 to 10000'))),
+    records: z.optional(z.array(PartyInput).check(z.maxLength(10_000, 'at most 10000 records'))),
   })
-  .refine((b) => b.count !== undefined || (b.records !== undefined && b.records.length > 0), {message: 'give count or records'})
+  .check(z.refine((b) => b.count !== undefined || (b.records !== undefined && b.records.length > 0), {message: 'give count or records'}))
 
 export function register(router: Router, app: AppContext): void {
   for (const kind of ['payer', 'payee'] as const) {

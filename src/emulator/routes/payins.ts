@@ -14,7 +14,7 @@
  *   emits payin.failed.
  * - GET /_emulator/payins?entity=test -> `{data: [Payin]}` newest first.
  */
-import {z} from 'zod'
+import * as z from 'zod/mini'
 import {ClientMetadata} from '../../api/schemas/common.js'
 import {CalendarDate, PAYIN_RAILS, PAYIN_STATUSES, type PayinStatus} from '../../api/schemas/parties.js'
 import type {AppContext} from '../context.js'
@@ -73,13 +73,13 @@ export function payinPath(from: PayinStatus, to: PayinStatus): PayinStatus[] | u
 const EntityRole = z.enum(ENTITY_ROLES, {message: `entity must be one of ${ENTITY_ROLES.join(', ')}`})
 
 const CreatePayinBody = z.object({
-  entity: EntityRole.optional(),
-  payer_id: z.string({message: 'payer_id must be a string'}).optional(),
-  amount_in_minor_units: z.int('amount_in_minor_units must be a whole number').positive('amount must be positive'),
-  currency_code: z.string().regex(/^[A-Za-z]{3}$/, 'currency_code must be an ISO 4217 code').optional(),
-  rail: z.enum(PAYIN_RAILS, {message: `rail must be one of ${PAYIN_RAILS.join(', ')}`}).optional(),
-  scheduled_date: CalendarDate.nullable().optional(),
-  client_metadata: ClientMetadata.optional(),
+  entity: z.optional(EntityRole),
+  payer_id: z.optional(z.string({message: 'payer_id must be a string'})),
+  amount_in_minor_units: z.int('amount_in_minor_units must be a whole number').check(z.positive('amount must be positive')),
+  currency_code: z.optional(z.string().check(z.regex(/^[A-Za-z]{3}$/, 'currency_code must be an ISO 4217 code'))),
+  rail: z.optional(z.enum(PAYIN_RAILS, {message: `rail must be one of ${PAYIN_RAILS.join(', ')}`})),
+  scheduled_date: z.optional(z.nullable(CalendarDate)),
+  client_metadata: z.optional(ClientMetadata),
 })
 
 const AdvanceBody = z.object({
@@ -148,7 +148,7 @@ export function register(router: Router, app: AppContext): void {
   })
 
   router.add('GET', '/_emulator/payins', (ctx) => {
-    const role = parseInput(z.object({entity: EntityRole.optional()}), ctx.query).entity ?? 'test'
+    const role = parseInput(z.object({entity: z.optional(EntityRole)}), ctx.query).entity ?? 'test'
     const entity = app.store.entityByRole(role)
     if (!entity) throw notFound(`entity ${role} not found`)
     return ok({data: [...entity.payins.items].reverse().map(payinView)})

@@ -16,7 +16,7 @@
  * - POST /_emulator/async-transfers        {entity, enabled, delay_ms?} async initiation per entity
  * - POST /_emulator/transfers/{id}/advance {status?} one step, or to `initiated|settled|failed`
  */
-import {z} from 'zod'
+import * as z from 'zod/mini'
 import {PATHS} from '../../api/assumptions.js'
 import {
   ACH_RAILS,
@@ -83,11 +83,11 @@ function asyncDelay(entity: Entity): number | undefined {
 const AsyncBody = z.object({
   entity: z.enum(ENTITY_ROLES, {message: `entity must be one of ${ENTITY_ROLES.join(', ')}`}),
   enabled: z.boolean({message: 'enabled must be a boolean'}),
-  delay_ms: z.int('delay_ms must be a whole number').min(0, 'delay_ms must be 0 to 600000').max(600_000, 'delay_ms must be 0 to 600000').optional(),
+  delay_ms: z.optional(z.int('delay_ms must be a whole number').check(z.gte(0, 'delay_ms must be 0 to 600000'), z.lte(600_000, 'delay_ms must be 0 to 600000'))),
 })
 
 const AdvanceBody = z.object({
-  status: z.enum(['initiated', 'settled', 'failed'], {message: 'status must be initiated, settled or failed'}).optional(),
+  status: z.optional(z.enum(['initiated', 'settled', 'failed'], {message: 'status must be initiated, settled or failed'})),
 })
 
 const NEXT: Partial<Record<TransferStatus, TransferStatus>> = {created: 'approved', approved: 'initiated', initiated: 'settled', debited: 'settled'}

@@ -7,7 +7,7 @@
  * - POST /_emulator/webhooks/retry-policy    {base_delay_ms?, max_attempts?, timeout_ms?}
  * - GET  /_emulator/webhook-deliveries       ?endpoint_id=&event_id= delivery attempts, oldest first
  */
-import {z} from 'zod'
+import * as z from 'zod/mini'
 import {PATHS} from '../../api/assumptions.js'
 import {WEBHOOK_EVENT_TYPES} from '../../api/schemas/events.js'
 import {EVENT_TYPE_DESCRIPTIONS, WebhookCreateRequest, WebhookListQuery, WebhookUpdateRequest} from '../../api/schemas/webhooks.js'
@@ -44,16 +44,16 @@ const blankToNull = (d: string | null | undefined) => (d === undefined ? undefin
 const EmitBody = z.object({
   entity: z.enum(ENTITY_ROLES, {message: `entity must be one of ${ENTITY_ROLES.join(', ')}`}),
   type: z.enum(WEBHOOK_EVENT_TYPES, {message: `type must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`}),
-  data: z.record(z.string(), z.unknown(), {message: 'data must be an object'}).optional(),
+  data: z.optional(z.record(z.string(), z.unknown(), {message: 'data must be an object'})),
 })
 
 const PolicyBody = z.object({
-  base_delay_ms: z.int('base_delay_ms must be a whole number').min(0).max(3_600_000).optional(),
-  max_attempts: z.int('max_attempts must be a whole number').min(1).max(20).optional(),
-  timeout_ms: z.int('timeout_ms must be a whole number').min(1).max(60_000).optional(),
+  base_delay_ms: z.optional(z.int('base_delay_ms must be a whole number').check(z.gte(0), z.lte(3_600_000))),
+  max_attempts: z.optional(z.int('max_attempts must be a whole number').check(z.gte(1), z.lte(20))),
+  timeout_ms: z.optional(z.int('timeout_ms must be a whole number').check(z.gte(1), z.lte(60_000))),
 })
 
-const DeliveriesQuery = z.object({endpoint_id: z.string().optional(), event_id: z.string().optional()})
+const DeliveriesQuery = z.object({endpoint_id: z.optional(z.string()), event_id: z.optional(z.string())})
 
 export function register(router: Router, app: AppContext): void {
   const deliveries = new WebhookDeliveries(app)
