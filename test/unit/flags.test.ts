@@ -1,19 +1,9 @@
 import {describe, expect, it} from 'vitest'
-import {UsageError} from '../../src/errors.js'
+import {usage} from './support.js'
 import {parseDate, parseDateTime, parseIntegerFlag, parseKeyValues, parseMoneyFlags} from '../../src/flags.js'
 import {resolveContext} from '../../src/config/resolve.js'
 import type {ProfileFile} from '../../src/config/index.js'
 
-function usage(fn: () => unknown): UsageError {
-  try {
-    fn()
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError)
-    expect((err as UsageError).exitCode).toBe(2)
-    return err as UsageError
-  }
-  throw new Error('expected a UsageError')
-}
 
 describe('parseMoneyFlags', () => {
   it('parses --amount in USD by default', () => {

@@ -1,18 +1,9 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
 import {UsageError} from '../../src/errors.js'
+import {usage as usageError} from './support.js'
 import {currencyExponent, formatMoney, normalizeCurrency, parseAmount, parseMinorUnits, toDecimalString} from '../../src/money.js'
 
-function usageError(fn: () => unknown): UsageError {
-  try {
-    fn()
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError)
-    expect((err as UsageError).exitCode).toBe(2)
-    return err as UsageError
-  }
-  throw new Error('expected a UsageError, but nothing was thrown')
-}
 
 describe('currencyExponent / normalizeCurrency', () => {
   it('reads the minor-unit exponent from ICU', () => {

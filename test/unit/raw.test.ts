@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {UsageError} from '../../src/errors.js'
+import {usage} from './support.js'
 import {RAW_METHODS, buildRawRequest, typedValue, type RawInput} from '../../src/api/raw.js'
 
 const files: Record<string, string> = {'body.txt': 'file contents\n', '/dev/stdin': 'from stdin'}
@@ -20,16 +20,6 @@ function build(input: Partial<RawInput> & Pick<RawInput, 'method' | 'path'>) {
   return {req, reads}
 }
 
-function usage(fn: () => unknown): UsageError {
-  try {
-    fn()
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError)
-    expect((err as UsageError).exitCode).toBe(2)
-    return err as UsageError
-  }
-  throw new Error('expected a UsageError')
-}
 
 describe('typedValue', () => {
   it.each([
