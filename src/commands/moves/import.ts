@@ -109,13 +109,11 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
       plan.close()
     }
     const summary = {file: this.args.file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rows.length, totals: plan.totals, ...result}
-    if (this.out.machine) await this.out.resource(summary, SUMMARY_COLUMNS)
-    else {
-      await this.out.resource(summary, SUMMARY_COLUMNS)
-      if (result.failures.length) {
-        this.out.note('')
-        await this.out.list(result.failures, FAILURE_COLUMNS)
-      }
+    await this.out.resource(summary, SUMMARY_COLUMNS)
+    // Machine formats carry the failures inside the summary; a table lists them below it.
+    if (!this.out.machine && result.failures.length) {
+      this.out.note('')
+      await this.out.list(result.failures, FAILURE_COLUMNS)
     }
     if (result.interrupted) {
       throw new PartialError(`Interrupted: ${result.created + result.replayed + result.skipped + result.partial} of ${plan.rows.length} done; re-run the same command to finish.`)
