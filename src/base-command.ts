@@ -157,7 +157,6 @@ export interface MutationSummary {
   details?: Record<string, string | undefined>
 }
 
-/** A command that talks to the API: profile, key, base URL and client, resolved once. */
 /**
  * The API areas each topic's commands use, so that a command loads only their schemas; a topic
  * not listed gets every area.
@@ -180,6 +179,7 @@ function areasFor(commandId: string | undefined): readonly ApiArea[] | undefined
   return topic ? AREAS_BY_TOPIC[topic] : undefined
 }
 
+/** A command that talks to the API: profile, key, base URL and client, resolved once. */
 export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T> {
   static override baseFlags = {
     ...BaseCommand.baseFlags,
