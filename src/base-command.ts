@@ -14,6 +14,7 @@ import type {PaginateOptions, Page} from './api/paginate.js'
 import {configDir, readProfiles} from './config/index.js'
 import {resolveContext, type ResolvedContext} from './config/resolve.js'
 import {limitViolations, type Movement} from './guardrails.js'
+import {readStdin} from './flags.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type ApiFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ApiCommand)['baseFlags'] & T['flags']>
@@ -403,9 +404,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
   protected async idsFromArgv(argv: string[]): Promise<string[]> {
     let ids = argv
     if (argv.length === 1 && argv[0] === '-') {
-      const chunks: Buffer[] = []
-      for await (const c of process.stdin) chunks.push(c as Buffer)
-      ids = Buffer.concat(chunks).toString('utf8').split(/[\s,]+/)
+      ids = (await readStdin()).toString('utf8').split(/[\s,]+/)
     }
     ids = ids.map((s) => s.trim()).filter(Boolean)
     if (ids.length === 0) throw new UsageError('Give at least one id (or - to read ids from stdin).')

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
-import {readFileSync} from 'node:fs'
 import {ApiCommand} from '../base-command.js'
+import {readFileArg} from '../flags.js'
 import {UsageError} from '../errors.js'
 import {buildRawRequest, RAW_METHODS, type RawMethod} from '../api/raw.js'
 
@@ -34,9 +34,9 @@ export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
       path: this.args.path,
       fields: f.field,
       typedFields: f['raw-field'],
-      input: f.input === undefined ? undefined : f.input === '-' ? readFileSync(0, 'utf8') : readInput(f.input),
+      input: f.input === undefined ? undefined : readFileArg(f.input, '--input').toString('utf8'),
       headers: f.header,
-      readFile: readInput,
+      readFile: (file) => readFileArg(file, '-F').toString('utf8'),
     })
     if (f.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only.')
     if (method !== 'GET') await this.confirmMutation({action: `${method} ${req.path}`})
@@ -49,13 +49,5 @@ export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
     if (res.warning) this.out.warn(res.warning)
     if (res.body === undefined) this.out.note(`${res.status} (no body)`)
     else await this.out.value(res.body)
-  }
-}
-
-function readInput(file: string): string {
-  try {
-    return readFileSync(file, 'utf8')
-  } catch (err) {
-    throw new UsageError(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
   }
 }

@@ -1,6 +1,7 @@
 /** `moves import`: plan (read, validate, key, journal state), currency check, run. */
 import {createHash, randomUUID} from 'node:crypto'
-import {readFileSync, renameSync, existsSync} from 'node:fs'
+import {renameSync, existsSync} from 'node:fs'
+import {readFileArg} from '../flags.js'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
 import {loadLockfile} from '../audit/index.js'
@@ -66,17 +67,8 @@ export class ImportPlan {
   }
 }
 
-function readCsv(file: string): string {
-  try {
-    return readFileSync(file, 'utf8')
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    throw new UsageError(`Cannot read ${file}${code === 'ENOENT' ? ': no such file' : code ? ` (${code})` : ''}.`)
-  }
-}
-
 async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boolean}): Promise<ImportPlan> {
-  const text = readCsv(file)
+  const text = readFileArg(file, 'Cannot read').toString('utf8')
   const fileSha256 = createHash('sha256').update(text).digest('hex')
   const parsed = parseImportCsv(text, opts.defaultCurrency)
   let state = readJournal(journalPathFor(file))

@@ -1,5 +1,4 @@
 /** Flag values of the webhook tools, parsed into options with usage errors (exit 2). */
-import {readFileSync} from 'node:fs'
 import {WEBHOOK_EVENT_TYPES} from '../api/schemas/events.js'
 import {registerSecret} from '../api/redact.js'
 import {UsageError} from '../errors.js'
@@ -42,10 +41,3 @@ export function parseTargetUrl(input: string, flag: string): string {
   return u.href
 }
 
-export function readFileFlag(path: string, flag: string): Buffer {
-  try {
-    return readFileSync(path)
-  } catch (err) {
-    throw new UsageError(`${flag} ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`)
-  }
-}

@@ -3,6 +3,7 @@ import {BaseCommand} from '../../base-command.js'
 import {ProfileStore, keyMode, validateProfileName} from '../../config/index.js'
 import {PROFILE_COLUMNS, profileView} from '../../config/view.js'
 import {validateBaseUrl} from '../../config/validate.js'
+import {readStdin} from '../../flags.js'
 import {UsageError} from '../../errors.js'
 import {redactKey} from '../../api/redact.js'
 
@@ -40,9 +41,7 @@ export default class ProfilesAdd extends BaseCommand<typeof ProfilesAdd> {
 
   private async readKey(): Promise<string> {
     if (this.flags['key-stdin']) {
-      const chunks: Buffer[] = []
-      for await (const c of process.stdin) chunks.push(c as Buffer)
-      const key = Buffer.concat(chunks).toString('utf8').trim()
+      const key = (await readStdin()).toString('utf8').trim()
       if (!key) throw new UsageError('--key-stdin: stdin was empty.')
       return key
     }

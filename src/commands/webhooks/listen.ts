@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
+import {readFileArg, readStdin} from '../../flags.js'
 import {UsageError} from '../../errors.js'
-import {parseEventTypes, parseTargetUrl, readFileFlag, resolveSecrets} from '../../webhooks/options.js'
+import {parseEventTypes, parseTargetUrl, resolveSecrets} from '../../webhooks/options.js'
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override summary = 'Receive webhooks locally: verify signatures, drop duplicates, print each event.'
@@ -33,7 +34,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
     if (!f.path.startsWith('/')) throw new UsageError(`--path "${f.path}" must start with "/".`)
     const events = parseEventTypes(f.events, '--events')
     const forwardTo = f['forward-to'] === undefined ? undefined : parseTargetUrl(f['forward-to'], '--forward-to')
-    const tls = f['tls-cert'] && f['tls-key'] ? {cert: readFileFlag(f['tls-cert'], '--tls-cert'), key: readFileFlag(f['tls-key'], '--tls-key')} : undefined
+    const tls = f['tls-cert'] && f['tls-key'] ? {cert: readFileArg(f['tls-cert'], '--tls-cert'), key: readFileArg(f['tls-key'], '--tls-key')} : undefined
 
     const stopped = this.stopSignal()
 

@@ -1,7 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
+import {readFileArg, readStdin} from '../../flags.js'
 import {UsageError} from '../../errors.js'
-import {readFileFlag, resolveSecrets} from '../../webhooks/options.js'
+import {resolveSecrets} from '../../webhooks/options.js'
 import {verify} from '../../webhooks/signature.js'
 import {InvalidSignatureError} from '../../webhooks/tools.js'
 
@@ -27,12 +28,10 @@ export default class WebhooksVerify extends BaseCommand<typeof WebhooksVerify> {
     const f = this.flags
     const secrets = resolveSecrets(f.secret)
     let rawBody: Buffer
-    if (f['payload-file'] !== undefined) rawBody = readFileFlag(f['payload-file'], '--payload-file')
+    if (f['payload-file'] !== undefined) rawBody = readFileArg(f['payload-file'], '--payload-file')
     else {
       if (process.stdin.isTTY) throw new UsageError('Give the raw body with --payload-file FILE or on stdin.')
-      const chunks: Buffer[] = []
-      for await (const c of process.stdin) chunks.push(c as Buffer)
-      rawBody = Buffer.concat(chunks)
+      rawBody = await readStdin()
     }
     const result = verify({secrets, timestamp: f.timestamp.trim(), signature: f.signature.trim(), rawBody, toleranceSec: f.tolerance})
     if (!result.ok) throw new InvalidSignatureError(result.reason, f.tolerance)
