@@ -200,8 +200,10 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
   }
 
   declare protected flags: ApiFlags<T>
-  /** Bulk commands use the undici package's connection pool; one-shot commands Node's fetch. */
-  protected transportKind: 'fetch' | 'pool' = 'fetch'
+  /** Bulk work (following a whole list, an import) uses the undici pool; one-shot commands Node's fetch. */
+  protected get transportKind(): 'fetch' | 'pool' {
+    return (this.flags as {all?: boolean}).all ? 'pool' : 'fetch'
+  }
   private _api?: Api
   private _ctx?: ResolvedContext
 
@@ -250,8 +252,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
         userAgent: `payops/${this.config.version}`,
         trace: this.debugOn ? (line) => process.stderr.write(`[debug] ${line}\n`) : undefined,
         audit: this.auditHook(),
-        // Following a whole list is bulk work too: many requests on one kept-alive connection.
-        transport: (this.flags as {all?: boolean}).all ? 'pool' : this.transportKind,
+        transport: this.transportKind,
       }, areasFor(this.id))
     }
     return this._api

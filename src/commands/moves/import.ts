@@ -40,7 +40,9 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
     ...ApiCommand.guardFlags,
   }
 
-  protected override transportKind = 'pool' as const
+  protected override get transportKind(): 'pool' {
+    return 'pool'
+  }
 
   async run(): Promise<void> {
     const f = this.flags
