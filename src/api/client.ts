@@ -5,6 +5,7 @@
  */
 import type * as z from 'zod/mini'
 import {ApiError, NetworkError, ResponseError, UsageError} from '../errors.js'
+import {isLoopbackHost} from '../net.js'
 import {describeIssues, readErrorBody} from './schemas/common.js'
 import {redact, redactKey, registerSecret} from './redact.js'
 import {FetchTransport, PoolTransport, type Transport} from './transport.js'
@@ -84,11 +85,7 @@ export interface ApiResponse<T> {
 
 type Out<S> = S extends z.ZodMiniType ? z.output<S> : unknown
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]'])
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname)
-}
+export {isLoopbackHost}
 
 /** Encodes each interpolated value as one path segment: p`/api/moves/${id}`. */
 export function p(strings: TemplateStringsArray, ...values: Array<string | number>): string {

@@ -1,4 +1,4 @@
-import {isLoopbackHost} from '../api/client.js'
+import {isLoopbackHost} from '../net.js'
 import {UsageError} from '../errors.js'
 
 /** A base URL must be https://, or http:// to a loopback address (the emulator). */

@@ -3,6 +3,7 @@
  * emulator on receipt) and the resource schema the client parses responses with.
  */
 import * as z from 'zod/mini'
+import {isLoopbackHost} from '../../net.js'
 import {Timestamp, drift, preprocess} from './common.js'
 import {WEBHOOK_EVENT_TYPES, WebhookEventType} from './events.js'
 
@@ -15,8 +16,6 @@ export const EVENT_TYPE_DESCRIPTIONS: Record<WebhookEventType, string> = {
   'payin.failed': 'Payin failed during processing',
   'subaccount.credit_received': 'Inbound credit received on a virtual subaccount',
 }
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
 
 /**
  * Why `url` cannot be a webhook endpoint, or undefined when it can: HTTPS only, except plain http
@@ -31,7 +30,7 @@ export function webhookUrlProblem(url: string): string | undefined {
   }
   if (u.username || u.password) return 'must not carry credentials'
   if (u.protocol === 'https:') return undefined
-  if (u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname)) return undefined
+  if (u.protocol === 'http:' && isLoopbackHost(u.hostname)) return undefined
   if (u.protocol === 'http:') return 'must use https:// (plain http:// is accepted only for loopback addresses)'
   return 'must be an https:// URL'
 }

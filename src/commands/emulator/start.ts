@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
 import {ProfileStore, validateProfileName} from '../../config/index.js'
-import {isLoopbackHost} from '../../api/client.js'
+import {isLoopbackHost} from '../../net.js'
 import {UsageError} from '../../errors.js'
 import {FAULT_KINDS, type FaultConfig, type FaultKind} from '../../emulator/faults.js'
 
