@@ -4,7 +4,8 @@
  * call into src/api -> render through src/output.
  */
 import {Command, Flags, type Interfaces} from '@oclif/core'
-import {ApiError, ExitCode, NotConfirmedError, PayopsError, AuthError, UsageError, type ExitCodeValue} from './errors.js'
+import {randomUUID} from 'node:crypto'
+import {ApiError, ExitCode, NotConfirmedError, PartialError, PayopsError, AuthError, UsageError, type ExitCodeValue} from './errors.js'
 import {FORMATS, Output, defaultFormat, type Column, type Format} from './output/index.js'
 import {colorEnabled} from './output/color.js'
 import {redact, redactKey} from './api/redact.js'
@@ -15,6 +16,10 @@ import {configDir, readProfiles} from './config/index.js'
 import {resolveContext, type ResolvedContext} from './config/resolve.js'
 import {limitViolations, type Movement} from './guardrails.js'
 import {readStdin} from './flags.js'
+import {guard, type GuardOptions} from './movements/guard.js'
+import {BulkReport, type ItemResult} from './api/bulk.js'
+import {RESULT_COLUMNS} from './output/columns.js'
+import type {MovementKind, MovementPorts, MovementRequest, Outcome, Prompter} from './movements/types.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type ApiFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ApiCommand)['baseFlags'] & T['flags']>
@@ -288,32 +293,12 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     return super.finally(err)
   }
 
-  /** The confirmation summary: what, amount, from, to, details, profile, LIVE or test. */
-  private summaryLines(summary: MutationSummary): string[] {
-    const p = this.out.paint
-    const lines = [`${this.isLive ? p.live(' LIVE ') : p.bold('[test]')} ${p.bold(summary.action)}`]
-    if (summary.amount) lines.push(`  amount:  ${summary.amount}`)
-    if (summary.from) lines.push(`  from:    ${summary.from}`)
-    if (summary.to) lines.push(`  to:      ${summary.to}`)
-    for (const [k, v] of Object.entries(summary.details ?? {})) if (v !== undefined) lines.push(`  ${(k + ':').padEnd(9)}${v}`)
-    lines.push(`  profile: ${this.context.profileName ?? '(no profile)'} · ${this.isLive ? 'LIVE' : 'test'} key ${redactKey(this.context.apiKey)}`)
-    return lines
-  }
-
   /**
    * Every mutating command calls this before sending. On a LIVE key it shows the summary and asks;
    * without a terminal it refuses (exit 3) unless --yes.
    */
   protected async confirmMutation(summary: MutationSummary, opts: {evenOnTest?: boolean} = {}): Promise<void> {
-    if (!this.isLive && !opts.evenOnTest) return
-    this.out.note(this.summaryLines(summary).join('\n'))
-    if ((this.flags as {yes?: boolean}).yes) return
-    const what = this.isLive ? 'a LIVE action' : 'this action'
-    if (!this.interactive) {
-      throw new NotConfirmedError(`Refusing ${what} without confirmation: no terminal to ask on. Re-run with --yes to confirm.`)
-    }
-    const ok = await this.ask(`Proceed with ${what}?`)
-    if (!ok) throw new NotConfirmedError('Not confirmed: nothing was sent.')
+    await guard([{summary, checks: [], plainConfirm: true, evenOnTest: opts.evenOnTest}], await this.guardPorts())
   }
 
   /** Flags of commands that move money. */
@@ -321,56 +306,119 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     'override-limits': Flags.boolean({summary: 'Proceed despite the profile\'s limits (always asks; without a terminal also needs --yes).'}),
   }
 
-  /** True when a money movement needs the limits and the amounts (LIVE key or limits set). */
-  protected get movementNeedsDetails(): boolean {
-    const l = this.context.profile?.limits
-    return this.isLive || Boolean(l && (Object.keys(l.max_amount ?? {}).length || l.allowed_destinations?.length))
+  /** How the movement guard asks on this terminal. */
+  private get prompter(): Prompter {
+    return {
+      interactive: this.interactive,
+      confirm: (message) => this.ask(message),
+      input: async (message) => {
+        const {input} = await import('@inquirer/prompts')
+        try {
+          return await input({message}, {output: process.stderr})
+        } catch {
+          return ''
+        }
+      },
+      note: (text) => this.out.note(text),
+    }
+  }
+
+  /** Everything the movement pipeline needs, from this command's profile, flags and terminal. */
+  protected async movementPorts(kinds: readonly MovementKind[]): Promise<MovementPorts> {
+    const api = await this.api()
+    const {AREAS_FOR_KIND} = await import('./movements/index.js')
+    await api.load([...new Set(kinds.flatMap((k) => AREAS_FOR_KIND[k]))])
+    const {auditHistory} = await import('./movements/history.js')
+    const f = this.flags as {yes?: boolean; 'override-limits'?: boolean}
+    return {
+      api,
+      audit: this.auditHook(),
+      history: auditHistory(configDir()),
+      prompter: this.prompter,
+      paint: this.out.paint,
+      profile: {name: this.context.profileName ?? null, live: this.isLive, limits: this.context.profile?.limits, keyLabel: redactKey(this.context.apiKey)},
+      yes: Boolean(f.yes),
+      overrideLimits: Boolean(f['override-limits']),
+      newKey: () => randomUUID(),
+    }
+  }
+
+  /** Runs one money request through the movement pipeline (plan, guard, send, classify, record). */
+  protected async movement(request: MovementRequest): Promise<Outcome> {
+    const ports = await this.movementPorts([request.kind])
+    const {runMovement} = await import('./movements/index.js')
+    return runMovement(request, ports, (p) => {
+      if (p.keyGenerated && !this.out.machine) this.out.note(this.out.paint.dim(`Idempotency-Key: ${p.idempotencyKey}  (re-run with --idempotency-key ${p.idempotencyKey} to retry safely)`))
+    })
   }
 
   /**
-   * Every money movement calls this before sending. Limits of the profile refuse it (exit 3)
-   * unless --override-limits, which always asks (typed) on a terminal and needs --yes without one.
-   * On a LIVE key at a terminal the operator types `typed` (the amount shown) to proceed.
+   * Renders a movement's outcome: the resource on stdout, then on stderr one JSON line
+   * `{"outcome":{...}}` in machine formats or the outcome's sentence on a terminal; a warning
+   * goes to stderr, and a 207 ends with exit 6.
+   */
+  protected async renderOutcome(o: Outcome, columns: Column[], known?: Column[], resource: Record<string, unknown> = o.resource): Promise<void> {
+    await this.out.resource(resource, columns, known)
+    this.out.outcome({kind: o.kind, id: o.id, idempotency_key: o.idempotency_key, status: o.status}, o.sentence)
+    if (o.warning || o.partial) this.out.warn(o.warning ?? 'the API reported a partial success')
+    if (o.partial) throw new PartialError(`${o.sentence}`)
+  }
+
+  /**
+   * Several money requests with one confirmation (moves approve ID...): each one's outcome line,
+   * then a result table; exit 0 when all went through, 6 when some did not.
+   */
+  protected async movementBatch(requests: MovementRequest[], opts: GuardOptions, verb: string): Promise<void> {
+    const ports = await this.movementPorts([...new Set(requests.map((r) => r.kind))])
+    const {runMovements} = await import('./movements/index.js')
+    const settled = await runMovements(requests, ports, opts)
+    const results: ItemResult[] = []
+    const codes: ExitCodeValue[] = []
+    for (const s of settled) {
+      const id = 'id' in s.request ? s.request.id : ''
+      if ('outcome' in s) {
+        const o = s.outcome
+        this.out.outcome({kind: o.kind, id: o.id, idempotency_key: o.idempotency_key, status: o.status}, o.sentence)
+        if (o.warning) this.out.warn(`${o.id}: ${o.warning}`)
+        results.push({id, result: o.partial ? 'partial' : 'ok', move: o.resource, warning: o.warning, message: o.warning ?? ''})
+        codes.push(o.partial ? ExitCode.PARTIAL : ExitCode.OK)
+      } else {
+        const e = s.error
+        results.push({id, result: 'error', message: e instanceof ApiError ? e.describe() : e.message, error: e.toJSON()})
+        codes.push(e.exitCode)
+      }
+    }
+    await this.out.list(results, RESULT_COLUMNS)
+    new BulkReport(results, codes).throwIfFailed(verb)
+  }
+
+  /**
+   * Confirms a batch of money movements with one summary (bulk commands): the profile's limits,
+   * then the LIVE or override confirmation, through the movement guard.
    */
   protected async confirmMovement(summary: MutationSummary, movements: Movement[], typed: string, opts: {evenOnTest?: boolean} = {}): Promise<void> {
-    const profile = this.context.profileName ?? '(no profile)'
-    const violations = movements.flatMap((m) => limitViolations(this.context.profile?.limits, m, profile))
-    const f = this.flags as {yes?: boolean; 'override-limits'?: boolean}
-    if (violations.length && !f['override-limits']) {
-      const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : ''
-      throw new NotConfirmedError(`Refused by profile limits: ${violations[0]}${more}. Nothing was sent; --override-limits overrides it after confirmation.`)
-    }
-    if (!this.isLive && !violations.length && !opts.evenOnTest) return
-    const p = this.out.paint
-    const lines = this.summaryLines(summary)
-    for (const v of violations.slice(0, 10)) lines.push(`  ${p.red('over limit:')} ${v}`)
-    if (violations.length > 10) lines.push(`  ${p.red(`and ${violations.length - 10} more over the limits`)}`)
-    this.out.note(lines.join('\n'))
-    const mustType = this.isLive || violations.length > 0
-    if (!this.interactive) {
-      if (f.yes) return
-      throw new NotConfirmedError(`Refusing ${this.isLive ? 'a LIVE money movement' : violations.length ? 'to override limits' : 'this action'} without confirmation: no terminal to ask on. Re-run with --yes to confirm.`)
-    }
-    if (f.yes && !violations.length) return
-    if (!mustType) {
-      if (!(await this.ask('Proceed?'))) throw new NotConfirmedError('Not confirmed: nothing was sent.')
-      return
-    }
-    const {input} = await import('@inquirer/prompts')
-    let answer = ''
-    try {
-      answer = await input({message: `Type ${typed} to confirm${this.isLive ? ' this LIVE movement' : ''}:`}, {output: process.stderr})
-    } catch {
-      answer = ''
-    }
-    const norm = (x: string) => x.trim().replace(/,/g, '').replace(/\s+[A-Za-z]{3}$/, '')
-    if (norm(answer) !== norm(typed)) throw new NotConfirmedError(`Typed "${answer.trim()}", expected ${typed}: not confirmed, nothing was sent.`)
+    const ports = await this.guardPorts()
+    await guard([{summary, checks: movements, typed, evenOnTest: opts.evenOnTest}], ports)
   }
 
   /** Every limit the movements break (for bulk commands that list them all). */
   protected limitReport(movements: Movement[]): string[] {
     const profile = this.context.profileName ?? '(no profile)'
     return movements.flatMap((m) => limitViolations(this.context.profile?.limits, m, profile))
+  }
+
+  private async guardPorts(): Promise<MovementPorts> {
+    const f = this.flags as {yes?: boolean; 'override-limits'?: boolean}
+    return {
+      api: undefined as never,
+      history: {byKey: () => undefined, byResource: () => undefined},
+      prompter: this.prompter,
+      paint: this.out.paint,
+      profile: {name: this.context.profileName ?? null, live: this.isLive, limits: this.context.profile?.limits, keyLabel: redactKey(this.context.apiKey)},
+      yes: Boolean(f.yes),
+      overrideLimits: Boolean(f['override-limits']),
+      newKey: () => randomUUID(),
+    }
   }
 
   /** List options from the shared list flags. */

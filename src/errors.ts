@@ -141,3 +141,22 @@ export function describeError(err: unknown): string {
   if (err instanceof Error) return err.message
   return String(err)
 }
+
+/**
+ * An Idempotency-Key that already names a different movement: the request was not carried out.
+ * Exit 5, like the API's own 409.
+ */
+export class ConflictError extends PayopsError {
+  override name = 'ConflictError'
+  constructor(
+    message: string,
+    readonly id: string,
+    readonly idempotencyKey: string | null,
+  ) {
+    super(message, ExitCode.CONFLICT)
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {...super.toJSON(), kind: 'conflict', id: this.id, idempotency_key: this.idempotencyKey}
+  }
+}

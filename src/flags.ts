@@ -30,6 +30,13 @@ export function parseMoneyFlags(f: MoneyInput, fallbackCurrency?: string | null)
   throw new UsageError('Give an amount: --amount 12.34 (decimal) or --amount-minor 1234 (minor units).')
 }
 
+/** The amount flags as the movement pipeline takes them (parsed there, in the source's currency). */
+export function amountInput(f: MoneyInput): {decimal: string} | {minor: number} {
+  if (f.amount !== undefined) return {decimal: f.amount}
+  if (f['amount-minor'] !== undefined) return {minor: parseMinorUnits(f['amount-minor'])}
+  throw new UsageError('Give an amount: --amount 12.34 (decimal) or --amount-minor 1234 (minor units).')
+}
+
 /** `k=v` pairs (repeatable flag) into an object; later keys win. */
 export function parseKeyValues(pairs: string[] | undefined, flag: string): Record<string, string> | undefined {
   if (!pairs || pairs.length === 0) return undefined

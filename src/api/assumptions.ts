@@ -13,7 +13,6 @@ export interface Assumption {
 
 export const PATHS = {
   moveCancel: '/api/subaccounts/move/{move_id}',
-  moveGet: '/api/subaccounts/move/{move_id}',
   transferCreate: '/api/treasury/account-transfers',
   webhooks: '/api/webhooks',
   webhook: '/api/webhooks/{webhook_id}',
@@ -34,17 +33,31 @@ export const ASSUMPTIONS: Assumption[] = [
     assumed: '200 with `data` = the canceled Move; 204 with no body is also accepted. Cancel of a move not in `created` is 400 VALIDATION_ERROR.',
   },
   {
-    topic: 'Fetching one move (GET /api/subaccounts/move/{id})',
-    assumed:
-      '200 with `data` = Move. Used only to check a move against profile limits and to show its amount before `moves approve`; when it is unavailable and limits or a LIVE key apply, approve refuses.',
-  },
-  {
     topic: 'Approve-move response shape',
     assumed:
       'May be the drifted example shape (`source_subaccount_id`, `destination_subaccount_id`, `SETTLED`, `settled_at`, `description`); normalised to the Move fields. The emulator answers in that shape.',
   },
   {topic: 'Idempotency-Key replay status', assumed: 'The replayed move comes back with 200 and its state in upper case (`CREATED`, `SETTLED`); normalised to lower case.'},
-  {topic: 'Idempotency-Key reuse with a different body', assumed: 'Returns the original move unchanged (200); the key names the move, not the body.'},
+  {
+    topic: 'Idempotency-Key reuse with a different body',
+    assumed:
+      'The server may answer with the original move (200; the emulator does) or refuse; payops compares the answer with the request (from, to, amount; for transfers also currency and rail; for credits the amount) and a difference is exit 5, "key K already names move M …; this request … was not carried out".',
+  },
+  {
+    topic: 'Telling a replay from a creation',
+    assumed:
+      'A replay answers 200, or 207 with its status in upper case (the spec\'s replay states). Whether a replay moved a `created` move on is read from this machine\'s audit trail (the key\'s last recorded status) or, when the trail does not know the key, from `status_recorded_at` falling within the request (its start taken from the response\'s `Date` header, allowing for clock skew).',
+  },
+  {
+    topic: 'Idempotency-Key on approve and cancel',
+    assumed:
+      'Not documented, so not sent: approve and cancel are not retried after a lost answer (a second approve of a settled move is a 400, never a second settlement), and payops says the outcome is unknown and that re-running is safe.',
+  },
+  {
+    topic: 'Amount of a move being approved',
+    assumed:
+      'The API cannot show one move, so `moves approve` on a LIVE key or a profile with limits takes the amount, currency, from and to from this machine\'s audit trail (every create, import row and `api` money call is recorded there). When they are unknown the confirmation says so and asks for the id\'s last 6 characters; a profile with limits refuses unless --override-limits.',
+  },
   {topic: 'Move `failed` state', assumed: 'Reached only when settlement fails on create (207 keeps the move `approved`); a replay of a failed move is 409.'},
   {
     topic: 'Subaccount activity of moves',

@@ -32,6 +32,8 @@ export interface AuditOutcome extends AuditInfo {
   request_id?: string | null
   resource_id?: string | null
   error_code?: string | null
+  resource_status?: string | null
+  outcome?: string | null
   attempts?: number
 }
 
@@ -72,6 +74,13 @@ export interface RequestOptions<S extends z.ZodMiniType | undefined = undefined>
   schema?: S
   /** Parse the whole body with the schema instead of its `data` member. */
   bare?: boolean
+  /** The caller records this request in the audit trail itself (the movement pipeline does). */
+  skipAudit?: boolean
+}
+
+/** Per-call options the resource areas pass through. */
+export interface SendOptions {
+  skipAudit?: boolean
 }
 
 export interface ApiResponse<T> {
@@ -81,6 +90,15 @@ export interface ApiResponse<T> {
   requestId?: string
   body: unknown
   headers: Record<string, string | string[] | undefined>
+  /** Attempts made (1 when the first answer was used). */
+  attempts: number
+  /**
+   * An earlier attempt of this call failed in a way that leaves it unknown whether the server
+   * acted on it (a network error, a timeout, or a retryable status such as a 500 after commit).
+   */
+  earlierAttemptUncertain: boolean
+  /** When the first attempt was sent (local clock, ms). */
+  sentAt: number
 }
 
 type Out<S> = S extends z.ZodMiniType ? z.output<S> : unknown
@@ -173,7 +191,7 @@ export class ApiClient {
 
   /** Sends one logical request (with retries) and parses the envelope's `data` with `schema`. */
   async request<S extends z.ZodMiniType | undefined = undefined>(opts: RequestOptions<S>): Promise<ApiResponse<Out<S>>> {
-    if (!this.audit || opts.method === 'GET') return this.send(opts)
+    if (!this.audit || opts.method === 'GET' || opts.skipAudit) return this.send(opts)
     const info = auditInfo(opts)
     await this.audit.intent(info)
     try {
@@ -204,6 +222,8 @@ export class ApiClient {
     const deadline = Date.now() + this.timeoutMs
     const maxAttempts = retryable ? this.policy.maxRetries + 1 : 1
     const display = `${opts.method} ${opts.path}${buildQuery(opts.query)}`
+    const sentAt = Date.now()
+    let uncertain = false
 
     for (let attempt = 1; ; attempt++) {
       const started = Date.now()
@@ -224,6 +244,7 @@ export class ApiClient {
         const timedOut = /TIMEOUT|ETIMEDOUT|AbortError|TimeoutError/i.test(code)
         this.log(`← ${display} failed: ${code} after ${Date.now() - started}ms (attempt ${attempt}/${maxAttempts})`)
         const canRetry = attempt < maxAttempts && !refusedForGood(code)
+        uncertain = true
         if (canRetry) {
           const wait = nextDelay(attempt - 1, this.policy, undefined, this.random)
           if (Date.now() + wait < deadline) {
@@ -239,6 +260,7 @@ export class ApiClient {
       this.log(`← ${status} ${display} in ${Date.now() - started}ms (attempt ${attempt}/${maxAttempts})${requestId ? ` request ${requestId}` : ''}` + (text ? ` body ${truncate(text, 500)}` : ''))
 
       if (RETRYABLE_STATUSES.has(status) && attempt < maxAttempts) {
+        uncertain = true
         const retryAfter = parseRetryAfter(resHeaders['retry-after'])
         const wait = nextDelay(attempt - 1, this.policy, retryAfter, this.random)
         if (Date.now() + wait < deadline) {
@@ -247,7 +269,13 @@ export class ApiClient {
           continue
         }
       }
-      return this.finish<S>(opts, status, resHeaders, text, requestId)
+      try {
+        const res = this.finish<S>(opts, status, resHeaders, text, requestId)
+        return {...res, attempts: attempt, earlierAttemptUncertain: uncertain, sentAt}
+      } catch (err) {
+        if (uncertain && err instanceof Error) Object.assign(err, {earlierAttemptUncertain: true})
+        throw err
+      }
     }
   }
 
@@ -266,7 +294,7 @@ export class ApiClient {
     headers: Record<string, string | string[] | undefined>,
     text: string,
     requestIdHeader: string | undefined,
-  ): ApiResponse<Out<S>> {
+  ): Omit<ApiResponse<Out<S>>, 'attempts' | 'earlierAttemptUncertain' | 'sentAt'> {
     const where = `${opts.method} ${opts.path}`
     let body: unknown
     let parsed = false
@@ -346,6 +374,11 @@ export class ApiClient {
 
 let opCounter = 0
 
+/** A fresh id tying an audit outcome to its intent. */
+export function newOpId(): string {
+  return `${process.pid}-${Date.now().toString(36)}-${(++opCounter).toString(36)}`
+}
+
 /** The auditable fields of a request: where money goes, never secrets. */
 function auditInfo(opts: RequestOptions<z.ZodMiniType | undefined>): AuditInfo {
   let body = opts.body as Record<string, unknown> | undefined
@@ -366,7 +399,7 @@ function auditInfo(opts: RequestOptions<z.ZodMiniType | undefined>): AuditInfo {
   const headerKey = Object.entries(opts.headers ?? {}).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1]
   const amount = pick('amount_in_minor_units', 'amount_in_cents')
   return {
-    op: `${process.pid}-${Date.now().toString(36)}-${(++opCounter).toString(36)}`,
+    op: newOpId(),
     method: opts.method,
     path: opts.path,
     idempotency_key: opts.idempotencyKey ?? headerKey ?? null,

@@ -1,4 +1,4 @@
-import type {ApiClient} from './client.js'
+import type {ApiClient, SendOptions} from './client.js'
 import {fillPath, p} from './client.js'
 import {PATHS} from './assumptions.js'
 import {paginate, type PaginateOptions} from './paginate.js'
@@ -91,13 +91,13 @@ export class TransfersApi {
   }
 
   /** Creates a transfer; always with an Idempotency-Key so that a retry can never move money twice. */
-  create(input: TransferCreateInput, idempotencyKey: string) {
+  create(input: TransferCreateInput, idempotencyKey: string, opts: SendOptions = {}) {
     const body = validateTransferCreate(input)
-    return this.client.request({method: 'POST', path: fillPath(PATHS.transferCreate, {}), body, idempotencyKey, schema: AccountTransfer})
+    return this.client.request({method: 'POST', path: fillPath(PATHS.transferCreate, {}), body, idempotencyKey, schema: AccountTransfer, ...opts})
   }
 
-  approve(id: string) {
-    return this.client.request({method: 'POST', path: p`/api/treasury/account-transfers/${id}/approve`, body: {}, schema: AccountTransfer})
+  approve(id: string, opts: SendOptions = {}) {
+    return this.client.request({method: 'POST', path: p`/api/treasury/account-transfers/${id}/approve`, body: {}, schema: AccountTransfer, ...opts})
   }
 
   estimate(fromAccountId: string, toAccountId: string, amountMinor: number) {

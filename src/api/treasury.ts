@@ -1,4 +1,4 @@
-import type {ApiClient} from './client.js'
+import type {ApiClient, SendOptions} from './client.js'
 import {p} from './client.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {describeIssues} from './schemas/common.js'
@@ -94,7 +94,7 @@ export class TreasuryApi {
   }
 
   /** Always with an Idempotency-Key (the sandbox reference), so that a retry never credits twice. */
-  simulateCredit(accountId: string, input: SimulateCreditInput, idempotencyKey: string) {
+  simulateCredit(accountId: string, input: SimulateCreditInput, idempotencyKey: string, opts: SendOptions = {}) {
     const body = validateSimulateCredit(input)
     return this.client.request({
       method: 'POST',
@@ -102,6 +102,7 @@ export class TreasuryApi {
       body,
       idempotencyKey,
       schema: SimulatedCredit,
+      ...opts,
     })
   }
 }

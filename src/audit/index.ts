@@ -34,6 +34,10 @@ export interface AuditFields {
   status?: number | null
   resource_id?: string | null
   error_code?: string | null
+  /** The resource's status in the answer (movements). */
+  resource_status?: string | null
+  /** `created`, `replayed`, `advanced` or `conflict` (movements). */
+  outcome?: string | null
   amount_in_minor_units?: number | null
   currency_code?: string | null
   from?: string | null

@@ -115,6 +115,15 @@ export class Output {
     this.stderr.write(message.endsWith('\n') ? message : `${message}\n`)
   }
 
+  /**
+   * The outcome of a money request: one JSON line `{"outcome":{...}}` on stderr in machine
+   * formats (beside the resource on stdout), the sentence on a terminal.
+   */
+  outcome(fields: Record<string, unknown>, sentence: string): void {
+    if (this.machine) this.stderr.write(`${JSON.stringify({outcome: fields})}\n`)
+    else this.note(sentence)
+  }
+
   warn(message: string): void {
     this.note(`${this.paint.yellow('Warning:')} ${message}`)
   }

@@ -155,3 +155,10 @@ export function lastLine(s: string): string {
   const lines = s.trim().split('\n')
   return lines[lines.length - 1] ?? ''
 }
+
+/** The `{"outcome":{...}}` line a money command writes on stderr in machine formats. */
+export function outcomeOf(r: Pick<RunResult, 'stderr'>): {kind: string; id: string; idempotency_key: string | null; status: string | null} {
+  const lines = r.stderr.split('\n').filter((l) => l.startsWith('{"outcome"'))
+  if (lines.length !== 1) throw new Error(`expected one outcome line on stderr, found ${lines.length}:\n${r.stderr}`)
+  return JSON.parse(lines[0]).outcome
+}

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runAs, startEmulator, type Emulator} from './helpers.js'
+import {runAs, startEmulator, type Emulator, outcomeOf} from './helpers.js'
 
 let emu: Emulator
 let a: string
@@ -35,7 +35,7 @@ describe('moves create', () => {
     expect(move.status).toBe('settled')
     expect(move.amount_in_minor_units).toBe(1234)
     expect(move.client_metadata).toEqual({invoice: 'INV-1'})
-    expect(r.stderr).toMatch(/Idempotency-Key: [0-9a-f-]{36}/)
+    expect(outcomeOf(r)).toMatchObject({kind: 'created', id: move.id, status: 'settled', idempotency_key: expect.stringMatching(/^[0-9a-f-]{36}$/)})
     expect((await balance(b)).incoming).toBe(before.incoming + 1234)
   })
 
@@ -48,7 +48,7 @@ describe('moves create', () => {
     expect(again.code).toBe(0)
     expect(again.json().id).toBe(first.json().id)
     expect(again.json().status).toBe('settled')
-    expect(again.stderr).toMatch(/Replayed/)
+    expect(outcomeOf(again)).toEqual({kind: 'replayed', id: first.json().id, idempotency_key: key, status: 'settled'})
     expect(await balance(b)).toEqual(mid)
   })
 

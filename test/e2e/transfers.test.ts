@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, runAs, startEmulator, type Emulator} from './helpers.js'
+import {run, runAs, startEmulator, type Emulator, outcomeOf} from './helpers.js'
 
 let emu: Emulator
 let main: string
@@ -35,7 +35,7 @@ describe('transfers create', () => {
   it('auto-approves and initiates (201), always sending an Idempotency-Key', async () => {
     const r = await create(['--from', main, '--to', reserve, '--amount', '1500.00', '--currency', 'usd', '--rail', 'same_day_ach', '--metadata', 'po=PO-7'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stderr).toMatch(/Idempotency-Key: [0-9a-f-]{36}/)
+    expect(outcomeOf(r)).toMatchObject({kind: 'created', id: r.json().id, idempotency_key: expect.stringMatching(/^[0-9a-f-]{36}$/)})
     expect(r.json()).toMatchObject({from_account_id: main, to_account_id: reserve, amount_in_minor_units: 150000, currency_code: 'USD', rail: 'same_day_ach', status: 'initiated', client_metadata: {po: 'PO-7'}, scheduled_date: null})
   })
 
@@ -53,7 +53,7 @@ describe('transfers create', () => {
     const again = await create(['--from', main, '--to', gbp, '--amount', '20', '--currency', 'USD', '--rail', 'wire', '--idempotency-key', key])
     expect(again.code).toBe(0)
     expect(again.json().id).toBe(first.json().id)
-    expect(again.stderr).toMatch(/Replayed/)
+    expect(outcomeOf(again)).toMatchObject({kind: 'replayed', id: first.json().id, idempotency_key: key})
   })
 
   it('--no-auto-approve leaves it created with its scheduled date; approve moves it to approved', async () => {
@@ -81,15 +81,23 @@ describe('transfers create', () => {
     expect((await create(['--from', main, '--to', otherMain, '--amount', '1', '--currency', 'USD', '--rail', 'wire'])).code).toBe(4)
   })
 
-  it('same account is refused before sending (exit 2), and by the API (400, exit 8)', async () => {
+  it('same account is refused before sending (exit 2), by `api` too (the same checks), and by the API (400, exit 8)', async () => {
     const r = await create(['--from', main, '--to', main, '--amount', '1', '--currency', 'USD', '--rail', 'wire'])
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/invalid account pair/)
     const raw = await runAs(emu, 'test', ['api', 'POST', '/api/treasury/account-transfers', '--input', '-'], {
       input: JSON.stringify({from_account_id: main, to_account_id: main, amount_in_minor_units: 1, currency_code: 'USD', rail: 'wire'}),
     })
-    expect(raw.code).toBe(8)
+    expect(raw.code).toBe(2)
     expect(raw.stderr).toMatch(/invalid account pair/)
+    expect(raw.stderr).toMatch(/Nothing was sent/)
+    const direct = await fetch(`${emu.baseUrl}/api/treasury/account-transfers`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json', 'x-api-key': emu.keys.test},
+      body: JSON.stringify({from_account_id: main, to_account_id: main, amount_in_minor_units: 1, currency_code: 'USD', rail: 'wire'}),
+    })
+    expect(direct.status).toBe(400)
+    expect(await direct.text()).toMatch(/invalid account pair/)
   })
 
   it('usage errors (exit 2): unsupported rail, zero amount, missing currency, bad date, both amounts', async () => {

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, runAs, startEmulator, type Emulator} from './helpers.js'
+import {knownSecrets, run, runAs, startEmulator, type Emulator, outcomeOf} from './helpers.js'
 
 let emu: Emulator
 let main: string
@@ -189,7 +189,7 @@ describe('treasury simulate-credit', () => {
   it('credits the account in its own currency; the line is then listed and fetched by its id', async () => {
     const r = await runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'standard_ach', '--amount', '1,234.56', '--sender-info', 'Wayne Enterprises', '--transaction-date', '2026-03-01'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stderr).toMatch(/Idempotency-Key: [0-9a-f-]{36}/)
+    expect(outcomeOf(r)).toMatchObject({kind: 'created', idempotency_key: expect.stringMatching(/^[0-9a-f-]{36}$/)})
     const credit = r.json()
     expect(credit).toMatchObject({amount_in_minor_units: 123456, currency_code: 'USD', transaction_date: '2026-03-01', direction: 'credit'})
     const line = await runAs(emu, 'test', ['treasury', 'transactions', 'get', main, credit.bank_transaction_id])
@@ -262,7 +262,7 @@ describe('treasury simulate-credit', () => {
     const again = await runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '4242', '--reference', ref])
     expect(again.code).toBe(0)
     expect(again.json().bank_transaction_id).toBe(first.json().bank_transaction_id)
-    expect(again.stderr).toMatch(/Replayed/)
+    expect(outcomeOf(again)).toMatchObject({kind: 'replayed', id: first.json().bank_transaction_id, idempotency_key: ref})
     const conflict = await runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '4243', '--idempotency-key', ref])
     expect(conflict.code).toBe(5)
     expect(conflict.stderr).toMatch(/409 DUPLICATE_SANDBOX_REFERENCE/)

@@ -1,14 +1,12 @@
 import {Args} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
-import {RESULT_COLUMNS} from '../../output/columns.js'
-import {runEach} from '../../api/bulk.js'
-import {totalsByCurrency} from '../../import/csv.js'
-import {formatMoney, toDecimalString} from '../../money.js'
 
 export default class MovesApprove extends ApiCommand<typeof MovesApprove> {
   static override summary = 'Approve and settle moves created without auto-approval.'
-  static override description =
-    'Takes several ids, or - to read ids (one per line) from stdin, and reports each. Exit 0 when all settled, 6 when some failed or settled only partly (207).'
+  static override description = [
+    'Takes several ids, or - to read ids (one per line) from stdin, and reports each. Exit 0 when all settled, 6 when some failed or settled only partly (207).',
+    'On a LIVE key (or a profile with limits) the amount, currency and destination of each move are taken from this machine\'s audit trail (the API cannot show one move). When they are unknown the confirmation says so and asks for the move id\'s last 6 characters; a profile with limits refuses it unless --override-limits.',
+  ].join('\n')
   static override examples = ['<%= config.bin %> moves approve MOVE_1 MOVE_2', 'cat ids.txt | <%= config.bin %> moves approve -']
   static override strict = false
   static override flags = {...ApiCommand.guardFlags}
@@ -16,25 +14,10 @@ export default class MovesApprove extends ApiCommand<typeof MovesApprove> {
 
   async run(): Promise<void> {
     const ids = await this.idsFromArgv(this.positionals)
-    const api = await this.api()
-    if (this.movementNeedsDetails) {
-      const moves = await api.moves.describeForApproval(ids)
-      const totals = totalsByCurrency(moves.map((m) => ({amount_in_minor_units: m.amount_in_minor_units, currency: m.currency})))
-      const single = Object.keys(totals).length === 1
-      const [cur] = Object.keys(totals)
-      await this.confirmMovement(
-        {
-          action: `Approve and settle ${ids.length} move${ids.length === 1 ? '' : 's'}`,
-          amount: Object.entries(totals).map(([c, v]) => formatMoney(v, c)).join(', ') || undefined,
-          details: {ids: ids.length <= 5 ? ids.join(', ') : `${ids.slice(0, 5).join(', ')} and ${ids.length - 5} more`},
-        },
-        moves,
-        single ? toDecimalString(totals[cur], cur) : String(ids.length),
-      )
-    }
-    const report = await runEach(ids, (id) => api.moves.approve(id))
-    for (const r of report.results) if (r.warning) this.out.warn(`${r.id}: ${r.warning}`)
-    await this.out.list(report.results, RESULT_COLUMNS)
-    report.throwIfFailed('approve')
+    await this.movementBatch(
+      ids.map((id) => ({kind: 'move.approve' as const, id})),
+      {action: `Approve and settle ${ids.length} move${ids.length === 1 ? '' : 's'}`},
+      'approve',
+    )
   }
 }

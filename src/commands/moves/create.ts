@@ -1,15 +1,12 @@
 import {Flags} from '@oclif/core'
-import {randomUUID} from 'node:crypto'
 import {ApiCommand} from '../../base-command.js'
 import {MOVE_COLUMNS, MOVE_KNOWN} from '../../output/columns.js'
-import {moneyFlags, parseKeyValues, parseMoneyFlags} from '../../flags.js'
-import {formatMoney, toDecimalString} from '../../money.js'
-import {PartialError} from '../../errors.js'
+import {amountInput, moneyFlags, parseKeyValues} from '../../flags.js'
 
 export default class MovesCreate extends ApiCommand<typeof MovesCreate> {
   static override summary = 'Move money between two subaccounts (settles at once unless --no-auto-approve).'
   static override description =
-    'Always sends an Idempotency-Key (generated when not given, printed on stderr): re-running with the same key can never move money twice. With --amount the decimal is parsed exactly in the source subaccount\'s currency; a --currency that differs from it is refused.'
+    'Always sends an Idempotency-Key (generated when not given, printed on stderr): re-running with the same key can never move money twice, and a key that already names another move is refused (exit 5). The amount is parsed exactly in the source subaccount\'s currency; a --currency that differs from it is refused. After the move, stderr says what happened: created by this run, replayed (made earlier, nothing moved now) or advanced (an earlier move settled now); with -o json|ndjson|csv as one line {"outcome":{...}}.'
   static override examples = [
     '<%= config.bin %> moves create --from SUB_A --to SUB_B --amount 125.50',
     '<%= config.bin %> moves create --from SUB_A --to SUB_B --amount-minor 12550 --no-auto-approve --metadata invoice=INV-7',
@@ -26,31 +23,16 @@ export default class MovesCreate extends ApiCommand<typeof MovesCreate> {
 
   async run(): Promise<void> {
     const f = this.flags
-    const api = await this.api()
-    const {minor, currency} = await api.moves.resolveAmount(f.from, f, (fallback) => parseMoneyFlags(f, fallback), this.movementNeedsDetails)
-    const key = f['idempotency-key'] ?? randomUUID()
-    const input = {
-      from_subaccount_id: f.from,
-      to_subaccount_id: f.to,
-      amount_in_minor_units: minor,
-      auto_approve: f['auto-approve'],
-      client_metadata: parseKeyValues(f.metadata, '--metadata'),
-    }
-    await this.confirmMovement(
-      {
-        action: `Move ${formatMoney(minor, currency)}${f['auto-approve'] ? '' : ' (created, not approved)'}`,
-        amount: formatMoney(minor, currency),
-        from: f.from,
-        to: f.to,
-      },
-      [{amount_in_minor_units: minor, currency, to: f.to}],
-      toDecimalString(minor, currency),
-    )
-    this.out.note(`Idempotency-Key: ${key}${f['idempotency-key'] ? '' : '  (re-run with --idempotency-key to retry safely)'}`)
-    const res = await api.moves.create(input, key)
-    if (res.status === 200) this.out.note(`Replayed: a move already exists for this Idempotency-Key (status ${res.data.status}); nothing new was moved.`)
-    await this.out.resource(res.data, MOVE_COLUMNS, MOVE_KNOWN)
-    if (res.status === 207 || res.warning) this.out.warn(res.warning ?? 'the API reported a partial success')
-    if (res.status === 207) throw new PartialError(`Move ${res.data.id} was created but not settled (status ${res.data.status}).`)
+    const outcome = await this.movement({
+      kind: 'move.create',
+      from: f.from,
+      to: f.to,
+      amount: amountInput(f),
+      currency: f.currency,
+      autoApprove: f['auto-approve'],
+      metadata: parseKeyValues(f.metadata, '--metadata'),
+      idempotencyKey: f['idempotency-key'],
+    })
+    await this.renderOutcome(outcome, MOVE_COLUMNS, MOVE_KNOWN)
   }
 }

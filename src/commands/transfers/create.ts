@@ -1,17 +1,15 @@
 import {Flags, ux} from '@oclif/core'
-import {randomUUID} from 'node:crypto'
 import {ApiCommand} from '../../base-command.js'
 import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../../output/columns.js'
-import {moneyFlags, parseDate, parseKeyValues, parseMoneyFlags, optional} from '../../flags.js'
-import {formatMoney, toDecimalString} from '../../money.js'
+import {amountInput, moneyFlags, parseDate, parseKeyValues, optional} from '../../flags.js'
 import {TRANSFER_RAILS, type AccountTransfer} from '../../api/schemas/transfers.js'
-import {WaitTimeoutError, isFinalTransferStatus, validateTransferCreate} from '../../api/transfers.js'
+import {WaitTimeoutError, isFinalTransferStatus} from '../../api/transfers.js'
 
 export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> {
   static override summary = 'Transfer funds between two treasury accounts.'
   static override description = [
     '--currency is required and must be the source account\'s currency; --amount is parsed exactly with its minor-unit exponent.',
-    'Always sends an Idempotency-Key (generated when not given, printed on stderr): re-running with the same key returns the same transfer instead of a second one.',
+    'Always sends an Idempotency-Key (generated when not given, printed on stderr): re-running with the same key returns the same transfer instead of a second one, and a key that already names another transfer (other accounts, amount, currency or rail) is refused (exit 5).',
     'With auto-approval (the default) the transfer is approved and initiated at once; when the API answers 202 (async initiation) it continues in the background. --wait polls the transfer list until the status is final (settled, failed, canceled) or, past `approved`, unchanged for 3 polls, with a spinner on a terminal; --wait-timeout ends the wait with exit 7 (the last state is still printed).',
   ].join('\n')
   static override examples = [
@@ -37,41 +35,22 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
 
   async run(): Promise<void> {
     const f = this.flags
-    const {minor, currency} = parseMoneyFlags(f)
-    const scheduled = optional(f['scheduled-date'], '--scheduled-date', parseDate)
-    const key = f['idempotency-key'] ?? randomUUID()
-    const input = {
-      from_account_id: f.from,
-      to_account_id: f.to,
-      amount_in_minor_units: minor,
-      currency_code: currency,
+    const outcome = await this.movement({
+      kind: 'transfer.create',
+      from: f.from,
+      to: f.to,
+      amount: amountInput(f),
+      currency: f.currency,
       rail: f.rail,
-      auto_approve: f['auto-approve'],
-      scheduled_date: scheduled,
-      client_metadata: parseKeyValues(f.metadata, '--metadata'),
-    }
-    validateTransferCreate(input)
-    const api = await this.api()
-    const amount = formatMoney(minor, currency)
-    await this.confirmMovement(
-      {
-        action: `Transfer ${amount} by ${f.rail}${f['auto-approve'] ? '' : ' (created, not approved)'}`,
-        amount,
-        from: f.from,
-        to: f.to,
-        details: {rail: f.rail, scheduled: scheduled},
-      },
-      [{amount_in_minor_units: minor, currency, to: f.to}],
-      toDecimalString(minor, currency),
-    )
-    this.out.note(`Idempotency-Key: ${key}${f['idempotency-key'] ? '' : '  (re-run with --idempotency-key to retry safely)'}`)
-    const res = await api.transfers.create(input, key)
-    if (res.status === 200) this.out.note(`Replayed: a transfer already exists for this Idempotency-Key (status ${res.data.status}); nothing new was sent.`)
-    if (res.status === 202) this.out.note(`Accepted (202): transfer ${res.data.id} is ${res.data.status}; processing continues${f.wait ? '' : ' (use --wait to follow it)'}.`)
-    if (res.warning) this.out.warn(res.warning)
-    let transfer: AccountTransfer = res.data
+      autoApprove: f['auto-approve'],
+      scheduledDate: optional(f['scheduled-date'], '--scheduled-date', parseDate),
+      metadata: parseKeyValues(f.metadata, '--metadata'),
+      idempotencyKey: f['idempotency-key'],
+    })
+    let transfer = outcome.resource as AccountTransfer
+    if (outcome.http_status === 202) this.out.note(`Accepted (202): transfer ${transfer.id} is ${transfer.status}; processing continues${f.wait ? '' : ' (use --wait to follow it)'}.`)
     if (f.wait && !isFinalTransferStatus(transfer.status)) transfer = await this.follow(transfer)
-    await this.out.resource(transfer, TRANSFER_COLUMNS, TRANSFER_KNOWN)
+    await this.renderOutcome(outcome, TRANSFER_COLUMNS, TRANSFER_KNOWN, transfer)
   }
 
   /** --wait: polls through the API layer; a spinner on a terminal, quiet otherwise. */

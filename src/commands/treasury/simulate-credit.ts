@@ -1,9 +1,6 @@
 import {Args, Flags} from '@oclif/core'
-import {randomUUID} from 'node:crypto'
 import {ApiCommand} from '../../base-command.js'
-import {AuthError} from '../../errors.js'
-import {moneyFlags, parseDate, parseMoneyFlags, optional} from '../../flags.js'
-import {formatMoney} from '../../money.js'
+import {amountInput, moneyFlags, parseDate, optional} from '../../flags.js'
 import {SIMULATED_CREDIT_COLUMNS} from '../../output/columns.js'
 
 export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySimulateCredit> {
@@ -25,27 +22,22 @@ export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySi
     'sender-info': Flags.string({summary: 'Sender shown on the inbound activity (at most 200 characters).'}),
     'transaction-date': Flags.string({summary: 'Transaction date YYYY-MM-DD (default: today, UTC).'}),
     'idempotency-key': Flags.string({summary: 'Sandbox reference sent as Idempotency-Key (default: a new UUID, printed on stderr).', aliases: ['reference']}),
+    ...ApiCommand.guardFlags,
   }
 
   async run(): Promise<void> {
-    if (this.isLive) {
-      throw new AuthError('Refusing: treasury simulate-credit is a sandbox operation and this is a LIVE (live_) key. Use a test_ key. Nothing was sent.')
-    }
     const f = this.flags
-    const date = optional(f['transaction-date'], '--transaction-date', parseDate)
-    const api = await this.api()
-    const {minor, currency} = await api.treasury.resolveAmount(this.args.account, f, (fallback) => parseMoneyFlags(f, fallback))
-    const key = f['idempotency-key'] ?? randomUUID()
-    const amount = formatMoney(minor, currency)
-    await this.confirmMutation({action: `Simulate an inbound ${f.rail} credit of ${amount}`, amount, to: f.subaccount ? `subaccount ${f.subaccount} of account ${this.args.account}` : this.args.account})
-    this.out.note(`Idempotency-Key: ${key}${f['idempotency-key'] ? '' : '  (re-run with --idempotency-key to retry safely)'}`)
-    const res = await api.treasury.simulateCredit(
-      this.args.account,
-      {rail: f.rail, amount_in_minor_units: minor, transaction_date: date, sender_info: f['sender-info'], subaccount_id: f.subaccount},
-      key,
-    )
-    if (res.status === 200) this.out.note('Replayed: a credit already exists for this Idempotency-Key; nothing new was credited.')
-    if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(res.data, SIMULATED_CREDIT_COLUMNS)
+    const outcome = await this.movement({
+      kind: 'credit.simulate',
+      account: this.args.account,
+      rail: f.rail,
+      amount: amountInput(f),
+      currency: f.currency,
+      subaccount: f.subaccount,
+      senderInfo: f['sender-info'],
+      transactionDate: optional(f['transaction-date'], '--transaction-date', parseDate),
+      idempotencyKey: f['idempotency-key'],
+    })
+    await this.renderOutcome(outcome, SIMULATED_CREDIT_COLUMNS)
   }
 }

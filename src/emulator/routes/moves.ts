@@ -140,8 +140,6 @@ export function register(router: Router, app: AppContext): void {
     return warning ? {status: 207, body: {data: approvedMoveView(move), warning}} : created({data: approvedMoveView(move)})
   })
 
-  router.add('GET', PATHS.moveGet, (ctx) => ok({data: moveView(findMove(ctx.entity, ctx.params.move_id))}))
-
   router.add('DELETE', PATHS.moveCancel, (ctx) => {
     const move = findMove(ctx.entity, ctx.params.move_id)
     if (move.status !== 'created') throw validationError(`move cannot be canceled in status ${move.status}`)

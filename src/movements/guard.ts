@@ -1,0 +1,113 @@
+/**
+ * The guard of every money request: the profile's limits and allow-list, then (on a LIVE key, or
+ * over a limit with --override-limits) a summary and a confirmation. Typed on a terminal: the
+ * amount shown, or, when this machine does not know the amount, the id's last 6 characters.
+ * Without a terminal --yes confirms what needs no override; nothing else passes.
+ */
+import {NotConfirmedError} from '../errors.js'
+import {limitViolations} from '../guardrails.js'
+import {toDecimalString} from '../money.js'
+import type {MovementPorts, Plan} from './types.js'
+
+/** What the guard reads of a plan (bulk callers build one for a whole batch). */
+export type Guarded = Pick<Plan, 'summary' | 'checks' | 'typed' | 'unknown' | 'evenOnTest' | 'plainConfirm'>
+
+const plainPaint = {live: (s: string) => s, bold: (s: string) => s, red: (s: string) => s}
+
+function hasLimits(ports: MovementPorts): boolean {
+  const l = ports.profile.limits
+  return Boolean(l && (Object.keys(l.max_amount ?? {}).length || l.allowed_destinations?.length))
+}
+
+/** Every limit the plans break, as one-line reasons (empty when allowed). */
+export function violationsOf(plans: Guarded[], ports: MovementPorts): string[] {
+  const profile = ports.profile.name ?? '(no profile)'
+  const out: string[] = []
+  for (const plan of plans) {
+    if (plan.unknown && hasLimits(ports)) out.push(`${plan.unknown}, so the limits of profile "${profile}" cannot be checked`)
+    for (const m of plan.checks) out.push(...limitViolations(ports.profile.limits, m, profile))
+  }
+  return out
+}
+
+/** The summary lines the operator sees before confirming. */
+export function summaryLines(plans: Guarded[], ports: MovementPorts, action?: string): string[] {
+  const p = ports.paint ?? plainPaint
+  const live = ports.profile.live
+  const lines: string[] = []
+  if (plans.length === 1 || action === undefined) {
+    const s = plans[0].summary
+    lines.push(`${live ? p.live(' LIVE ') : p.bold('[test]')} ${p.bold(action ?? s.action)}`)
+    if (plans.length === 1) {
+      if (s.amount) lines.push(`  amount:  ${s.amount}`)
+      if (s.from) lines.push(`  from:    ${s.from}`)
+      if (s.to) lines.push(`  to:      ${s.to}`)
+      for (const [k, v] of Object.entries(s.details ?? {})) if (v !== undefined) lines.push(`  ${(k + ':').padEnd(9)}${v}`)
+      if (plans[0].unknown) lines.push(`  ${p.red('unknown:')} ${plans[0].unknown}`)
+    }
+  } else {
+    lines.push(`${live ? p.live(' LIVE ') : p.bold('[test]')} ${p.bold(action)}`)
+    for (const plan of plans.slice(0, 10)) lines.push(`  - ${plan.summary.action}${plan.summary.amount ? `: ${plan.summary.amount}` : ''}${plan.unknown ? ` (${plan.unknown})` : ''}`)
+    if (plans.length > 10) lines.push(`  … and ${plans.length - 10} more`)
+  }
+  lines.push(`  profile: ${ports.profile.name ?? '(no profile)'} · ${live ? 'LIVE' : 'test'} key ${ports.profile.keyLabel}`)
+  return lines
+}
+
+/**
+ * What the operator types for several plans: their total when every amount is known and in one
+ * currency, else their count; for one plan, its own (the amount, or the id's last 6 characters).
+ */
+export function batchTyped(plans: Guarded[]): string {
+  if (plans.length === 1 && plans[0].typed) return plans[0].typed
+  const checks = plans.flatMap((p) => p.checks)
+  const currencies = new Set(checks.map((c) => c.currency.toUpperCase()))
+  if (plans.some((p) => p.unknown) || checks.length !== plans.length || currencies.size !== 1) return String(plans.length)
+  const [currency] = currencies
+  return toDecimalString(checks.reduce((sum, c) => sum + BigInt(c.amount_in_minor_units), 0n), currency)
+}
+
+export interface GuardOptions {
+  /** The summary title for several plans at once. */
+  action?: string
+  /** What to type for several plans at once. */
+  typed?: string
+}
+
+/**
+ * Refuses (exit 3, nothing sent) or returns once the operator confirmed. Limits first: a
+ * violation refuses unless --override-limits, which is then always confirmed (typed on a terminal,
+ * --yes without one).
+ */
+export async function guard(plans: Guarded[], ports: MovementPorts, opts: GuardOptions = {}): Promise<void> {
+  if (plans.length === 0) return
+  const violations = violationsOf(plans, ports)
+  if (violations.length && !ports.overrideLimits) {
+    const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : ''
+    throw new NotConfirmedError(`Refused by profile limits: ${violations[0]}${more}. Nothing was sent; --override-limits overrides it after confirmation.`)
+  }
+  const live = ports.profile.live
+  const evenOnTest = plans.some((p) => p.evenOnTest)
+  if (!live && !violations.length && !evenOnTest) return
+  const p = ports.paint ?? plainPaint
+  const lines = summaryLines(plans, ports, opts.action)
+  for (const v of violations.slice(0, 10)) lines.push(`  ${p.red('over limit:')} ${v}`)
+  if (violations.length > 10) lines.push(`  ${p.red(`and ${violations.length - 10} more over the limits`)}`)
+  ports.prompter.note(lines.join('\n'))
+  const plain = plans.every((x) => x.plainConfirm) && !violations.length
+  const mustType = (live || violations.length > 0) && !plain
+  const what = live ? (plain ? 'a LIVE action' : 'a LIVE money movement') : violations.length ? 'to override limits' : 'this action'
+  if (!ports.prompter.interactive) {
+    if (ports.yes) return
+    throw new NotConfirmedError(`Refusing ${what} without confirmation: no terminal to ask on. Re-run with --yes to confirm.`)
+  }
+  if (ports.yes && !violations.length && !plans.some((x) => x.unknown)) return
+  if (!mustType) {
+    if (!(await ports.prompter.confirm(`Proceed with ${what}?`))) throw new NotConfirmedError('Not confirmed: nothing was sent.')
+    return
+  }
+  const typed = opts.typed ?? batchTyped(plans)
+  const answer = (await ports.prompter.input(`Type ${typed} to confirm${live ? ' this LIVE movement' : ''}:`)).trim()
+  const norm = (x: string) => x.trim().replace(/,/g, '').replace(/\s+[A-Za-z]{3}$/, '')
+  if (norm(answer) !== norm(typed)) throw new NotConfirmedError(`Typed "${answer}", expected ${typed}: not confirmed, nothing was sent.`)
+}

@@ -1,0 +1,49 @@
+/**
+ * What this machine knows of earlier movements, read from its audit trail: the last outcome of an
+ * Idempotency-Key, and the amount, currency and route an earlier request recorded for a resource.
+ * Every import row, every `moves create` and every `payops api` money call is in the trail, so a
+ * move created from this machine can be approved with its amount shown.
+ */
+import {readAudit, type AuditRecord} from '../audit/index.js'
+import type {History, Known} from './types.js'
+
+const succeeded = (r: AuditRecord) => r.kind === 'outcome' && typeof r.status === 'number' && r.status >= 200 && r.status < 300
+
+function known(r: AuditRecord): Known {
+  return {
+    id: r.resource_id ?? null,
+    status: r.resource_status ?? null,
+    amount_in_minor_units: r.amount_in_minor_units ?? null,
+    currency_code: r.currency_code ?? null,
+    from: r.from ?? null,
+    to: r.to ?? null,
+  }
+}
+
+export function historyOf(read: () => AuditRecord[]): History {
+  let records: AuditRecord[] | undefined
+  const all = () => (records ??= read())
+  return {
+    byKey(key) {
+      const list = all()
+      for (let i = list.length - 1; i >= 0; i--) {
+        const r = list[i]
+        if (r.idempotency_key === key && succeeded(r) && r.resource_id) return known(r)
+      }
+      return undefined
+    },
+    byResource(id) {
+      const list = all()
+      for (let i = list.length - 1; i >= 0; i--) {
+        const r = list[i]
+        if (r.resource_id === id && succeeded(r) && r.amount_in_minor_units != null && r.currency_code && r.to) return known(r)
+      }
+      return undefined
+    },
+  }
+}
+
+/** The history of the audit trail in `dir` (read once, on first use). */
+export function auditHistory(dir: string): History {
+  return historyOf(() => readAudit(dir))
+}

@@ -1,0 +1,159 @@
+/**
+ * The movement pipeline: every request that can move money (moves create, approve and cancel,
+ * each import row, transfers create and approve, simulated credits, and `payops api` on those
+ * endpoints) goes plan -> guard -> record intent -> send -> classify -> record outcome, and the
+ * caller renders the outcome. Nothing here prints or parses flags: the world comes in as ports.
+ */
+import {ApiError, ConflictError, NetworkError, PayopsError} from '../errors.js'
+import {newOpId, type ApiResponse} from '../api/client.js'
+import {classifyOutcome, mismatches, requestWindowStart, timeOf} from './classify.js'
+import {guard, type GuardOptions} from './guard.js'
+import {plan} from './plan.js'
+import {describe, seenOf, sentence} from './sentence.js'
+import type {MovementPorts, MovementRequest, Outcome, Plan} from './types.js'
+
+export type {MovementPorts, MovementRequest, Outcome, Plan} from './types.js'
+export {plan} from './plan.js'
+export {guard} from './guard.js'
+
+/** The API areas each kind of movement uses (commands load only those). */
+export const AREAS_FOR_KIND = {
+  'move.create': ['moves', 'subaccounts'],
+  'move.approve': ['moves', 'subaccounts'],
+  'move.cancel': ['moves', 'subaccounts'],
+  'transfer.create': ['transfers', 'treasury'],
+  'transfer.approve': ['transfers', 'treasury'],
+  'credit.simulate': ['treasury'],
+} as const
+
+function header(res: ApiResponse<unknown>, name: string): string | undefined {
+  const v = res.headers[name]
+  return Array.isArray(v) ? v[0] : v
+}
+
+function rawStatusOf(body: unknown): string | null {
+  const data = (body as {data?: {status?: unknown}} | undefined)?.data
+  return typeof data?.status === 'string' ? data.status : null
+}
+
+/** Adds what the operator must know to an error that leaves the outcome unknown. */
+function explainUncertain(err: unknown, p: Plan): unknown {
+  if (!(err instanceof PayopsError)) return err
+  const uncertain =
+    err instanceof NetworkError ||
+    (err instanceof ApiError && err.status >= 500) ||
+    Boolean((err as {earlierAttemptUncertain?: boolean}).earlierAttemptUncertain)
+  if (!uncertain) return err
+  const op = p.request.kind
+  if (p.idempotencyKey) {
+    err.message += ` It is unknown whether the ${p.noun} was made; re-run with --idempotency-key ${p.idempotencyKey} to find out and finish it safely (never a second ${p.noun}).`
+  } else if (op === 'move.approve' || op === 'transfer.approve' || op === 'move.cancel') {
+    const id = (p.request as {id: string}).id
+    err.message += ` It is unknown whether ${p.noun} ${id} was changed; re-running is safe: the API refuses to ${op.endsWith('cancel') ? 'cancel' : 'approve'} it twice.`
+  }
+  return err
+}
+
+/** Sends one planned movement, records it, and classifies the answer. */
+export async function execute(p: Plan, ports: MovementPorts): Promise<Outcome> {
+  const info = {op: newOpId(), ...p.audit, idempotency_key: p.idempotencyKey}
+  await ports.audit?.intent(info)
+  let res: ApiResponse<Record<string, unknown>>
+  try {
+    res = await p.send()
+  } catch (err) {
+    const e = err as {status?: number; errorCode?: string; requestId?: string; code?: string}
+    await ports.audit?.outcome({...info, status: e.status ?? null, request_id: e.requestId ?? null, error_code: e.errorCode ?? e.code ?? (err as Error).name})
+    throw explainUncertain(err, p)
+  }
+  const receivedAt = Date.now()
+  const op = p.request.kind
+  const requestedId = 'id' in p.request ? p.request.id : undefined
+  // A cancel may answer without a body (204): the move is then canceled, as asked.
+  const resource = (res.data ?? (op === 'move.cancel' ? {id: requestedId, status: 'canceled'} : {})) as Record<string, unknown>
+  const seen = seenOf(p.noun, resource)
+  if (!seen.id && requestedId) seen.id = requestedId
+  const create = op === 'move.create' || op === 'transfer.create' || op === 'credit.simulate'
+  const prior = p.idempotencyKey && !p.keyGenerated ? ports.history.byKey(p.idempotencyKey) : undefined
+  const kind = classifyOutcome({
+    op: create ? 'create' : 'advance',
+    httpStatus: res.status,
+    rawStatus: rawStatusOf(res.body),
+    status: seen.status,
+    keyGenerated: p.keyGenerated,
+    earlierAttemptUncertain: res.earlierAttemptUncertain,
+    prior,
+    autoApprove: p.autoApprove,
+    createdAt: timeOf(resource.created_at),
+    statusRecordedAt: timeOf(resource.status_recorded_at ?? resource.settled_at ?? resource.updated_at),
+    windowStart: requestWindowStart(res.sentAt, receivedAt, header(res, 'date')),
+  })
+  const partial = res.status === 207
+  const differs = create && p.expected ? mismatches(p.expected, seen) : []
+  await ports.audit?.outcome({
+    ...info,
+    status: res.status,
+    request_id: res.requestId ?? null,
+    resource_id: seen.id || null,
+    resource_status: seen.status,
+    outcome: differs.length ? 'conflict' : kind,
+    amount_in_minor_units: resource.amount_in_minor_units === undefined ? info.amount_in_minor_units : seen.amount_in_minor_units,
+    currency_code: seen.currency_code ?? info.currency_code,
+    from: seen.from ?? info.from,
+    to: seen.to ?? info.to,
+    attempts: res.attempts,
+  })
+  if (differs.length) {
+    const asked = describe(p.expected!, p.currency)
+    const named = describe(seen, p.currency)
+    throw new ConflictError(
+      `Idempotency-Key ${p.idempotencyKey} already names ${p.noun} ${seen.id} (${named}${seen.status ? `, ${seen.status}` : ''}); this request (${asked}) was not carried out. Use a new key for a new ${p.noun}.`,
+      seen.id,
+      p.idempotencyKey,
+    )
+  }
+  const confirmedByRetry = kind === 'created' && res.earlierAttemptUncertain && res.status === 200
+  return {
+    kind,
+    id: seen.id,
+    idempotency_key: p.idempotencyKey,
+    status: seen.status,
+    resource,
+    body: res.body,
+    http_status: res.status,
+    warning: res.warning ?? undefined,
+    partial,
+    confirmed_by_retry: confirmedByRetry,
+    sentence: sentence({plan: p, kind, seen, partial, confirmedByRetry}),
+  }
+}
+
+/** Plan, guard and send one movement. */
+export async function runMovement(request: MovementRequest, ports: MovementPorts, onSending?: (p: Plan) => void): Promise<Outcome> {
+  const p = await plan(request, ports)
+  await guard([p], ports)
+  onSending?.(p)
+  return execute(p, ports)
+}
+
+export type Settled = {request: MovementRequest; outcome: Outcome} | {request: MovementRequest; error: PayopsError}
+
+/**
+ * Plans every movement first (any planning error stops before anything is sent), confirms them
+ * together, then sends them one after the other; each one's outcome or error is returned.
+ */
+export async function runMovements(requests: MovementRequest[], ports: MovementPorts, opts: GuardOptions = {}): Promise<Settled[]> {
+  const plans: Plan[] = []
+  for (const r of requests) plans.push(await plan(r, ports))
+  await guard(plans, ports, opts)
+  const out: Settled[] = []
+  for (const p of plans) {
+    try {
+      out.push({request: p.request, outcome: await execute(p, ports)})
+    } catch (err) {
+      if (!(err instanceof PayopsError)) throw err
+      out.push({request: p.request, error: err})
+    }
+  }
+  return out
+}

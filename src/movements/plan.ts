@@ -1,0 +1,238 @@
+/**
+ * Planning: turns a movement request into the exact request to send and what the guard shows and
+ * checks. Amounts are parsed exactly in the source's own currency (a differing currency is
+ * refused), names are resolved for the summary, and approvals of moves take their amount from
+ * this machine's audit trail (the API has no way to read one move).
+ */
+import {AuthError, UsageError} from '../errors.js'
+import {formatMoney, normalizeCurrency, parseAmount, parseMinorUnits, toDecimalString} from '../money.js'
+import {validateMoveCreate} from '../api/moves.js'
+import {validateTransferCreate} from '../api/transfers.js'
+import {validateSimulateCredit} from '../api/treasury.js'
+import type {AmountInput, Known, MovementPorts, MovementRequest, Plan} from './types.js'
+
+const skipAudit = {skipAudit: true}
+
+function hasLimits(ports: MovementPorts): boolean {
+  const l = ports.profile.limits
+  return Boolean(l && (Object.keys(l.max_amount ?? {}).length || l.allowed_destinations?.length))
+}
+
+/** A LIVE key or limits: the guard needs amounts, destinations and names. */
+export function needsDetails(ports: MovementPorts): boolean {
+  return ports.profile.live || hasLimits(ports)
+}
+
+function minorOf(amount: AmountInput, currency: string): number {
+  return 'decimal' in amount ? parseAmount(amount.decimal, currency) : parseMinorUnits(amount.minor)
+}
+
+function checkAsserted(asserted: string | undefined, actual: string, what: string): void {
+  if (asserted === undefined) return
+  if (asserted.trim() === '') throw new UsageError('--currency is empty.')
+  const want = normalizeCurrency(asserted)
+  if (want !== actual) throw new UsageError(`--currency ${want} does not match the ${what}'s currency ${actual}; nothing was sent.`)
+}
+
+const label = (id: string, name?: string | null) => (name ? `${name} (${id})` : id)
+
+function describeKnown(k: Known | undefined): string | undefined {
+  if (!k || k.amount_in_minor_units == null || !k.currency_code) return undefined
+  return formatMoney(k.amount_in_minor_units, k.currency_code)
+}
+
+async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>, ports: MovementPorts): Promise<Plan> {
+  // A malformed amount or body fails before any request.
+  const early = 'decimal' in r.amount ? parseAmount(r.amount.decimal, r.currency?.trim() ? normalizeCurrency(r.currency) : 'USD') : parseMinorUnits(r.amount.minor)
+  validateMoveCreate({from_subaccount_id: r.from, to_subaccount_id: r.to, amount_in_minor_units: early, auto_approve: r.autoApprove, client_metadata: r.metadata})
+  let currency = r.sourceCurrency?.toUpperCase()
+  let fromName: string | undefined
+  if (!currency) {
+    const source = (await ports.api.subaccounts.get(r.from)).data
+    currency = source.currency_code?.toUpperCase() ?? undefined
+    fromName = source.name
+    if (!currency) {
+      if (r.currency === undefined) {
+        throw new UsageError(`The currency of source subaccount ${r.from} is not known (the API did not return one); pass --currency to say which currency the amount is in.`)
+      }
+      currency = normalizeCurrency(r.currency)
+    }
+  }
+  checkAsserted(r.currency, currency, 'source subaccount')
+  const minor = minorOf(r.amount, currency)
+  let toName: string | undefined
+  if (needsDetails(ports)) toName = (await ports.api.subaccounts.get(r.to)).data.name
+  const key = r.idempotencyKey ?? ports.newKey()
+  const amount = formatMoney(minor, currency)
+  const input = {from_subaccount_id: r.from, to_subaccount_id: r.to, amount_in_minor_units: minor, auto_approve: r.autoApprove, client_metadata: r.metadata}
+  return {
+    request: r,
+    noun: 'move',
+    summary: {action: `Move ${amount}${r.autoApprove ? '' : ' (created, not approved)'}`, amount, from: label(r.from, fromName), to: label(r.to, toName)},
+    checks: [{amount_in_minor_units: minor, currency, to: r.to}],
+    typed: toDecimalString(minor, currency),
+    idempotencyKey: key,
+    keyGenerated: r.idempotencyKey === undefined,
+    audit: {method: 'POST', path: '/api/subaccounts/move', amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to},
+    expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency},
+    currency,
+    autoApprove: r.autoApprove,
+    send: () => ports.api.moves.create(input, key, skipAudit),
+  }
+}
+
+function planMoveApprove(r: Extract<MovementRequest, {kind: 'move.approve'}>, ports: MovementPorts): Plan {
+  const known = needsDetails(ports) ? ports.history.byResource(r.id) : undefined
+  const amount = describeKnown(known)
+  const base = {
+    request: r,
+    noun: 'move' as const,
+    idempotencyKey: null,
+    keyGenerated: false,
+    currency: known?.currency_code ?? null,
+    send: () => ports.api.moves.approve(r.id, skipAudit),
+    audit: {method: 'POST', path: `/api/subaccounts/move/${r.id}/approve`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
+  }
+  if (amount && known?.to) {
+    return {
+      ...base,
+      summary: {action: `Approve and settle move ${r.id}`, amount, from: known.from ?? undefined, to: known.to},
+      checks: [{amount_in_minor_units: known.amount_in_minor_units!, currency: known.currency_code!, to: known.to, label: `move ${r.id}`}],
+      typed: toDecimalString(known.amount_in_minor_units!, known.currency_code!),
+    }
+  }
+  return {
+    ...base,
+    summary: {action: `Approve and settle move ${r.id}`},
+    checks: [],
+    typed: r.id.slice(-6),
+    unknown: needsDetails(ports) ? `the amount and destination of move ${r.id} are unknown to this machine (it was not created from here, and the API cannot show one move)` : undefined,
+  }
+}
+
+function planMoveCancel(r: Extract<MovementRequest, {kind: 'move.cancel'}>, ports: MovementPorts): Plan {
+  const known = ports.profile.live ? ports.history.byResource(r.id) : undefined
+  return {
+    request: r,
+    noun: 'move',
+    summary: {action: `Cancel move ${r.id}`, amount: describeKnown(known), from: known?.from ?? undefined, to: known?.to ?? undefined},
+    checks: [],
+    plainConfirm: true,
+    idempotencyKey: null,
+    keyGenerated: false,
+    currency: known?.currency_code ?? null,
+    audit: {method: 'DELETE', path: `/api/subaccounts/move/${r.id}`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
+    send: () => ports.api.moves.cancel(r.id, skipAudit) as ReturnType<Plan['send']>,
+  }
+}
+
+function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.create'}>, ports: MovementPorts): Plan {
+  if (r.currency.trim() === '') throw new UsageError('--currency is empty.')
+  const currency = normalizeCurrency(r.currency)
+  const minor = minorOf(r.amount, currency)
+  const key = r.idempotencyKey ?? ports.newKey()
+  const amount = formatMoney(minor, currency)
+  const input = {
+    from_account_id: r.from,
+    to_account_id: r.to,
+    amount_in_minor_units: minor,
+    currency_code: currency,
+    rail: r.rail,
+    auto_approve: r.autoApprove,
+    scheduled_date: r.scheduledDate,
+    client_metadata: r.metadata,
+  }
+  validateTransferCreate(input)
+  return {
+    request: r,
+    noun: 'account transfer',
+    summary: {action: `Transfer ${amount} by ${r.rail}${r.autoApprove ? '' : ' (created, not approved)'}`, amount, from: r.from, to: r.to, details: {rail: r.rail, scheduled: r.scheduledDate}},
+    checks: [{amount_in_minor_units: minor, currency, to: r.to}],
+    typed: toDecimalString(minor, currency),
+    idempotencyKey: key,
+    keyGenerated: r.idempotencyKey === undefined,
+    audit: {method: 'POST', path: '/api/treasury/account-transfers', amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to},
+    expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, rail: r.rail},
+    currency,
+    autoApprove: r.autoApprove,
+    send: () => ports.api.transfers.create(input, key, skipAudit),
+  }
+}
+
+async function planTransferApprove(r: Extract<MovementRequest, {kind: 'transfer.approve'}>, ports: MovementPorts): Promise<Plan> {
+  const base = {
+    request: r,
+    noun: 'account transfer' as const,
+    idempotencyKey: null,
+    keyGenerated: false,
+    send: () => ports.api.transfers.approve(r.id, skipAudit),
+  }
+  if (!needsDetails(ports)) {
+    const known = ports.history.byResource(r.id)
+    return {
+      ...base,
+      summary: {action: `Approve account transfer ${r.id}`},
+      checks: [],
+      currency: known?.currency_code ?? null,
+      audit: {method: 'POST', path: `/api/treasury/account-transfers/${r.id}/approve`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
+    }
+  }
+  // Transfers awaiting approval can be read from the documented list (status=created).
+  const t = await ports.api.transfers.pendingForApproval(r.id)
+  const amount = formatMoney(t.amount_in_minor_units, t.currency_code)
+  return {
+    ...base,
+    summary: {action: `Approve account transfer ${t.id}: ${amount} by ${t.rail}`, amount, from: t.from_account_id, to: t.to_account_id},
+    checks: [{amount_in_minor_units: t.amount_in_minor_units, currency: t.currency_code, to: t.to_account_id, label: `transfer ${t.id}`}],
+    typed: toDecimalString(t.amount_in_minor_units, t.currency_code),
+    currency: t.currency_code,
+    audit: {method: 'POST', path: `/api/treasury/account-transfers/${r.id}/approve`, amount_in_minor_units: t.amount_in_minor_units, currency_code: t.currency_code, from: t.from_account_id, to: t.to_account_id},
+  }
+}
+
+async function planCredit(r: Extract<MovementRequest, {kind: 'credit.simulate'}>, ports: MovementPorts): Promise<Plan> {
+  if (ports.profile.live) {
+    throw new AuthError('Refusing: treasury simulate-credit is a sandbox operation and this is a LIVE (live_) key. Use a test_ key. Nothing was sent.')
+  }
+  const early = 'decimal' in r.amount ? parseAmount(r.amount.decimal, r.currency?.trim() ? normalizeCurrency(r.currency) : 'USD') : parseMinorUnits(r.amount.minor)
+  validateSimulateCredit({rail: r.rail, amount_in_minor_units: early, transaction_date: r.transactionDate, sender_info: r.senderInfo, subaccount_id: r.subaccount})
+  const flags = {amount: 'decimal' in r.amount ? r.amount.decimal : undefined, currency: r.currency}
+  const {minor, currency} = await ports.api.treasury.resolveAmount(r.account, flags, (fallback) => {
+    const cur = normalizeCurrency(r.currency ?? fallback ?? 'USD')
+    return {minor: minorOf(r.amount, cur), currency: cur}
+  })
+  const key = r.idempotencyKey ?? ports.newKey()
+  const amount = formatMoney(minor, currency)
+  const to = r.subaccount ?? r.account
+  const input = {rail: r.rail, amount_in_minor_units: minor, transaction_date: r.transactionDate, sender_info: r.senderInfo, subaccount_id: r.subaccount}
+  return {
+    request: r,
+    noun: 'simulated credit',
+    summary: {action: `Simulate an inbound ${r.rail} credit of ${amount}`, amount, to: r.subaccount ? `subaccount ${r.subaccount} of account ${r.account}` : r.account},
+    checks: [{amount_in_minor_units: minor, currency, to}],
+    typed: toDecimalString(minor, currency),
+    idempotencyKey: key,
+    keyGenerated: r.idempotencyKey === undefined,
+    audit: {method: 'POST', path: `/api/treasury/accounts/${r.account}/simulate-inbound-credit`, amount_in_minor_units: minor, currency_code: currency, from: null, to},
+    expected: {amount_in_minor_units: minor, currency_code: currency},
+    currency,
+    send: () => ports.api.treasury.simulateCredit(r.account, input, key, skipAudit) as ReturnType<Plan['send']>,
+  }
+}
+
+export async function plan(r: MovementRequest, ports: MovementPorts): Promise<Plan> {
+  switch (r.kind) {
+    case 'move.create':
+      return planMoveCreate(r, ports)
+    case 'move.approve':
+      return planMoveApprove(r, ports)
+    case 'move.cancel':
+      return planMoveCancel(r, ports)
+    case 'transfer.create':
+      return planTransferCreate(r, ports)
+    case 'transfer.approve':
+      return planTransferApprove(r, ports)
+    case 'credit.simulate':
+      return planCredit(r, ports)
+  }
+}

@@ -1,0 +1,89 @@
+/** The one true sentence an outcome earns on a terminal, and the description of a movement. Pure. */
+import {formatMoney} from '../money.js'
+import type {Described} from './classify.js'
+import type {OutcomeKind, Plan} from './types.js'
+
+export interface Seen extends Described {
+  id: string
+  status: string | null
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined)
+
+/** What an answer says about the movement, whatever its kind. */
+export function seenOf(noun: Plan['noun'], r: Record<string, unknown>): Seen {
+  if (noun === 'simulated credit') {
+    return {id: str(r.bank_transaction_id) ?? '', status: str(r.direction) ?? null, amount_in_minor_units: num(r.amount_in_minor_units) ?? 0, currency_code: str(r.currency_code)}
+  }
+  const transfer = noun === 'account transfer'
+  return {
+    id: str(r.id) ?? '',
+    status: str(r.status)?.toLowerCase() ?? null,
+    from: str(transfer ? r.from_account_id : r.from_subaccount_id),
+    to: str(transfer ? r.to_account_id : r.to_subaccount_id),
+    amount_in_minor_units: num(r.amount_in_minor_units) ?? 0,
+    currency_code: str(r.currency_code),
+    rail: str(r.rail),
+  }
+}
+
+/** `7.00 USD A → B` (`by wire` for transfers). */
+export function describe(d: Described, currency: string | null | undefined): string {
+  const money = formatMoney(d.amount_in_minor_units, d.currency_code ?? currency ?? undefined)
+  const route = d.from && d.to ? ` ${d.from} → ${d.to}` : d.to ? ` to ${d.to}` : ''
+  return `${money}${route}${d.rail ? ` by ${d.rail}` : ''}`
+}
+
+function statusPhrase(noun: Plan['noun'], status: string | null, id: string): string {
+  if (noun === 'simulated credit') return 'credited'
+  switch (status) {
+    case 'settled':
+      return 'settled'
+    case 'created':
+      return noun === 'move' ? `awaiting approval (payops moves approve ${id})` : `awaiting approval (payops transfers approve ${id})`
+    case 'approved':
+      return noun === 'move' ? 'approved but not settled' : 'approved, queued for initiation'
+    case null:
+      return 'status unknown'
+    default:
+      return status
+  }
+}
+
+export interface SentenceInput {
+  plan: Plan
+  kind: OutcomeKind
+  seen: Seen
+  partial: boolean
+  confirmedByRetry: boolean
+}
+
+export function sentence({plan, kind, seen, partial, confirmedByRetry}: SentenceInput): string {
+  const noun = plan.noun
+  const what = describe(seen, plan.currency)
+  const key = plan.idempotencyKey
+  const state = statusPhrase(noun, seen.status, seen.id)
+  const op = plan.request.kind
+  if (op === 'move.approve' || op === 'transfer.approve') {
+    const label = noun === 'move' ? 'move' : 'account transfer'
+    if (partial) return `Approved ${label} ${seen.id} (${what}) but it is not settled: ${state}.`
+    return `Approved ${label} ${seen.id} (${what}): ${seen.status === 'settled' ? 'settled now' : `now ${state}`}.`
+  }
+  if (op === 'move.cancel') return `Canceled move ${seen.id}${seen.amount_in_minor_units ? ` (${what})` : ''}: it will not move money.`
+  const nothing = noun === 'simulated credit' ? 'nothing was credited now' : 'nothing was moved now'
+  if (kind === 'created') {
+    const verb = noun === 'simulated credit' ? 'Simulated credit' : `Created ${noun}`
+    const retry = confirmedByRetry
+      ? ` The first answer was lost; a retry with the same Idempotency-Key ${key} confirmed it: it was made once, by this run.`
+      : ''
+    return `${verb} ${seen.id}: ${what}, ${state}.${retry}`
+  }
+  if (kind === 'replayed') {
+    return `Replayed: Idempotency-Key ${key} already names ${noun} ${seen.id} (${what}, ${state}), made earlier; ${nothing}.`
+  }
+  // advanced: a replay moved an existing movement on.
+  return partial
+    ? `Idempotency-Key ${key} names ${noun} ${seen.id} (${what}), which was awaiting approval: this run approved it now, but it is not settled.`
+    : `Idempotency-Key ${key} names ${noun} ${seen.id} (${what}), which was awaiting approval: this run ${seen.status === 'settled' ? 'settled it now' : `moved it on to ${state}`}.`
+}

@@ -1,0 +1,177 @@
+/**
+ * The movement pipeline's vocabulary: what a caller asks for (a request), what the pipeline
+ * decides before sending (a plan), and what it learned after (an outcome).
+ */
+import type {Limits} from '../config/index.js'
+import type {AuditHook, ApiResponse} from '../api/client.js'
+import type {MovesApi} from '../api/moves.js'
+import type {SubaccountsApi} from '../api/subaccounts.js'
+import type {TransfersApi} from '../api/transfers.js'
+import type {TreasuryApi} from '../api/treasury.js'
+import type {Movement} from '../guardrails.js'
+import type {Described} from './classify.js'
+
+/** An amount as the operator gave it: a decimal in the source's currency, or minor units. */
+export type AmountInput = {decimal: string} | {minor: number}
+
+export type MovementRequest =
+  | {
+      kind: 'move.create'
+      from: string
+      to: string
+      amount: AmountInput
+      /** The currency the operator asserts (--currency, a CSV column); refused when it differs from the source's. */
+      currency?: string
+      /** The source subaccount's currency when the caller already checked it (import). */
+      sourceCurrency?: string
+      autoApprove: boolean
+      metadata?: Record<string, string>
+      idempotencyKey?: string
+    }
+  | {kind: 'move.approve'; id: string}
+  | {kind: 'move.cancel'; id: string}
+  | {
+      kind: 'transfer.create'
+      from: string
+      to: string
+      amount: AmountInput
+      currency: string
+      rail: string
+      autoApprove: boolean
+      scheduledDate?: string
+      metadata?: Record<string, string>
+      idempotencyKey?: string
+    }
+  | {kind: 'transfer.approve'; id: string}
+  | {
+      kind: 'credit.simulate'
+      account: string
+      rail: 'standard_ach' | 'wire'
+      amount: AmountInput
+      currency?: string
+      subaccount?: string
+      senderInfo?: string
+      transactionDate?: string
+      idempotencyKey?: string
+    }
+
+export type MovementKind = MovementRequest['kind']
+
+/** What this machine knows of a movement from its audit trail. */
+export interface Known {
+  id?: string | null
+  status?: string | null
+  amount_in_minor_units?: number | null
+  currency_code?: string | null
+  from?: string | null
+  to?: string | null
+}
+
+/** Lookups in the local record of earlier requests (the audit trail). */
+export interface History {
+  /** The last successful outcome recorded for this Idempotency-Key. */
+  byKey(key: string): Known | undefined
+  /** What an earlier successful request recorded about this resource (amount, currency, from, to). */
+  byResource(id: string): Known | undefined
+}
+
+/** How the guard talks to the operator; a fake in tests. */
+export interface Prompter {
+  /** A terminal to ask on (stdin and stderr are TTYs). */
+  readonly interactive: boolean
+  confirm(message: string): Promise<boolean>
+  input(message: string): Promise<string>
+  /** A line (or lines) on stderr. */
+  note(text: string): void
+}
+
+export interface Paint {
+  live(s: string): string
+  bold(s: string): string
+  red(s: string): string
+}
+
+export interface ProfileView {
+  name: string | null
+  live: boolean
+  limits?: Limits
+  /** The key, redacted: `live_…a1b2`. */
+  keyLabel: string
+}
+
+/** The API areas the pipeline uses. */
+export interface MovementApi {
+  moves: Pick<MovesApi, 'create' | 'approve' | 'cancel'>
+  subaccounts: Pick<SubaccountsApi, 'get'>
+  transfers: Pick<TransfersApi, 'create' | 'approve' | 'pendingForApproval'>
+  treasury: Pick<TreasuryApi, 'resolveAmount' | 'simulateCredit'>
+}
+
+/** Everything the pipeline needs from the world, handed in (tests pass fakes). */
+export interface MovementPorts {
+  api: MovementApi
+  audit?: AuditHook
+  history: History
+  prompter: Prompter
+  paint?: Paint
+  profile: ProfileView
+  yes: boolean
+  overrideLimits: boolean
+  newKey(): string
+}
+
+export interface Summary {
+  action: string
+  amount?: string
+  from?: string
+  to?: string
+  details?: Record<string, string | undefined>
+}
+
+/** The exact request the pipeline will send, and what the guard shows and checks first. */
+export interface Plan {
+  request: MovementRequest
+  noun: 'move' | 'account transfer' | 'simulated credit'
+  summary: Summary
+  /** Checked against the profile's limits (empty when nothing leaves an account). */
+  checks: Movement[]
+  /** What the operator types on a LIVE key or over a limit (the amount, or the id's last 6 characters). */
+  typed?: string
+  /** Why amount or destination are unknown (approvals of moves not made from this machine). */
+  unknown?: string
+  /** Confirm on test keys too (never, for single movements; bulk callers decide). */
+  evenOnTest?: boolean
+  /** The LIVE confirmation is a yes/no (cancel moves no money). */
+  plainConfirm?: boolean
+  idempotencyKey: string | null
+  keyGenerated: boolean
+  /** What the audit trail records before sending. */
+  audit: {method: string; path: string; amount_in_minor_units: number | null; currency_code: string | null; from: string | null; to: string | null}
+  /** For create kinds: what the answer must describe, else the key names another movement. */
+  expected?: Described
+  currency: string | null
+  autoApprove?: boolean
+  send(): Promise<ApiResponse<Record<string, unknown>>>
+}
+
+export type OutcomeKind = 'created' | 'replayed' | 'advanced'
+
+export interface Outcome {
+  kind: OutcomeKind
+  id: string
+  idempotency_key: string | null
+  /** The resource's status now (lower case). */
+  status: string | null
+  /** The normalised resource. */
+  resource: Record<string, unknown>
+  /** The body as the API sent it (the raw `api` command prints this). */
+  body: unknown
+  http_status: number
+  warning?: string
+  /** 207: created or approved but not settled. */
+  partial: boolean
+  /** A retry with the same key is what confirmed it (the first answer was lost). */
+  confirmed_by_retry: boolean
+  /** One true sentence for a terminal. */
+  sentence: string
+}

@@ -1,0 +1,244 @@
+/**
+ * The outcome contract, end to end: every sentence about money is true in the retry and replay
+ * cases, a key that names another movement is refused, and every path to money (the raw `api`
+ * command too) passes the same guards. Real processes, real HTTP, the real emulator.
+ */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {outcomeOf, run, startEmulator, tempDir, type Emulator} from './helpers.js'
+
+let emu: Emulator
+const dir = tempDir()
+let a: string
+let b: string
+let c: string
+let la: string
+let lb: string
+let lc: string
+
+const cli = (args: string[], opts: {input?: string; env?: Record<string, string>} = {}) => run(args, {configDir: dir.path, ...opts})
+const totals = async (id: string, profile = 'sandbox') => {
+  const s = (await cli(['subaccounts', 'get', id, '-p', profile])).json()
+  return {incoming: s.total_incoming_in_minor_units as number, outgoing: s.total_outgoing_in_minor_units as number}
+}
+const auditRecords = () =>
+  readFileSync(join(dir.path, 'audit.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+const faults = (body: unknown) => emu.control('POST', '/_emulator/faults', body)
+
+beforeAll(async () => {
+  emu = await startEmulator()
+  await cli(['profiles', 'add', 'sandbox', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {input: emu.keys.test})
+  await cli(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.live})
+  ;[a, b, c] = await Promise.all(['T-A', 'T-B', 'T-C'].map(async (name) => (await cli(['subaccounts', 'create', '--name', name])).json().id as string))
+  ;[la, lb, lc] = await Promise.all(['L-A', 'L-B', 'L-C'].map(async (name) => (await cli(['subaccounts', 'create', '--name', name, '-p', 'prod', '--yes'])).json().id as string))
+})
+afterAll(async () => {
+  await emu?.stop()
+  dir.cleanup()
+})
+
+describe('created, replayed, advanced', () => {
+  it('a first attempt committed but answered 500 is "created" by this run, never "replayed"', async () => {
+    const before = await totals(b)
+    await faults({queue: [{kind: '500', phase: 'after'}], methods: ['POST']})
+    const r = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '3.00'])
+    expect(r.code, r.stderr).toBe(0)
+    const o = outcomeOf(r)
+    expect(o).toMatchObject({kind: 'created', id: r.json().id, status: 'settled'})
+    expect(r.stderr).not.toMatch(/Replayed|nothing (new )?was moved/)
+    expect((await totals(b)).incoming).toBe(before.incoming + 300)
+  })
+
+  it('the same after-commit fault with the operator\'s own key is "created" too', async () => {
+    const key = `own-${Date.now()}`
+    await faults({queue: [{kind: '500', phase: 'after'}], methods: ['POST']})
+    const r = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '3.00', '--idempotency-key', key])
+    expect(r.code, r.stderr).toBe(0)
+    expect(outcomeOf(r)).toMatchObject({kind: 'created', idempotency_key: key})
+    // A later re-run with the key is the replay, and says so.
+    const again = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '3.00', '--idempotency-key', key])
+    expect(outcomeOf(again)).toMatchObject({kind: 'replayed', id: r.json().id})
+  })
+
+  it('on a terminal format the sentence is true: created, then replayed with "nothing was moved now"', async () => {
+    const key = `tbl-${Date.now()}`
+    const first = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.25', '--idempotency-key', key, '-o', 'table'])
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stderr).toMatch(new RegExp(`Created move [0-9a-f-]{36}: 1\\.25 USD ${a} → ${b}, settled\\.`))
+    const again = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.25', '--idempotency-key', key, '-o', 'table'])
+    expect(again.stderr).toMatch(new RegExp(`Replayed: Idempotency-Key ${key} already names move .*1\\.25 USD .*settled.*nothing was moved now`))
+    expect(again.stderr).not.toMatch(/"outcome"/)
+  })
+
+  it('a replay that settles a created move is "advanced" and says it settled now', async () => {
+    const key = `adv-${Date.now()}`
+    const before = await totals(c)
+    const created = await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '4.00', '--no-auto-approve', '--idempotency-key', key])
+    expect(outcomeOf(created)).toMatchObject({kind: 'created', status: 'created'})
+    expect((await totals(c)).incoming).toBe(before.incoming)
+    const replay = await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '4.00', '--idempotency-key', key, '-o', 'table'])
+    expect(replay.code, replay.stderr).toBe(0)
+    expect(replay.stderr).toMatch(/which was awaiting approval: this run settled it now/)
+    expect(replay.stderr).not.toMatch(/nothing was moved/)
+    expect((await totals(c)).incoming).toBe(before.incoming + 400)
+    // Once settled, a further replay moves nothing and says so.
+    const table = await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '4.00', '--idempotency-key', key, '-o', 'table'])
+    expect(table.stderr).toMatch(/Replayed: .*nothing was moved now/)
+    expect((await totals(c)).incoming).toBe(before.incoming + 400)
+  }, 60_000)
+})
+
+describe('a key that names another movement', () => {
+  it('moves: other destination and amount are exit 5, naming both, and nothing moves', async () => {
+    const key = `k-${Date.now()}`
+    const first = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '7.00', '--idempotency-key', key])
+    expect(first.code).toBe(0)
+    const cBefore = await totals(c)
+    const r = await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '9.00', '--idempotency-key', key])
+    expect(r.code).toBe(5)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain(`Idempotency-Key ${key} already names move ${first.json().id} (7.00 USD ${a} → ${b}, settled); this request (9.00 USD ${a} → ${c}) was not carried out`)
+    expect((await totals(c)).incoming).toBe(cBefore.incoming)
+    const json = JSON.parse(r.stderr.split('\n').find((l) => l.startsWith('{"error"'))!)
+    expect(json.error).toMatchObject({type: 'ConflictError', exit_code: 5, kind: 'conflict', id: first.json().id, idempotency_key: key})
+    expect(auditRecords().filter((x) => x.idempotency_key === key && x.kind === 'outcome').map((x) => x.outcome)).toEqual(['created', 'conflict'])
+  })
+
+  it('transfers: another amount and rail under the same key are exit 5', async () => {
+    const accounts = (await cli(['treasury', 'accounts', 'list'])).json() as Array<{id: string; currency_code: string}>
+    const [main, other] = accounts.filter((x) => x.currency_code === 'USD')
+    const key = `tk-${Date.now()}`
+    const first = await cli(['transfers', 'create', '--from', main.id, '--to', other.id, '--amount', '20.00', '--currency', 'USD', '--rail', 'wire', '--idempotency-key', key])
+    expect(first.code, first.stderr).toBe(0)
+    const r = await cli(['transfers', 'create', '--from', main.id, '--to', other.id, '--amount', '2000.00', '--currency', 'USD', '--rail', 'standard_ach', '--idempotency-key', key])
+    expect(r.code).toBe(5)
+    expect(r.stderr).toMatch(/already names account transfer .*20\.00 USD .* by wire.*this request \(2,000\.00 USD .* by standard_ach\) was not carried out/)
+  })
+})
+
+describe('the source currency', () => {
+  it('--amount-minor with a --currency other than the source subaccount\'s is refused (exit 2), nothing moves', async () => {
+    const before = await totals(b)
+    const r = await cli(['moves', 'create', '--from', a, '--to', b, '--amount-minor', '500', '--currency', 'JPY'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/--currency JPY does not match the source subaccount's currency USD/)
+    expect(await totals(b)).toEqual(before)
+  })
+
+  it('an --amount-minor move is recorded in the audit trail with its currency', async () => {
+    const r = await cli(['moves', 'create', '--from', a, '--to', b, '--amount-minor', '250'])
+    const id = r.json().id
+    const recs = auditRecords().filter((x) => x.resource_id === id || (x.kind === 'intent' && x.amount_in_minor_units === 250))
+    expect(recs.length).toBeGreaterThanOrEqual(2)
+    for (const x of recs) expect(x).toMatchObject({currency_code: 'USD', amount_in_minor_units: 250, from: a, to: b})
+  })
+})
+
+describe('payops api on money endpoints', () => {
+  it('on a LIVE profile with limits, --yes does not pass the cap or the allow-list (exit 3), and nothing moves', async () => {
+    await cli(['profiles', 'set', 'prod', 'max-amount', '100.00', 'USD'])
+    await cli(['profiles', 'set', 'prod', 'allowed-destinations', lb])
+    try {
+      const before = await totals(lc, 'prod')
+      const body = JSON.stringify({from_subaccount_id: la, to_subaccount_id: lc, amount_in_minor_units: 50_000_000})
+      const r = await cli(['api', 'POST', '/api/subaccounts/move', '--input', '-', '-p', 'prod', '--yes'], {input: body})
+      expect(r.code).toBe(3)
+      expect(r.stderr).toMatch(/500,000\.00 USD is over the max-amount 100\.00 USD of profile "prod"/)
+      expect(await totals(lc, 'prod')).toEqual(before)
+      // Spelling the path differently does not slip past the guard.
+      const odd = await cli(['api', 'post', '/api//subaccounts/./MOVE/', '--input', '-', '-p', 'prod', '--yes'], {input: body})
+      expect(odd.code).toBe(3)
+      expect(await totals(lc, 'prod')).toEqual(before)
+    } finally {
+      await cli(['profiles', 'unset', 'prod', 'max-amount', 'USD'])
+      await cli(['profiles', 'unset', 'prod', 'allowed-destinations'])
+    }
+  })
+
+  it('sends an Idempotency-Key, classifies and audits like moves create; -H Idempotency-Key is used', async () => {
+    const before = await totals(b)
+    const r = await cli(['api', 'POST', '/api/subaccounts/move', '-f', `from_subaccount_id=${a}`, '-f', `to_subaccount_id=${b}`, '-F', 'amount_in_minor_units=111'])
+    expect(r.code, r.stderr).toBe(0)
+    const o = outcomeOf(r)
+    expect(o).toMatchObject({kind: 'created', idempotency_key: expect.stringMatching(/^[0-9a-f-]{36}$/)})
+    expect(r.json().data.id).toBe(o.id)
+    expect((await totals(b)).incoming).toBe(before.incoming + 111)
+    const intent = auditRecords().find((x) => x.kind === 'intent' && x.idempotency_key === o.idempotency_key)
+    expect(intent).toMatchObject({method: 'POST', path: '/api/subaccounts/move', amount_in_minor_units: 111, currency_code: 'USD', from: a, to: b})
+    const key = `raw-${Date.now()}`
+    const one = await cli(['api', 'POST', '/api/subaccounts/move', '-f', `from_subaccount_id=${a}`, '-f', `to_subaccount_id=${b}`, '-F', 'amount_in_minor_units=112', '-H', `Idempotency-Key: ${key}`])
+    const two = await cli(['api', 'POST', '/api/subaccounts/move', '-f', `from_subaccount_id=${a}`, '-f', `to_subaccount_id=${b}`, '-F', 'amount_in_minor_units=112', '-H', `Idempotency-Key: ${key}`])
+    expect(outcomeOf(one)).toMatchObject({kind: 'created', idempotency_key: key})
+    expect(outcomeOf(two)).toMatchObject({kind: 'replayed', idempotency_key: key, id: outcomeOf(one).id})
+    expect((await totals(b)).incoming).toBe(before.incoming + 111 + 112)
+  })
+
+  it('a LIVE api move without a terminal needs --yes (exit 3); other headers and query strings are refused (exit 2)', async () => {
+    const body = JSON.stringify({from_subaccount_id: la, to_subaccount_id: lb, amount_in_minor_units: 100})
+    const r = await cli(['api', 'POST', '/api/subaccounts/move', '--input', '-', '-p', 'prod'], {input: body})
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/amount:\s+1\.00 USD/)
+    const h = await cli(['api', 'POST', '/api/subaccounts/move', '--input', '-', '-H', 'X-Other: 1'], {input: JSON.stringify({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 1})})
+    expect(h.code).toBe(2)
+    const q = await cli(['api', 'POST', '/api/subaccounts/move?auto_approve=false', '--input', '-'], {input: JSON.stringify({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 1})})
+    expect(q.code).toBe(2)
+    const bad = await cli(['api', 'POST', '/api/subaccounts/move', '-f', `from_subaccount_id=${a}`])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/not a valid move/)
+  })
+})
+
+describe('LIVE approvals against the documented interface', () => {
+  it('the emulator serves no GET for one move', async () => {
+    const created = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00', '--no-auto-approve'])
+    const res = await fetch(`${emu.baseUrl}/api/subaccounts/move/${created.json().id}`, {headers: {'x-api-key': emu.keys.test}})
+    expect([404, 405]).toContain(res.status)
+  })
+
+  it('a move created from this machine is approved on LIVE with its amount from the audit trail', async () => {
+    const before = await totals(lb, 'prod')
+    const created = await cli(['moves', 'create', '--from', la, '--to', lb, '--amount', '2.50', '--no-auto-approve', '-p', 'prod', '--yes'])
+    expect(created.code, created.stderr).toBe(0)
+    const id = created.json().id
+    const r = await cli(['moves', 'approve', id, '-p', 'prod', '--yes'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/amount: 2\.50 USD|2\.50 USD/)
+    expect(outcomeOf(r)).toMatchObject({kind: 'advanced', id, status: 'settled'})
+    expect((await totals(lb, 'prod')).incoming).toBe(before.incoming + 250)
+    const rec = auditRecords().filter((x) => x.kind === 'outcome' && x.path === `/api/subaccounts/move/${id}/approve`)
+    expect(rec).toHaveLength(1)
+    expect(rec[0]).toMatchObject({status: 201, amount_in_minor_units: 250, currency_code: 'USD', from: la, to: lb, resource_status: 'settled'})
+  })
+
+  it('a move unknown to this machine: the summary says so; a profile with limits refuses it unless --override-limits', async () => {
+    const other = tempDir()
+    try {
+      await run(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {configDir: other.path, input: emu.keys.live})
+      const created = await cli(['moves', 'create', '--from', la, '--to', lb, '--amount', '3.00', '--no-auto-approve', '-p', 'prod', '--yes'])
+      const id = created.json().id
+      const plain = await run(['moves', 'approve', id], {configDir: other.path})
+      expect(plain.code).toBe(3)
+      expect(plain.stderr).toMatch(/unknown to this machine/)
+      await run(['profiles', 'set', 'prod', 'max-amount', '100.00', 'USD'], {configDir: other.path})
+      const limited = await run(['moves', 'approve', id, '--yes'], {configDir: other.path})
+      expect(limited.code).toBe(3)
+      expect(limited.stderr).toMatch(/unknown to this machine.*cannot be checked/)
+      const over = await run(['moves', 'approve', id, '--yes', '--override-limits'], {configDir: other.path})
+      expect(over.code, over.stderr).toBe(0)
+      expect(outcomeOf(over)).toMatchObject({kind: 'advanced', id, status: 'settled'})
+      const rec = readFileSync(join(other.path, 'audit.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+      expect(rec.find((x) => x.kind === 'outcome')).toMatchObject({amount_in_minor_units: 300, currency_code: 'USD', from: la, to: lb})
+    } finally {
+      other.cleanup()
+    }
+  })
+
+  it('a LIVE approve of an unknown id is exit 4', async () => {
+    const r = await cli(['moves', 'approve', '00000000-0000-4000-8000-000000000000', '-p', 'prod', '--yes'])
+    expect(r.code).toBe(4)
+  })
+})
