@@ -259,6 +259,8 @@ export class ApiClient {
       const requestId = headerValue(resHeaders['x-request-id'])
       this.log(`← ${status} ${display} in ${Date.now() - started}ms (attempt ${attempt}/${maxAttempts})${requestId ? ` request ${requestId}` : ''}` + (text ? ` body ${truncate(text, 500)}` : ''))
 
+      if (status >= 300 && status < 400) throw this.redirectRefused(opts, status, resHeaders, url)
+
       if (RETRYABLE_STATUSES.has(status) && attempt < maxAttempts) {
         uncertain = true
         const retryAfter = parseRetryAfter(resHeaders['retry-after'])
@@ -277,6 +279,29 @@ export class ApiClient {
         throw err
       }
     }
+  }
+
+  /**
+   * A 3xx is never followed (the key and body go only to the base URL), and never retried: it is a
+   * misconfigured base URL or a hostile server, so it fails as a network error naming the target.
+   */
+  private redirectRefused(opts: RequestOptions<z.ZodMiniType | undefined>, status: number, headers: Record<string, string | string[] | undefined>, url: string): NetworkError {
+    const location = headerValue(headers.location)
+    let target: string | undefined
+    if (location !== undefined && location.trim() !== '') {
+      try {
+        target = new URL(location, url).href
+      } catch {
+        target = location
+      }
+    }
+    // eslint-disable-next-line no-control-regex
+    const shown = target === undefined ? undefined : oneLine(target.replace(/[\u0000-\u001f\u007f-\u009f]/g, ''), 200)
+    const what = shown === undefined ? `the server answered ${status} (a redirect without a Location)` : `the server answered ${status} redirecting to ${shown}`
+    return new NetworkError(
+      redact(`${opts.method} ${opts.path}: ${what}; payops does not follow redirects (the API key is only sent to the configured base URL). Check --base-url.`),
+      'REDIRECT',
+    )
   }
 
   private describeHeaders(headers: Record<string, string>): string {

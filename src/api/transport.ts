@@ -24,38 +24,87 @@ export interface Transport {
   close(): Promise<void>
 }
 
-/** A transport error with a stable code (ECONNREFUSED, ECONNRESET, ETIMEDOUT, ...). */
-function wireError(err: unknown): Error & {code: string} {
-  const e = err as {code?: unknown; name?: string; message?: string; cause?: {code?: unknown; name?: string}}
-  const code =
-    (typeof e.cause?.code === 'string' && e.cause.code) ||
-    (typeof e.code === 'string' && e.code) ||
-    (e.name === 'TimeoutError' || e.cause?.name === 'TimeoutError' ? 'ETIMEDOUT' : '') ||
-    e.cause?.name ||
-    e.name ||
-    'ERROR'
-  return Object.assign(new Error(e.message ?? String(err)), {code})
+type ErrorLike = {code?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown}
+
+/** The error itself, then its causes and (for AggregateError) its members, innermost last. */
+function errorChain(err: unknown, depth = 0, out: ErrorLike[] = []): ErrorLike[] {
+  if (!err || typeof err !== 'object' || depth > 6) return out
+  const e = err as ErrorLike
+  out.push(e)
+  errorChain(e.cause, depth + 1, out)
+  if (Array.isArray(e.errors)) for (const member of e.errors) errorChain(member, depth + 1, out)
+  return out
 }
 
+/**
+ * A transport error with a stable code (ECONNREFUSED, ECONNRESET, ETIMEDOUT, ...). Node's fetch
+ * throws `TypeError: fetch failed` with the socket's error in `cause`, which may itself be an
+ * AggregateError (one member per address tried); the innermost string code is the real reason.
+ */
+export function wireError(err: unknown): Error & {code: string} {
+  const chain = errorChain(err)
+  const timedOut = chain.some((e) => e.name === 'TimeoutError')
+  let code = ''
+  for (const e of chain) if (typeof e.code === 'string' && e.code) code = e.code
+  if (timedOut) code = 'ETIMEDOUT'
+  if (!code) {
+    // No code anywhere: use the innermost specific error name, else its message, never "Error".
+    const inner = [...chain].reverse()
+    const named = inner.find((e) => typeof e.name === 'string' && !/^(Type|Aggregate)?Error$/.test(e.name))
+    const told = inner.find((e) => typeof e.message === 'string' && e.message.trim() !== '' && e.message !== 'fetch failed')
+    code = (named?.name as string | undefined) ?? (told ? String(told.message).replace(/\s+/g, ' ').trim().slice(0, 60) : 'ERROR')
+  }
+  const top = chain[0]
+  const message = typeof top?.message === 'string' ? top.message : String(err)
+  return Object.assign(new Error(message), {code})
+}
+
+/** Node's fetch refuses the WHATWG "bad ports" (1, 6000, 10080, ...) before connecting. */
+function isBadPort(err: unknown): boolean {
+  return errorChain(err).some((e) => e.message === 'bad port')
+}
+
+/**
+ * Node's fetch, never following redirects: a 3xx comes back as it is and the client refuses it, so
+ * the API key and body only ever go to the configured base URL. A port fetch will not connect to
+ * (the browser "bad ports" list, which guards web pages, not an operator's own base URL) goes
+ * through undici's request instead, as the pool transport would.
+ */
 export class FetchTransport implements Transport {
+  private fallback?: PoolTransport
+
   async send(req: WireRequest): Promise<WireResponse> {
     try {
-      const res = await fetch(req.url, {method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(req.timeoutMs)})
+      const res = await fetch(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(req.timeoutMs),
+      })
       const headers: Record<string, string> = {}
       res.headers.forEach((v, k) => (headers[k] = v))
       return {status: res.status, headers, text: await res.text()}
     } catch (err) {
-      throw wireError(err)
+      if (!isBadPort(err)) throw wireError(err)
     }
+    this.fallback ??= new PoolTransport(1)
+    return this.fallback.send(req)
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await this.fallback?.close()
+  }
 }
 
 let undiciModule: Promise<typeof import('undici')> | undefined
 // Bundled, a CommonJS module may arrive as the namespace's default export.
 export const loadUndici = () => (undiciModule ??= import('undici').then((m) => ((m as {Agent?: unknown}).Agent ? m : ((m as {default?: unknown}).default as typeof m))))
 
+/**
+ * undici's pooled Agent. `request` never follows redirects (that takes undici's redirect
+ * interceptor, which is not used here), so a 3xx comes back as it is and the client refuses it.
+ */
 export class PoolTransport implements Transport {
   private dispatcher?: Promise<Dispatcher>
 

@@ -1,9 +1,9 @@
 /**
  * The profile store: named profiles (API key, base URL, limits) in one JSON file, mode 0600, in
- * PAYOPS_CONFIG_DIR or the user's config directory. Writes go through `conf`; the hot path that
+ * PAYOPS_CONFIG_DIR or the user's config directory (created 0700 when payops creates it). Writes go through `conf`; the hot path that
  * only resolves a profile reads the same file directly, without loading conf.
  */
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 import {UsageError} from '../errors.js'
@@ -79,6 +79,9 @@ export class ProfileStore {
 
   private async store(): Promise<ConfStore> {
     if (!this.conf) {
+      // conf would create the directory 0755; payops makes it 0700 (the umask can only narrow
+      // that). A directory that already exists is the user's and is left as it is.
+      mkdirSync(this.dir, {recursive: true, mode: 0o700})
       const {default: Conf} = await import('conf')
       this.conf = new Conf<ProfileFile>({
         cwd: this.dir,

@@ -7,6 +7,7 @@
  * a clock that never goes backwards, so ordering by seq is ordering by (created_at, seq).
  */
 import {randomBytes, randomInt, randomUUID} from 'node:crypto'
+import {validationError} from './http.js'
 
 export type Mode = 'test' | 'live'
 export const ENTITY_ROLES = ['test', 'test_other', 'live'] as const
@@ -412,6 +413,16 @@ export interface NewActivity {
 
 const STATE_VERSION = 1
 
+/**
+ * Whether `amount` can be added to `total` and the sum stay an exact integer (at most
+ * Number.MAX_SAFE_INTEGER): past it JSON numbers lose precision and clients cannot read them.
+ */
+export function canAdd(total: number, amount: number): boolean {
+  return Number.isSafeInteger(total) && Number.isSafeInteger(amount) && Number.isSafeInteger(total + amount)
+}
+
+type Booking = {subaccount_id: string; direction: Direction; amount_in_minor_units: number}
+
 export class Store {
   readonly entities = new Map<string, Entity>()
   readonly apiKeys = new Map<string, ApiKeyRecord>()
@@ -525,6 +536,10 @@ export class Store {
 
   addBankTransaction(entity: Entity, accountId: string, input: NewBankTransaction): BankTransactionRecord {
     if (!entity.treasuryAccounts.has(accountId)) throw new Error(`treasury account ${accountId} does not exist in entity ${entity.id}`)
+    // A credit for a subaccount is booked to it right after: refuse it here, before either write.
+    if (input.subaccount_id !== undefined && entity.subaccounts.has(input.subaccount_id)) {
+      this.assertCanBook(entity, [{subaccount_id: input.subaccount_id, direction: input.direction ?? 'credit', amount_in_minor_units: input.amount_in_minor_units}])
+    }
     const rec: BankTransactionRecord = {id: randomUUID(), seq: this.nextSeq(), account_id: accountId, created_at: this.now(), ...input}
     const loose = rec as unknown as Record<string, unknown>
     for (const k of Object.keys(loose)) if (loose[k] === undefined || loose[k] === null) delete loose[k]
@@ -622,12 +637,40 @@ export class Store {
   }
 
   /**
+   * The one range check on subaccount totals: throws 400 VALIDATION_ERROR, before anything is
+   * written, when a booking would take an incoming or outgoing total past Number.MAX_SAFE_INTEGER.
+   */
+  assertCanBook(entity: Entity, bookings: Booking[]): void {
+    for (const b of bookings) {
+      const sub = entity.subaccounts.get(b.subaccount_id)
+      if (!sub) continue
+      const which = b.direction === 'credit' ? 'incoming' : 'outgoing'
+      const total = b.direction === 'credit' ? sub.total_incoming_in_minor_units : sub.total_outgoing_in_minor_units
+      if (!canAdd(total, b.amount_in_minor_units)) {
+        throw validationError(
+          `amount_in_minor_units ${b.amount_in_minor_units} would take the total ${which} of subaccount ${sub.id} past ${Number.MAX_SAFE_INTEGER}, the largest exact amount`,
+        )
+      }
+    }
+  }
+
+  /** Refuses (400) a move whose settlement would take either subaccount's total out of range. */
+  assertCanSettle(entity: Entity, move: Pick<MoveRecord, 'from_subaccount_id' | 'to_subaccount_id' | 'amount_in_minor_units'>): void {
+    const amount = move.amount_in_minor_units
+    this.assertCanBook(entity, [
+      {subaccount_id: move.from_subaccount_id, direction: 'debit', amount_in_minor_units: amount},
+      {subaccount_id: move.to_subaccount_id, direction: 'credit', amount_in_minor_units: amount},
+    ])
+  }
+
+  /**
    * Books money into or out of a subaccount: updates the incoming/outgoing total and appends the
    * matching activity line. Balances may go negative (no minimum is enforced).
    */
   bookSubaccountFlow(entity: Entity, subaccountId: string, input: NewActivity): ActivityRecord {
     const sub = entity.subaccounts.get(subaccountId)
     if (!sub) throw new Error(`subaccount ${subaccountId} does not exist in entity ${entity.id}`)
+    this.assertCanBook(entity, [{subaccount_id: subaccountId, direction: input.direction, amount_in_minor_units: input.amount_in_minor_units}])
     const line = this.addActivity(entity, subaccountId, input)
     if (input.direction === 'credit') sub.total_incoming_in_minor_units += input.amount_in_minor_units
     else sub.total_outgoing_in_minor_units += input.amount_in_minor_units
@@ -638,8 +681,13 @@ export class Store {
 
   // ---- moves ----
 
-  /** Creates a move in `created` and binds its Idempotency-Key (if any) to it. */
+  /**
+   * Creates a move in `created` and binds its Idempotency-Key (if any) to it. A move that could not
+   * settle now (a total would leave the exact range) is refused here, so an auto-approving create
+   * fails before the move exists.
+   */
   createMove(entity: Entity, input: NewMove): MoveRecord {
+    this.assertCanSettle(entity, input)
     const now = this.now()
     const rec: MoveRecord = {
       id: randomUUID(),
@@ -668,7 +716,12 @@ export class Store {
     return id === undefined ? undefined : entity.moves.get(id)
   }
 
+  /** Approval checks first that the move can settle, so a refused approve leaves it `created`. */
   setMoveStatus(move: MoveRecord, status: MoveStatus): void {
+    if (status === 'approved') {
+      const entity = [...this.entities.values()].find((e) => e.moves.get(move.id) === move)
+      if (entity) this.assertCanSettle(entity, move)
+    }
     this.setStatus(move, status)
   }
 
@@ -684,6 +737,7 @@ export class Store {
   /** Settles an approved move: debit on the source, credit on the destination, status `settled`. */
   settleMove(entity: Entity, move: MoveRecord): void {
     if (move.status !== 'approved') throw new Error(`move ${move.id} is ${move.status}, not approved`)
+    this.assertCanSettle(entity, move)
     const at = this.now()
     const common = {source: 'transfer' as const, amount_in_minor_units: move.amount_in_minor_units, currency_code: move.currency_code, effective_at: at, reference_id: move.id}
     this.bookSubaccountFlow(entity, move.from_subaccount_id, {...common, direction: 'debit'})
