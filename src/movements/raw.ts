@@ -19,7 +19,8 @@ import type {MovementRequest} from './types.js'
 export function canonicalSegments(path: string): string[] {
   let pathname: string
   try {
-    pathname = new URL(path, 'http://payops.invalid').pathname
+    // As the client sends it: appended to the base URL (so `//x` is a path, not a host).
+    pathname = new URL(`http://payops.invalid${path.startsWith('/') ? '' : '/'}${path}`).pathname
   } catch {
     throw new UsageError(`Path "${path}" is not a valid path.`)
   }
