@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds dist/: type-checks with tsc, then bundles with esbuild. Every command file is an entry
+// Builds dist/: type-checks with tsc, then bundles with esbuild. Every command and hook file is an entry
 // point (oclif finds them through the manifest) and shared code, oclif itself and the libraries
 // are split into chunks, so a command loads what it imports and nothing else; dynamic imports
 // (the emulator, prompts, CSV, undici) become chunks that load only when used.
@@ -19,7 +19,7 @@ function walk(dir) {
 }
 
 rmSync(join(root, 'dist'), {recursive: true, force: true})
-const entryPoints = [join(src, 'entry.ts'), ...walk(join(src, 'commands'))]
+const entryPoints = [join(src, 'entry.ts'), ...walk(join(src, 'commands')), ...walk(join(src, 'hooks'))]
 await build({
   entryPoints,
   outbase: src,
