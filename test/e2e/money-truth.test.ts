@@ -7,6 +7,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {outcomeOf, run, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {runInPty} from './pty.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -241,4 +242,39 @@ describe('LIVE approvals against the documented interface', () => {
     const r = await cli(['moves', 'approve', '00000000-0000-4000-8000-000000000000', '-p', 'prod', '--yes'])
     expect(r.code).toBe(4)
   })
+})
+
+describe('on a real terminal', () => {
+  const env = () => ({PAYOPS_CONFIG_DIR: dir.path})
+
+  it('a LIVE `api POST` move shows amount, from and to and wants the amount typed, not y', async () => {
+    const before = await totals(lb, 'prod')
+    const refused = await runInPty(['api', 'POST', '/api/subaccounts/move', '-F', `from_subaccount_id=${la}`, '-F', `to_subaccount_id=${lb}`, '-F', 'amount_in_minor_units=1234', '-p', 'prod'], [{when: /Type 12\.34 to confirm/, answer: 'y'}], env())
+    expect(refused.code).toBe(3)
+    expect(refused.output).toMatch(/amount:\s+12\.34 USD/)
+    expect(refused.output).toContain(la)
+    expect(refused.output).toContain(lb)
+    expect(await totals(lb, 'prod')).toEqual(before)
+    const ok = await runInPty(['api', 'POST', '/api/subaccounts/move', '-F', `from_subaccount_id=${la}`, '-F', `to_subaccount_id=${lb}`, '-F', 'amount_in_minor_units=1234', '-p', 'prod'], [{when: /Type 12\.34 to confirm/, answer: '12.34'}], env())
+    expect(ok.code, ok.output).toBe(0)
+    expect(ok.output).toMatch(/Created move [0-9a-f-]{36}: 12\.34 USD/)
+    expect((await totals(lb, 'prod')).incoming).toBe(before.incoming + 1234)
+  }, 60_000)
+
+  it('a LIVE approve of a move unknown here says so and wants the id\'s last 6 characters', async () => {
+    const other = tempDir()
+    try {
+      await run(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {configDir: other.path, input: emu.keys.live})
+      const id = (await cli(['moves', 'create', '--from', la, '--to', lb, '--amount', '5.00', '--no-auto-approve', '-p', 'prod', '--yes'])).json().id as string
+      const tail = id.slice(-6)
+      const wrong = await runInPty(['moves', 'approve', id], [{when: new RegExp(`Type ${tail} to confirm`), answer: '5.00'}], {PAYOPS_CONFIG_DIR: other.path})
+      expect(wrong.code).toBe(3)
+      expect(wrong.output).toMatch(/unknown to this machine/)
+      const ok = await runInPty(['moves', 'approve', id], [{when: new RegExp(`Type ${tail} to confirm`), answer: tail}], {PAYOPS_CONFIG_DIR: other.path})
+      expect(ok.code, ok.output).toBe(0)
+      expect(ok.output).toMatch(new RegExp(`Approved move ${id} .*settled now`))
+    } finally {
+      other.cleanup()
+    }
+  }, 60_000)
 })
