@@ -275,6 +275,9 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
         try {
           await (await open()).append({kind: 'intent', ...base, ...info})
         } catch (err) {
+          // A broken trail (AuditTrailError, exit 1) passes through with its fix.
+          const {AuditTrailError} = await import('./audit/index.js')
+          if (err instanceof AuditTrailError) throw new AuditTrailError(`Nothing was sent: ${err.message}`)
           throw new UsageError(`Cannot write the audit trail in ${dir} (${(err as Error).message}); nothing was sent.`)
         }
       },

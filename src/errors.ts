@@ -55,6 +55,17 @@ export class NotConfirmedError extends PayopsError {
   }
 }
 
+/**
+ * The audit trail's end does not match its head (records cut off, head or log deleted or changed):
+ * writers refuse to continue it, so nothing is sent. Exit 1.
+ */
+export class AuditTrailError extends PayopsError {
+  override name = 'AuditTrailError'
+  constructor(message: string) {
+    super(message, ExitCode.UNEXPECTED)
+  }
+}
+
 /** Some items of a bulk command failed, or the API answered 207. */
 export class PartialError extends PayopsError {
   override name = 'PartialError'

@@ -10,8 +10,11 @@
  * Nothing secret is ever written: only the fields listed in {@link AuditFields}.
  */
 import {createHash} from 'node:crypto'
-import {closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync} from 'node:fs'
+import {closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
+import {AuditTrailError} from '../errors.js'
+
+export {AuditTrailError}
 
 /** proper-lockfile is CommonJS: bundled, its exports may arrive as the default export. */
 export const loadLockfile = () => import('proper-lockfile').then((m) => ((m as {lock?: unknown}).lock ? m : (m as unknown as {default: typeof m}).default))
@@ -64,43 +67,118 @@ export function recordHash(rec: Omit<AuditRecord, 'hash'>): string {
   return sha256(`${prev}\n${JSON.stringify(ordered)}`)
 }
 
-interface Head {
+/** What `audit.head` holds: the sequence number and hash of the last record written. */
+export interface AuditHead {
   seq: number
   hash: string
 }
 
-function readHead(dir: string): Head {
+/** `audit.head` as found on disk: absent, unreadable, or a head. */
+export type HeadState = {state: 'absent'} | {state: 'garbled'; detail: string} | {state: 'ok'; head: AuditHead}
+
+const HEX64 = /^[0-9a-f]{64}$/
+
+/** Reads `audit.head`, telling an absent head from a garbled one. */
+export function readAuditHead(dir: string): HeadState {
   const file = join(dir, AUDIT_HEAD)
-  if (!existsSync(file)) return {seq: 0, hash: GENESIS}
+  let text: string
   try {
-    const h = JSON.parse(readFileSync(file, 'utf8')) as Head
-    if (typeof h.seq === 'number' && typeof h.hash === 'string') return h
-  } catch {
-    // fall through: recovered from the log itself below
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {state: 'absent'}
+    return {state: 'garbled', detail: `cannot be read: ${(err as Error).message}`}
   }
-  return {seq: -1, hash: ''}
+  let h: unknown
+  try {
+    h = JSON.parse(text)
+  } catch {
+    return {state: 'garbled', detail: text.trim() ? 'is not valid JSON' : 'is empty'}
+  }
+  const {seq, hash} = (h ?? {}) as Partial<AuditHead>
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) return {state: 'garbled', detail: 'has no valid "seq"'}
+  if (typeof hash !== 'string' || !HEX64.test(hash)) return {state: 'garbled', detail: 'has no valid "hash" (64 lower-case hex digits)'}
+  if (seq === 0 && hash !== GENESIS) return {state: 'garbled', detail: 'names record 0 with a hash other than the genesis hash'}
+  return {state: 'ok', head: {seq, hash}}
 }
 
-/** The last record of the log, read from the file's tail (records are small). */
-function lastRecord(file: string): AuditRecord | undefined {
-  if (!existsSync(file)) return undefined
+/** Writes `audit.head` atomically (temporary file, fsync, rename): a crash never leaves it half-written. */
+function writeHead(dir: string, head: AuditHead): void {
+  const tmp = join(dir, `${AUDIT_HEAD}.tmp`)
+  const fd = openSync(tmp, 'w', 0o600)
+  try {
+    writeSync(fd, JSON.stringify(head) + '\n')
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  renameSync(tmp, join(dir, AUDIT_HEAD))
+}
+
+/** The log's last line: none (absent or empty file), not a valid record, or a record. */
+type Tail = {state: 'empty'} | {state: 'bad'} | {state: 'ok'; rec: AuditRecord}
+
+/** Reads the last record of the log from the file's tail (records are small) and checks its own hash. */
+function readTail(file: string): Tail {
+  if (!existsSync(file)) return {state: 'empty'}
   const fd = openSync(file, 'r')
   try {
     const size = fstatSync(fd).size
-    if (size === 0) return undefined
+    if (size === 0) return {state: 'empty'}
     const len = Math.min(size, 64 * 1024)
     const buf = Buffer.alloc(len)
     readSync(fd, buf, 0, len, size - len)
     const end = buf.toString('utf8').trimEnd()
+    if (!end) return {state: 'bad'}
     const line = end.slice(end.lastIndexOf('\n') + 1)
     try {
-      return JSON.parse(line) as AuditRecord
+      const rec = JSON.parse(line) as AuditRecord
+      const {hash, ...rest} = rec
+      if (typeof rec.seq !== 'number' || recordHash(rest) !== hash) return {state: 'bad'}
+      return {state: 'ok', rec}
     } catch {
-      return undefined
+      return {state: 'bad'}
     }
   } finally {
     closeSync(fd)
   }
+}
+
+/** The hash of the record numbered `seq` in the log, if there is one (a full read: only on the rare path). */
+function hashOfRecord(file: string, seq: number): string | undefined {
+  for (const rec of readRecords(file)) if (rec.seq === seq) return rec.hash
+  return undefined
+}
+
+/**
+ * Where the chain continues from, checked against the head: the log's last record must be the
+ * record the head names. A head behind the log is accepted when the log holds the record it names
+ * (a write interrupted between the log and the head); anything else means records were cut off the
+ * end, the head was deleted or changed, or the log was replaced, and the trail is refused.
+ */
+function checkTail(dir: string, file: string): {ok: true; seq: number; prev: string; fresh: boolean} | {ok: false; problem: string} {
+  const head = readAuditHead(dir)
+  const tail = readTail(file)
+  if (tail.state === 'bad') return {ok: false, problem: `has a broken last line (the last line of ${AUDIT_FILE} is not a valid record)`}
+  if (head.state === 'garbled') return {ok: false, problem: `has a garbled head (${AUDIT_HEAD} ${head.detail})`}
+  if (head.state === 'absent') {
+    if (tail.state === 'empty') return {ok: true, seq: 0, prev: GENESIS, fresh: true}
+    return {ok: false, problem: `lost its head (${AUDIT_FILE} ends at record ${tail.rec.seq} but ${AUDIT_HEAD} is missing: deleted, or left by an older payops)`}
+  }
+  const h = head.head
+  if (tail.state === 'empty') {
+    if (h.seq === 0) return {ok: true, seq: 0, prev: GENESIS, fresh: false}
+    return {ok: false, problem: `lost its log (${AUDIT_FILE} is missing or empty but ${AUDIT_HEAD} names record ${h.seq})`}
+  }
+  const last = tail.rec
+  if (last.seq === h.seq && last.hash === h.hash) return {ok: true, seq: last.seq, prev: last.hash, fresh: false}
+  if (last.seq < h.seq) return {ok: false, problem: `was cut or its head changed (${AUDIT_FILE} ends at record ${last.seq}, ${AUDIT_HEAD} names record ${h.seq})`}
+  if (last.seq > h.seq && (h.seq === 0 ? GENESIS : hashOfRecord(file, h.seq)) === h.hash) return {ok: true, seq: last.seq, prev: last.hash, fresh: false}
+  return {ok: false, problem: `was cut or its head changed (record ${h.seq} of ${AUDIT_FILE} is not the record ${AUDIT_HEAD} names)`}
+}
+
+/** Thrown by a writer that finds the trail's end does not match its head. */
+function trailError(dir: string, problem: string): AuditTrailError {
+  return new AuditTrailError(`the audit trail in ${dir} ${problem}: run \`payops audit verify\`, then move ${AUDIT_FILE} and ${AUDIT_HEAD} aside to start a new trail`)
 }
 
 export class AuditLog {
@@ -112,7 +190,10 @@ export class AuditLog {
     this.file = join(dir, AUDIT_FILE)
   }
 
-  /** Appends a record; resolves once it is on disk (grouped with others queued meanwhile). */
+  /**
+   * Appends a record; resolves once it is on disk (grouped with others queued meanwhile). Rejects
+   * with {@link AuditTrailError}, writing nothing, when the log's end does not match the head.
+   */
   append(fields: AuditFields): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({fields, resolve, reject})
@@ -139,8 +220,8 @@ export class AuditLog {
 
   private async write(batch: AuditFields[]): Promise<void> {
     mkdirSync(this.dir, {recursive: true, mode: 0o700})
-    if (!existsSync(this.file)) writeFileSync(this.file, '', {mode: 0o600, flag: 'a'})
     const lockfile = await loadLockfile()
+    // realpath: false, so the log need not exist yet: a refused write leaves no empty log behind.
     const release = await lockfile.lock(this.file, {
       stale: 10_000,
       realpath: false,
@@ -148,10 +229,12 @@ export class AuditLog {
       onCompromised: () => undefined,
     })
     try {
-      // The chain continues from the log's own last record; the head only guards its end.
-      const last = lastRecord(this.file)
-      let prev = last?.hash ?? GENESIS
-      let seq = last?.seq ?? 0
+      // The chain continues from the log's last record, and only when that is the record the head names.
+      const tail = checkTail(this.dir, this.file)
+      if (!tail.ok) throw trailError(this.dir, tail.problem)
+      // A new trail gets its head first, so a crash during the first append leaves a head behind the log, not none.
+      if (tail.fresh) writeHead(this.dir, {seq: 0, hash: GENESIS})
+      let {prev, seq} = tail
       const lines: string[] = []
       const time = new Date().toISOString()
       for (const fields of batch) {
@@ -167,7 +250,7 @@ export class AuditLog {
       } finally {
         closeSync(fd)
       }
-      writeFileSync(join(this.dir, AUDIT_HEAD), JSON.stringify({seq, hash: prev}) + '\n', {mode: 0o600})
+      writeHead(this.dir, {seq, hash: prev})
     } finally {
       await release()
     }
@@ -177,44 +260,105 @@ export class AuditLog {
 export interface VerifyResult {
   ok: boolean
   records: number
-  /** 1-based line of the first problem. */
+  /** 1-based line of the first problem (absent when the problem is the head itself or --expect-head). */
   line?: number
   reason?: string
+  /** The whole one-line finding, naming the file and line or record. */
+  message?: string
+  /** The end of the verified trail (its last record's sequence number and hash): what to keep elsewhere as an anchor. */
+  head?: AuditHead
 }
 
-/** Walks the chain; names the first line that was edited, removed, reordered or cut off. */
-export function verifyAudit(dir: string): VerifyResult {
+export interface VerifyOptions {
+  /** Fail unless the trail's head hash starts with this (lower-case hex, at least 12 digits). */
+  expectHead?: string
+}
+
+/**
+ * Walks the chain and checks its end against `audit.head`; names the first line that was edited,
+ * removed, reordered or cut off, a deleted or garbled head, or a deleted log. With `expectHead`,
+ * also fails unless the head is the one kept elsewhere: the only check that catches a chain
+ * recomputed wholesale by someone who can write to the config dir.
+ */
+export function verifyAudit(dir: string, opts: VerifyOptions = {}): VerifyResult {
   const file = join(dir, AUDIT_FILE)
-  if (!existsSync(file)) return {ok: true, records: 0}
-  const lines = readFileSync(file, 'utf8').split('\n')
+  const headFile = join(dir, AUDIT_HEAD)
+  const fail = (records: number, line: number | undefined, reason: string, message?: string): VerifyResult => ({
+    ok: false,
+    records,
+    ...(line === undefined ? {} : {line}),
+    reason,
+    message: message ?? `${file}: line ${line} ${reason}.`,
+  })
+  // The head first: a writer appends to the log before it moves the head, so a head read before
+  // the log never names a record the log does not hold yet.
+  const headState = readAuditHead(dir)
+  const logExists = existsSync(file)
+  const lines = logExists ? readFileSync(file, 'utf8').split('\n') : []
   if (lines[lines.length - 1] === '') lines.pop()
   let prev = GENESIS
   let seq = 0
+  const hashes: string[] = [GENESIS]
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1
     let rec: AuditRecord
     try {
       rec = JSON.parse(lines[i]) as AuditRecord
     } catch {
-      return {ok: false, records: i, line: n, reason: 'is not a valid record (edited or truncated)'}
+      return fail(i, n, 'is not a valid record (edited or truncated)')
     }
     const {hash, ...rest} = rec
-    if (recordHash(rest) !== hash) return {ok: false, records: i, line: n, reason: 'was edited (its hash does not match its content)'}
+    if (recordHash(rest) !== hash) return fail(i, n, 'was edited (its hash does not match its content)')
     if (rec.prev !== prev) {
-      return {ok: false, records: i, line: n, reason: rec.seq > seq + 1 ? 'follows a removed record (the chain skips)' : 'is out of order (reordered or removed records before it)'}
+      return fail(i, n, rec.seq > seq + 1 ? 'follows a removed record (the chain skips)' : 'is out of order (reordered or removed records before it)')
     }
-    if (rec.seq !== seq + 1) return {ok: false, records: i, line: n, reason: `has sequence ${rec.seq}, expected ${seq + 1} (reordered or removed records)`}
+    if (rec.seq !== seq + 1) return fail(i, n, `has sequence ${rec.seq}, expected ${seq + 1} (reordered or removed records)`)
     prev = hash
     seq = rec.seq
+    hashes.push(hash)
   }
-  const head = readHead(dir)
-  if (head.seq > seq) return {ok: false, records: seq, line: lines.length + 1, reason: `is missing: the log ends at record ${seq} but ${head.seq} were written (records removed from the end)`}
-  if (head.seq === seq && head.hash !== prev && seq > 0) return {ok: false, records: seq, line: lines.length, reason: 'does not match the recorded head of the log (replaced)'}
-  return {ok: true, records: lines.length}
+  const n = lines.length
+  if (headState.state === 'garbled') {
+    const reason = `${AUDIT_HEAD} ${headState.detail}`
+    return fail(seq, undefined, reason, `${headFile} ${headState.detail}: the head was garbled, so the end of the log (record ${seq}, line ${n}) cannot be checked.`)
+  }
+  if (headState.state === 'absent') {
+    if (seq > 0) return fail(seq, n, `(record ${seq}) ends the log but ${AUDIT_HEAD} is missing (the head was deleted, or the log was written without one)`)
+  } else {
+    const h = headState.head
+    if (h.seq > seq) {
+      const reason = logExists
+        ? `is missing: the log ends at record ${seq} but ${AUDIT_HEAD} names record ${h.seq} (records removed from the end)`
+        : `is missing: there is no ${AUDIT_FILE} but ${AUDIT_HEAD} names record ${h.seq} (the log was deleted)`
+      return fail(seq, n + 1, reason)
+    }
+    // h.seq <= seq: the head names a record the log holds (the last one, or an earlier one when a write was interrupted).
+    if (hashes[h.seq] !== h.hash) {
+      return fail(seq, h.seq, `(record ${h.seq}) does not match ${AUDIT_HEAD} (the record was replaced, or the head was changed)`)
+    }
+  }
+  const head = {seq, hash: prev}
+  if (opts.expectHead !== undefined) {
+    const want = opts.expectHead.toLowerCase()
+    if (!head.hash.startsWith(want)) {
+      const at = hashes.findIndex((x) => x.startsWith(want))
+      const where =
+        at > 0 && at < seq
+          ? `it is record ${at}, ${seq - at} record${seq - at === 1 ? '' : 's'} before the head: the trail has grown since it was taken`
+          : 'no record of the log has it: the trail was rewritten, or it is another trail'
+      const reason = `the head is record ${seq} with hash ${head.hash}, not --expect-head ${want} (${where})`
+      return {...fail(seq, undefined, reason, `${file}: ${reason}.`), head}
+    }
+  }
+  return {ok: true, records: n, head}
 }
 
+/** Every record of the log in the config dir `dir` (lines that are not JSON are skipped). */
 export function readAudit(dir: string): AuditRecord[] {
-  const file = join(dir, AUDIT_FILE)
+  return readRecords(join(dir, AUDIT_FILE))
+}
+
+function readRecords(file: string): AuditRecord[] {
   if (!existsSync(file)) return []
   return readFileSync(file, 'utf8')
     .split('\n')

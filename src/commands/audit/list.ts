@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
 import {configDir} from '../../config/index.js'
-import {readAudit, type AuditRecord} from '../../audit/index.js'
+import {AUDIT_HEAD, readAudit, readAuditHead, type AuditRecord} from '../../audit/index.js'
 import {parseDateTime} from '../../flags.js'
 import type {Column} from '../../output/index.js'
 
@@ -22,7 +22,10 @@ const AUDIT_KNOWN: Column[] = [...AUDIT_COLUMNS, {key: 'idempotency_key'}, {key:
 
 export default class AuditList extends BaseCommand<typeof AuditList> {
   static override summary = 'Show the audit trail of mutating requests (intent before sending, outcome after).'
-  static override description = 'Reads audit.jsonl in the config dir (PAYOPS_CONFIG_DIR). Records hold no key, secret or token.'
+  static override description =
+    'Reads audit.jsonl in the config dir (PAYOPS_CONFIG_DIR). Records hold no key, secret or token. ' +
+    'The head (last record number and hash, from audit.head) follows on stderr: a note in table format, a {"head":{...}} line in the others, so stdout stays the list. ' +
+    'Keep it elsewhere to check later with `audit verify --expect-head`.'
   static override examples = ['<%= config.bin %> audit list --since 2026-01-01 --profile prod', '<%= config.bin %> audit list -o json --query "[?kind==\'outcome\' && status>=`400`]"']
   static override flags = {
     since: Flags.string({summary: 'Only records at or after this date or date-time (UTC).'}),
@@ -32,10 +35,19 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
 
   async run(): Promise<void> {
     const since = this.flags.since === undefined ? undefined : Date.parse(parseDateTime(this.flags.since, '--since'))
-    let records: AuditRecord[] = readAudit(configDir())
+    const dir = configDir()
+    let records: AuditRecord[] = readAudit(dir)
+    const total = records.length
     if (since !== undefined) records = records.filter((r) => Date.parse(r.time) >= since)
     if (this.flags.profile) records = records.filter((r) => r.profile === this.flags.profile)
     if (this.flags['max-items']) records = records.slice(-this.flags['max-items'])
     await this.out.list(records as unknown as Record<string, unknown>[], AUDIT_COLUMNS, AUDIT_KNOWN)
+    const head = readAuditHead(dir)
+    if (head.state === 'ok') {
+      if (this.out.machine) this.out.note(JSON.stringify({head: head.head}))
+      else if (head.head.seq > 0) this.out.note(`Head: record ${head.head.seq}, hash ${head.head.hash} (keep it elsewhere; check later with \`payops audit verify --expect-head HASH\`).`)
+    } else if (head.state === 'garbled' || total > 0) {
+      this.out.warn(`${AUDIT_HEAD} ${head.state === 'garbled' ? head.detail : 'is missing'}: run \`payops audit verify\`.`)
+    }
   }
 }

@@ -1,18 +1,30 @@
+import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
 import {configDir} from '../../config/index.js'
-import {verifyAudit} from '../../audit/index.js'
+import {AUDIT_FILE, verifyAudit} from '../../audit/index.js'
 import {join} from 'node:path'
-import {PayopsError} from '../../errors.js'
+import {PayopsError, UsageError} from '../../errors.js'
 
 export default class AuditVerify extends BaseCommand<typeof AuditVerify> {
-  static override summary = 'Prove the audit trail\'s hash chain is intact (exit 1 naming the first broken line).'
+  static override summary = 'Prove the audit trail\'s hash chain is intact and ends at its head (exit 1 naming the first broken line).'
+  static override description =
+    'Checks every record\'s hash and link, and that the log ends with the record audit.head names (cut tails, a deleted log or head). ' +
+    'On success prints the head (record number and hash): keep it elsewhere and pass it back with --expect-head, the only check that catches a chain recomputed wholesale by someone who can write the config dir.'
+  static override examples = ['<%= config.bin %> audit verify', '<%= config.bin %> audit verify --expect-head 3f2a9c0d41b7e8f6']
+  static override flags = {
+    'expect-head': Flags.string({summary: 'Also fail unless the head\'s hash is this one (or starts with it: at least 12 hex digits), kept from an earlier list or verify.'}),
+  }
 
   async run(): Promise<void> {
+    const expect = this.flags['expect-head']
+    if (expect !== undefined && !/^[0-9a-f]{12,64}$/i.test(expect)) throw new UsageError('--expect-head takes the head\'s hash, or a prefix of it of at least 12 hex digits.')
     const dir = configDir()
-    const file = join(dir, 'audit.jsonl')
-    const result = verifyAudit(dir)
+    const file = join(dir, AUDIT_FILE)
+    const result = verifyAudit(dir, {expectHead: expect})
     if (this.out.machine) await this.out.value({file, ...result})
-    if (!result.ok) throw new PayopsError(`${file}: line ${result.line} ${result.reason}.`, 1)
-    this.out.note(`${file}: intact, ${result.records} record${result.records === 1 ? '' : 's'}.`)
+    if (!result.ok) throw new PayopsError(result.message ?? `${file}: line ${result.line} ${result.reason}.`, 1)
+    const n = result.records
+    const head = result.head && result.head.seq > 0 ? ` Head: record ${result.head.seq}, hash ${result.head.hash}${expect ? ' (matches --expect-head)' : ''}.` : ''
+    this.out.note(`${file}: intact, ${n} record${n === 1 ? '' : 's'}.${head}`)
   }
 }
