@@ -49,7 +49,7 @@ describe('transport retries against emulator faults', () => {
 
   it('a move whose response was lost after commit is retried with its key and moves money once', async () => {
     const before = await incoming(b)
-    await faults({queue: [{kind: '500', phase: 'after'}]})
+    await faults({queue: [{kind: '500', phase: 'after'}], methods: ['POST']})
     const r = await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '4321', '--debug'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/← 500 POST \/api\/subaccounts\/move .*attempt 1\/3/)
@@ -62,7 +62,7 @@ describe('transport retries against emulator faults', () => {
 
   it('a connection reset after commit is retried safely too', async () => {
     const before = await incoming(b)
-    await faults({queue: [{kind: 'reset', phase: 'after'}]})
+    await faults({queue: [{kind: 'reset', phase: 'after'}], methods: ['POST']})
     const r = await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '1000'])
     expect(r.code, r.stderr).toBe(0)
     expect(await incoming(b)).toBe(before + 1000)
