@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process'
-import {appendFileSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, cleanEnv, runAs, startEmulator, tempDir, type Emulator} from './helpers.js'
