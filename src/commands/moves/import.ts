@@ -3,6 +3,7 @@ import {ApiCommand} from '../../base-command.js'
 import {NotConfirmedError, PartialError, UsageError} from '../../errors.js'
 import {formatMoney, toDecimalString} from '../../money.js'
 import {importFile, type ImportPlan} from '../../import/index.js'
+import type {MatchedRow} from '../../import/journal.js'
 import type {Column} from '../../output/index.js'
 
 const FAILURE_COLUMNS: Column[] = [{key: 'line'}, {key: 'key'}, {key: 'message'}]
@@ -98,22 +99,21 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
         `--new-batch: ${plural(n, 'row')} (line${n === 1 ? '' : 's'} ${describeLines(plan.duplicates.map((r) => r.line))}) ${n === 1 ? 'has' : 'have'} the same content as ${n === 1 ? 'a row' : 'rows'} the earlier batch already sent (journal ${plan.journalPath}); this import sends ${n === 1 ? 'it' : 'them'} again, as new moves with new keys.`,
       )
     }
+    // The profile's limits first (exit 3), then the read-only checks against the API (exit 2);
+    // a row in minor units without a currency cell takes its source's currency there, so its
+    // limits are checked again in that currency.
+    this.enforceLimits(pending)
     if (pending.length) {
+      const before = pending.map((r) => r.currency)
       const problems = await importFile.check(await this.api(), plan)
       if (problems.length) {
         for (const e of problems) this.out.note(`line ${e.line}: ${e.message}`)
         throw new UsageError(`${plural(problems.length, 'row')} of ${file} failed the checks; nothing was sent.`)
       }
+      if (pending.some((r, i) => r.currency !== before[i])) this.enforceLimits(pending)
     }
     const totals = plan.pendingTotals
-    const movements = pending.map((r) => ({amount_in_minor_units: r.amount_in_minor_units, currency: r.currency, to: r.to_subaccount_id, label: `line ${r.line}`}))
-    const violations = this.limitReport(movements)
-    if (violations.length) {
-      for (const v of violations) this.out.note(v)
-      if (!f['override-limits']) {
-        throw new NotConfirmedError(`${plural(violations.length, 'row breaks', 'rows break')} the profile's limits; nothing was sent (--override-limits overrides it after confirmation).`)
-      }
-    }
+    const movements = this.movements(pending)
     const summaryLine = `Import ${plural(pending.length, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rows.length} rows already done)` : ''}`
     if (f['dry-run']) {
       this.out.note(`${summaryLine}. Dry run: nothing was sent.`)
@@ -167,6 +167,20 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
       throw new PartialError(`Interrupted: ${plan.rows.length - result.not_sent - result.failed} of ${plan.rows.length} rows done, ${result.not_sent} not sent (${describeTotals(result.total_this_run)} moved by this run); re-run the same command to finish.`)
     }
     if (result.failed > 0) throw new PartialError(`${result.failed} of ${plan.rows.length} rows failed (see the journal ${plan.journalPath}); re-run to retry them with the same keys.`)
+  }
+
+  private movements(rows: MatchedRow[]) {
+    return rows.map((r) => ({amount_in_minor_units: r.amount_in_minor_units, currency: r.currency, to: r.to_subaccount_id, label: `line ${r.line}`}))
+  }
+
+  /** Every row over the profile's limits is listed; refused (exit 3) unless --override-limits (confirmed later). */
+  private enforceLimits(rows: MatchedRow[]): void {
+    const violations = this.limitReport(this.movements(rows))
+    if (!violations.length) return
+    for (const v of violations) this.out.note(v)
+    if (!this.flags['override-limits']) {
+      throw new NotConfirmedError(`${plural(violations.length, 'row breaks', 'rows break')} the profile's limits; nothing was sent (--override-limits overrides it after confirmation).`)
+    }
   }
 
   /**
