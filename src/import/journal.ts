@@ -22,7 +22,7 @@ export interface SentRecord {
   type: 'sent'
   line: number
   key: string
-  /** contentHash of the row's content (from, to, amount, currency, auto_approve, metadata); absent in journals of payops before 0.x. */
+  /** contentHash of the row's content (from, to, amount, currency, auto_approve, metadata); absent in journals written by earlier versions. */
   fp?: string
   at: string
 }
