@@ -27,6 +27,8 @@ export interface ImportRow {
   fingerprint: string
   /** The amount was a decimal in `currency` (so the subaccount's currency must match). */
   decimal: boolean
+  /** The currency came from the row (a decimal amount or a `currency` cell), not from the default. */
+  currencyGiven: boolean
 }
 
 export interface RowError {
@@ -151,15 +153,30 @@ export function parseImportCsv(text: string, defaultCurrency = 'USD'): ParsedFil
       idempotency_key: key,
       fingerprint,
       decimal: hasAmount,
+      currencyGiven: hasAmount || Boolean(cell.currency),
     })
   }
   return {rows, errors, columns: header}
 }
 
 /**
- * The Idempotency-Key of each row: the file's column when given, else derived from the import's
- * batch id, the row's content and its occurrence among identical rows. Editing one row of a file
- * leaves every other row's key unchanged, so a re-run after a fix can never duplicate a move.
+ * The derived Idempotency-Key of the `n`th row with this content in a batch (n from 1). A batch's
+ * first run numbers identical rows 1, 2, 3 in file order; later runs give a new row the smallest
+ * number whose key the journal does not hold yet (see matchRows in journal.ts).
+ */
+export function deriveKey(batchId: string, fingerprint: string, n: number): string {
+  const digest = createHash('sha256').update(`${batchId}\n${fingerprint}\n${n}`).digest('hex').slice(0, 32)
+  return `payops-import-${batchId.slice(0, 8)}-${digest}`
+}
+
+/** The short content fingerprint the journal records for each sent row (from, to, amount, currency, auto_approve, metadata). */
+export function contentHash(fingerprint: string): string {
+  return createHash('sha256').update(fingerprint).digest('hex').slice(0, 32)
+}
+
+/**
+ * The Idempotency-Key of each row of a batch's first run: the file's column when given, else
+ * derived from the import's batch id, the row's content and its occurrence among identical rows.
  */
 export function assignKeys(rows: ImportRow[], batchId: string): Array<ImportRow & {key: string}> {
   const occurrences = new Map<string, number>()
@@ -167,8 +184,7 @@ export function assignKeys(rows: ImportRow[], batchId: string): Array<ImportRow 
     if (r.idempotency_key) return {...r, key: r.idempotency_key}
     const n = (occurrences.get(r.fingerprint) ?? 0) + 1
     occurrences.set(r.fingerprint, n)
-    const digest = createHash('sha256').update(`${batchId}\n${r.fingerprint}\n${n}`).digest('hex').slice(0, 32)
-    return {...r, key: `payops-import-${batchId.slice(0, 8)}-${digest}`}
+    return {...r, key: deriveKey(batchId, r.fingerprint, n)}
   })
 }
 

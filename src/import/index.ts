@@ -1,21 +1,27 @@
-/** `moves import`: plan (read, validate, key, journal state), currency check, run. */
+/** `moves import`: plan (read, validate, match to the journal, key), read-only checks, run. */
 import {createHash, randomUUID} from 'node:crypto'
 import {renameSync, existsSync} from 'node:fs'
 import {readFileArg} from '../flags.js'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
 import {loadLockfile} from '../audit/index.js'
-import {assignKeys, parseImportCsv, totalsByCurrency, type ImportRow, type RowError} from './csv.js'
-import {JournalWriter, journalPathFor, readJournal, type JournalState} from './journal.js'
-import {runImport, type ImportResult, type KeyedRow, type RunOptions} from './run.js'
+import {parseImportCsv, totalsByCurrency, type RowError} from './csv.js'
+import {JournalWriter, journalPathFor, matchRows, readJournal, type JournalEntry, type JournalState, type MatchedRow} from './journal.js'
+import {runImport, type ImportResult, type RunOptions} from './run.js'
+import {moveSender, type RowSender} from './send.js'
 
-/** A validated import, keyed and checked against its journal; sends nothing until run(). */
+/** A validated import, matched to its journal and keyed; sends nothing until run(). */
 export class ImportPlan {
   readonly journalPath: string
   readonly batchId: string
-  readonly rows: KeyedRow[]
-  readonly totals: Record<string, number>
-  readonly alreadyDone: number
+  /** Every row of the file, in order, with its key. */
+  readonly rows: MatchedRow[]
+  /** Rows already sent whose content changed (the import must stop). */
+  readonly changed: RowError[]
+  /** Journaled rows that may have made a move and are no longer in the file. */
+  readonly missing: JournalEntry[]
+  /** With --new-batch: rows whose content equals a row the archived batch sent (they are sent again, with new keys). */
+  readonly duplicates: MatchedRow[]
   private writer?: JournalWriter
   private release?: () => Promise<void>
 
@@ -23,19 +29,35 @@ export class ImportPlan {
     readonly file: string,
     readonly fileSha256: string,
     readonly errors: RowError[],
-    parsedRows: ImportRow[],
     readonly state: JournalState,
+    opts: {rows: MatchedRow[]; changed: RowError[]; missing: JournalEntry[]; duplicates: MatchedRow[]; batchId: string},
     private readonly archiveOld: boolean,
   ) {
     this.journalPath = journalPathFor(file)
-    this.batchId = state.batch?.batch_id ?? randomUUID()
-    this.rows = errors.length ? [] : assignKeys(parsedRows, this.batchId)
-    this.totals = this.rows.length ? totalsByCurrency(this.rows) : {}
-    this.alreadyDone = this.rows.filter((r) => state.done.has(r.key)).length
+    this.batchId = opts.batchId
+    this.rows = opts.rows
+    this.changed = opts.changed
+    this.missing = opts.missing
+    this.duplicates = opts.duplicates
   }
 
   get isNewBatch(): boolean {
     return !this.state.batch
+  }
+
+  /** Rows still to send: everything the journal does not record as done. */
+  get pending(): MatchedRow[] {
+    return this.rows.filter((r) => !this.state.done.has(r.key))
+  }
+
+  /** Rows the journal records as done (skipped). */
+  get alreadyDone(): number {
+    return this.rows.length - this.pending.length
+  }
+
+  /** Per currency, in minor units, of the rows still to send. */
+  get pendingTotals(): Record<string, number> {
+    return totalsByCurrency(this.pending)
   }
 
   /** Takes the file's lock (another import of it waits, then fails) and opens the journal. */
@@ -67,59 +89,78 @@ export class ImportPlan {
   }
 }
 
+/**
+ * Reads and validates the file and matches its rows to the journal (see matchRows). With
+ * `newBatch` the old journal is set aside (archived when the run starts): every row gets a new
+ * key, and the rows equal to rows the old batch sent are listed as duplicates.
+ */
 async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boolean}): Promise<ImportPlan> {
   const text = readFileArg(file, 'Cannot read').toString('utf8')
   const fileSha256 = createHash('sha256').update(text).digest('hex')
   const parsed = parseImportCsv(text, opts.defaultCurrency)
-  let state = readJournal(journalPathFor(file))
-  const archive = Boolean(state.batch && opts.newBatch)
-  if (archive) state = readJournal('')
-  else if (state.finished && state.finished.file_sha256 !== fileSha256) {
-    throw new UsageError(
-      `${file} changed since its import finished (journal ${journalPathFor(file)}). Pass --new-batch to import it as a new batch.`,
-    )
+  const old = readJournal(journalPathFor(file))
+  const archive = Boolean(old.batch && opts.newBatch)
+  const state = archive ? readJournal('') : old
+  const batchId = state.batch?.batch_id ?? randomUUID()
+  const empty = {rows: [], changed: [], missing: [], duplicates: [], batchId}
+  if (parsed.errors.length) return new ImportPlan(file, fileSha256, parsed.errors, state, empty, archive)
+  let duplicates: MatchedRow[] = []
+  if (archive) {
+    const before = matchRows(parsed.rows, old, old.batch!.batch_id)
+    // Rows with an idempotency_key cell keep their key in a new batch: the API replays them.
+    duplicates = before.rows.filter((r) => r.prior?.landed && !r.idempotency_key)
   }
-  return new ImportPlan(file, fileSha256, parsed.errors, parsed.rows, state, archive)
+  const m = matchRows(parsed.rows, state, batchId)
+  return new ImportPlan(file, fileSha256, [], state, {...m, duplicates, batchId}, archive)
 }
 
-/** Rows with a decimal amount must be in their source subaccount's currency. */
-async function checkCurrencies(api: Api, p: ImportPlan): Promise<RowError[]> {
-  const rows = p.rows.filter((r) => r.decimal && !p.state.done.has(r.key))
-  const errors: RowError[] = []
-  let currencies: Map<string, string | null>
-  try {
-    currencies = await api.subaccounts.currencies(rows.map((r) => r.from_subaccount_id))
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) {
-      // Find which one: check them one by one to name the lines.
-      currencies = new Map()
-      for (const id of new Set(rows.map((r) => r.from_subaccount_id))) {
-        try {
-          currencies.set(id, (await api.subaccounts.get(id)).data.currency_code?.toUpperCase() ?? null)
-        } catch (e) {
-          if (!(e instanceof ApiError && e.status === 404)) throw e
-          for (const r of rows) if (r.from_subaccount_id === id) errors.push({line: r.line, message: `source subaccount ${id} was not found`})
-        }
+/**
+ * The read-only checks of the rows still to send, each named by line: the source and the
+ * destination exist for this key (GET /api/subaccounts/{id}), and a row whose currency is given
+ * (a decimal amount or a currency cell) is in its source's currency. A row in minor units without
+ * a currency cell takes its source's currency (for the totals, the limits and the confirmation).
+ */
+async function check(api: Api, p: ImportPlan, concurrency = 4): Promise<RowError[]> {
+  const rows = p.pending
+  const found = new Map<string, {currency: string | null} | null>()
+  const queue = [...new Set(rows.flatMap((r) => [r.from_subaccount_id, r.to_subaccount_id]))]
+  const worker = async () => {
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      try {
+        const sub = (await api.subaccounts.get(id)).data
+        found.set(id, {currency: sub.currency_code?.toUpperCase() ?? null})
+      } catch (err) {
+        if (!(err instanceof ApiError && err.status === 404)) throw err
+        found.set(id, null)
       }
-    } else throw err
+    }
   }
+  await Promise.all(Array.from({length: Math.max(1, Math.min(concurrency, queue.length))}, worker))
+  const errors: RowError[] = []
   for (const r of rows) {
-    const c = currencies.get(r.from_subaccount_id)
-    if (c && c !== r.currency) errors.push({line: r.line, message: `amount is in ${r.currency} but subaccount ${r.from_subaccount_id} holds ${c}`})
+    const problems: string[] = []
+    const from = found.get(r.from_subaccount_id)
+    if (!from) problems.push(`source subaccount ${r.from_subaccount_id} was not found for this API key`)
+    if (!found.get(r.to_subaccount_id)) problems.push(`destination subaccount ${r.to_subaccount_id} was not found for this API key`)
+    if (from?.currency && from.currency !== r.currency) {
+      if (r.currencyGiven) problems.push(`amount is in ${r.currency} but subaccount ${r.from_subaccount_id} holds ${from.currency}`)
+      else r.currency = from.currency
+    }
+    if (problems.length) errors.push({line: r.line, message: problems.join('; ')})
   }
-  return errors.sort((a, b) => a.line - b.line)
+  return errors
 }
 
-async function run(api: Api, p: ImportPlan, opts: RunOptions): Promise<ImportResult> {
+async function run(api: Api, p: ImportPlan, opts: RunOptions & {send?: RowSender}): Promise<ImportResult> {
   const writer = await p.open()
   if (p.isNewBatch) {
     writer.append({type: 'batch', batch_id: p.batchId, file: p.file, file_sha256: p.fileSha256, rows: p.rows.length, created_at: new Date().toISOString()}, true)
   }
-  const result = await runImport(api.moves, p.rows, p.state, writer, opts)
+  const result = await runImport(opts.send ?? moveSender(api.moves), p.rows, p.state, writer, opts)
   if (!result.interrupted && result.failed === 0) writer.append({type: 'finished', file_sha256: p.fileSha256, at: new Date().toISOString()}, true)
   writer.flush()
   return result
 }
 
-export const importFile = {plan, checkCurrencies, run}
+export const importFile = {plan, check, run}
 export type {ImportResult}

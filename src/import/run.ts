@@ -1,8 +1,8 @@
 /** Sends the rows of an import with bounded concurrency, journaling every key and outcome. */
-import type {MovesApi} from '../api/moves.js'
 import {ApiError, PayopsError} from '../errors.js'
-import type {ImportRow} from './csv.js'
+import {contentHash, type ImportRow} from './csv.js'
 import type {JournalState, JournalWriter} from './journal.js'
+import type {RowSender} from './send.js'
 
 export type KeyedRow = ImportRow & {key: string}
 
@@ -14,13 +14,30 @@ export interface Failure extends Record<string, unknown> {
   message: string
 }
 
+/**
+ * The counts of a run, one per row of the file: created + replayed + advanced + partial (this
+ * run's outcomes) + already_done (journaled as done before) + failed + not_sent = rows.
+ */
 export interface ImportResult {
+  /** This run made the move. */
   created: number
+  /** The API already had the move (an earlier run made it, its answer was lost). */
   replayed: number
-  skipped: number
+  /** The API already had the move, and this replay moved it on (created -> settled). */
+  advanced: number
+  /** Done in an earlier run (from the journal); not sent again. */
+  already_done: number
+  /** The move exists but approval or settlement failed (207, with a warning). */
   partial: number
+  /** The API refused the row, or it could not be sent after retries. */
   failed: number
+  /** Not sent: the run was interrupted first. */
+  not_sent: number
   interrupted: boolean
+  /** Per currency, in minor units: the moves confirmed by this run (every outcome but failed). */
+  total_this_run: Record<string, number>
+  /** Per currency: this run's moves plus those done before. */
+  total_overall: Record<string, number>
   failures: Failure[]
 }
 
@@ -30,16 +47,35 @@ export interface RunOptions {
   onProgress?: (completed: number) => void
 }
 
-export async function runImport(moves: MovesApi, rows: KeyedRow[], state: JournalState, journal: JournalWriter, opts: RunOptions): Promise<ImportResult> {
-  const result: ImportResult = {created: 0, replayed: 0, skipped: 0, partial: 0, failed: 0, interrupted: false, failures: []}
+function add(totals: Record<string, number>, r: {currency: string; amount_in_minor_units: number}): void {
+  totals[r.currency] = (totals[r.currency] ?? 0) + r.amount_in_minor_units
+}
+
+export async function runImport(send: RowSender, rows: KeyedRow[], state: JournalState, journal: JournalWriter, opts: RunOptions): Promise<ImportResult> {
+  const result: ImportResult = {
+    created: 0,
+    replayed: 0,
+    advanced: 0,
+    already_done: 0,
+    partial: 0,
+    failed: 0,
+    not_sent: 0,
+    interrupted: false,
+    total_this_run: {},
+    total_overall: {},
+    failures: [],
+  }
   const todo: KeyedRow[] = []
   for (const r of rows) {
-    if (state.done.has(r.key)) result.skipped++
-    else todo.push(r)
+    if (state.done.has(r.key)) {
+      result.already_done++
+      add(result.total_overall, r)
+    } else todo.push(r)
   }
-  let completed = result.skipped
+  let completed = result.already_done
   opts.onProgress?.(completed)
   let next = 0
+  let finished = 0
   const worker = async () => {
     while (next < todo.length) {
       if (opts.signal?.aborted) {
@@ -48,31 +84,23 @@ export async function runImport(moves: MovesApi, rows: KeyedRow[], state: Journa
       }
       const row = todo[next++]
       const now = () => new Date().toISOString()
-      journal.append({type: 'sent', line: row.line, key: row.key, at: now()})
+      journal.append({type: 'sent', line: row.line, key: row.key, fp: contentHash(row.fingerprint), at: now()})
       try {
-        const res = await moves.create(
-          {
-            from_subaccount_id: row.from_subaccount_id,
-            to_subaccount_id: row.to_subaccount_id,
-            amount_in_minor_units: row.amount_in_minor_units,
-            auto_approve: row.auto_approve,
-            client_metadata: row.client_metadata,
-          },
-          row.key,
-        )
-        const replayed = res.status === 200
-        if (res.status === 207) result.partial++
-        else if (replayed) result.replayed++
-        else result.created++
+        const outcome = await send(row)
+        if (outcome.warning) result.partial++
+        else result[outcome.kind]++
+        add(result.total_this_run, row)
+        add(result.total_overall, row)
         journal.append({
           type: 'done',
           line: row.line,
           key: row.key,
-          move_id: res.data.id,
-          status: res.data.status,
-          http_status: res.status,
-          replayed,
-          ...(res.warning ? {warning: res.warning} : {}),
+          move_id: outcome.move.id,
+          status: outcome.move.status,
+          http_status: outcome.httpStatus,
+          replayed: outcome.kind !== 'created',
+          kind: outcome.kind,
+          ...(outcome.warning ? {warning: outcome.warning} : {}),
           at: now(),
         })
       } catch (err) {
@@ -87,11 +115,13 @@ export async function runImport(moves: MovesApi, rows: KeyedRow[], state: Journa
         result.failures.push(failure)
         journal.append({type: 'failed', ...failure, at: now()})
       }
+      finished++
       opts.onProgress?.(++completed)
     }
   }
   await Promise.all(Array.from({length: Math.max(1, Math.min(opts.concurrency, todo.length || 1))}, worker))
   if (next < todo.length) result.interrupted = true
+  result.not_sent = todo.length - finished
   result.failures.sort((a, b) => a.line - b.line)
   return result
 }

@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process'
-import {appendFileSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, cleanEnv, runAs, startEmulator, tempDir, type Emulator} from './helpers.js'
@@ -61,7 +61,7 @@ describe('moves import', () => {
     const file = csv('dry.csv', ['from,to,amount_in_minor_units', `${a},${b},100`, `${a},${b},250`])
     const r = await runAs(emu, 'test', ['moves', 'import', file, '--dry-run'])
     expect(r.code).toBe(0)
-    expect(r.json()).toMatchObject({rows: 2, to_send: 2, totals: {USD: 350}, dry_run: true})
+    expect(r.json()).toMatchObject({rows: 2, to_send: 2, total_to_send: {USD: 350}, dry_run: true})
     expect(r.stderr).toMatch(/3\.50 USD/)
     expect(existsSync(`${file}.payops-journal.jsonl`)).toBe(false)
   })
@@ -86,36 +86,38 @@ describe('moves import', () => {
     expect(r.json()).toMatchObject({rows: 3, created: 3, failed: 0})
     expect((await amounts(c, 'credit')).sort()).toEqual([1001, 1003])
     const again = await runAs(emu, 'test', ['moves', 'import', file, '--yes'])
-    expect(again.json()).toMatchObject({created: 0, skipped: 3})
+    expect(again.json()).toMatchObject({created: 0, already_done: 3})
     const journal = readFileSync(`${file}.payops-journal.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
     expect(journal[0].type).toBe('batch')
     expect(journal.filter((j) => j.type === 'done')).toHaveLength(3)
     expect(journal.at(-1).type).toBe('finished')
   })
 
-  it('a finished import whose file changed needs --new-batch', async () => {
-    const file = csv('changed.csv', ['from,to,amount', `${a},${b},1.00`])
-    expect((await runAs(emu, 'test', ['moves', 'import', file, '--yes'])).code).toBe(0)
-    appendFileSync(file, `${a},${b},2.00\n`)
-    const r = await runAs(emu, 'test', ['moves', 'import', file, '--yes'])
-    expect(r.code).toBe(2)
-    expect(r.stderr).toMatch(/--new-batch/)
-    const fresh = await runAs(emu, 'test', ['moves', 'import', file, '--yes', '--new-batch'])
-    expect(fresh.json()).toMatchObject({created: 2})
-  })
-
   it('rows failing at the API are reported (exit 6) and retried by a re-run with the same keys', async () => {
-    const gone = '00000000-0000-4000-8000-000000000000'
-    const file = csv('partial.csv', ['from,to,amount_in_minor_units', `${a},${b},7001`, `${a},${gone},7002`])
-    const r = await runAs(emu, 'test', ['moves', 'import', file, '--yes'])
-    expect(r.code).toBe(6)
-    const out = r.json()
-    expect(out).toMatchObject({created: 1, failed: 1})
-    expect(out.failures[0]).toMatchObject({line: 3, status: 404, error_code: 'NOT_FOUND'})
-    const table = await runAs(emu, 'test', ['moves', 'import', file, '--yes', '-o', 'table'])
-    expect(table.code).toBe(6)
-    expect(table.stdout).toMatch(/DONE BEFORE\s+1/)
-    expect(table.stdout).toMatch(/404 NOT_FOUND/)
+    const file = csv('partial.csv', ['from,to,amount_in_minor_units', `${a},${b},7001`, `${a},${b},7002`])
+    const before = (await amounts(b, 'credit')).length
+    try {
+      await emu.control('POST', '/_emulator/faults', {queue: [{kind: '500'}], methods: ['POST']})
+      const r = await runAs(emu, 'test', ['moves', 'import', file, '--yes', '--concurrency', '1', '--max-retries', '0'])
+      expect(r.code, r.stderr).toBe(6)
+      const out = r.json()
+      expect(out).toMatchObject({created: 1, failed: 1})
+      expect(out.failures[0]).toMatchObject({line: 2, status: 500})
+      await emu.control('POST', '/_emulator/faults', {queue: [{kind: '500'}], methods: ['POST']})
+      const table = await runAs(emu, 'test', ['moves', 'import', file, '--yes', '--max-retries', '0', '-o', 'table'])
+      expect(table.code).toBe(6)
+      expect(table.stdout).toMatch(/ALREADY_DONE\s+1/)
+      expect(table.stdout).toMatch(/FAILED\s+1/)
+      expect(table.stdout).toMatch(/500/)
+    } finally {
+      await emu.control('DELETE', '/_emulator/faults')
+    }
+    const done = await runAs(emu, 'test', ['moves', 'import', file, '--yes'])
+    expect(done.code, done.stderr).toBe(0)
+    expect(done.json()).toMatchObject({created: 1, already_done: 1, failed: 0})
+    const credits = await amounts(b, 'credit')
+    expect(credits).toHaveLength(before + 2)
+    expect(credits.filter((v) => v === 7001 || v === 7002).sort()).toEqual([7001, 7002])
   })
 
   it('refuses a decimal amount in a currency other than the subaccount\'s', async () => {
@@ -163,7 +165,7 @@ describe('moves import', () => {
       expect(r.code).toBe(6)
     }
     expect(last.failed).toBe(0)
-    expect(last.skipped + last.created + last.replayed).toBe(2000)
+    expect(last.already_done + last.created + last.replayed + last.advanced + last.partial).toBe(2000)
     const stats = await emu.control<{data: {injected: Record<string, number>}}>('GET', '/_emulator/faults')
     const after = Object.entries(stats.data.injected).filter(([k]) => k.endsWith(':after') && !k.startsWith('latency')).reduce((s, [, n]) => s + n, 0)
     expect(after).toBeGreaterThan(0)

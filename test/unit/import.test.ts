@@ -2,9 +2,12 @@ import {appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from '
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {assignKeys, parseImportCsv, totalsByCurrency} from '../../src/import/csv.js'
-import {JournalWriter, readJournal} from '../../src/import/journal.js'
-import {UsageError} from '../../src/errors.js'
+import {assignKeys, contentHash, parseImportCsv, totalsByCurrency, type ImportRow} from '../../src/import/csv.js'
+import {JournalWriter, matchRows, readJournal, type JournalState} from '../../src/import/journal.js'
+import {runImport, type KeyedRow} from '../../src/import/run.js'
+import {moveSender, type RowOutcome, type RowSender} from '../../src/import/send.js'
+import type {MovesApi} from '../../src/api/moves.js'
+import {ApiError, UsageError} from '../../src/errors.js'
 
 const A = '00000000-0000-4000-8000-00000000000a'
 const B = '00000000-0000-4000-8000-00000000000b'
@@ -118,5 +121,179 @@ describe('journal', () => {
     writeFileSync(path, '{"type":"batch","batch_id":"b"}\nnot json\n{"type":"finished","file_sha256":"x","at":"now"}\n')
     expect(() => readJournal(path)).toThrow(/corrupt at line 2/)
     appendFileSync(path, '')
+  })
+})
+
+const C = '00000000-0000-4000-8000-00000000000c'
+let journalCount = 0
+
+function rowsOf(lines: string[]): ImportRow[] {
+  const r = parseImportCsv(['from,to,amount', ...lines].join('\n'))
+  expect(r.errors).toEqual([])
+  return r.rows
+}
+
+/**
+ * A journal of a batch that sent `rows` with the keys a first run gives them. `outcome` per line:
+ * done (default), sent (no answer recorded), or a failure status. `legacy` drops the content hashes
+ * (journals written before they were recorded).
+ */
+function journalOf(rows: ImportRow[], batch: string, opts: {outcome?: Record<number, 'sent' | number>; legacy?: boolean} = {}): JournalState {
+  const path = join(dir, `j${++journalCount}.jsonl`)
+  const w = new JournalWriter(path, 10_000)
+  const at = 'now'
+  w.append({type: 'batch', batch_id: batch, file: 'f.csv', file_sha256: 'x', rows: rows.length, created_at: at})
+  for (const r of assignKeys(rows, batch)) {
+    w.append({type: 'sent', line: r.line, key: r.key, ...(opts.legacy ? {} : {fp: contentHash(r.fingerprint)}), at})
+    const o = opts.outcome?.[r.line]
+    if (o === 'sent') continue
+    if (typeof o === 'number') w.append({type: 'failed', line: r.line, key: r.key, status: o, message: 'x', at})
+    else w.append({type: 'done', line: r.line, key: r.key, move_id: `m${r.line}`, status: 'settled', http_status: 201, replayed: false, at})
+  }
+  w.close()
+  return readJournal(path)
+}
+
+describe('matchRows (a re-run recognises the rows already sent)', () => {
+  const sent = rowsOf([`${A},${B},1`, `${A},${B},2`, `${A},${C},3`])
+  const keysBefore = assignKeys(sent, 'batch').map((r) => r.key)
+
+  it('a first run keys rows exactly as assignKeys does', () => {
+    const m = matchRows(sent, journalOf([], 'batch'), 'batch')
+    expect(m.rows.map((r) => r.key)).toEqual(keysBefore)
+    expect(m.changed).toEqual([])
+  })
+
+  it('appended rows are new; the rows sent before keep their keys', () => {
+    const file = rowsOf([`${A},${B},1`, `${A},${B},2`, `${A},${C},3`, `${A},${B},4`])
+    const state = journalOf(sent, 'batch')
+    const m = matchRows(file, state, 'batch')
+    expect(m.rows.slice(0, 3).map((r) => r.key)).toEqual(keysBefore)
+    expect(m.rows.slice(0, 3).every((r) => r.prior)).toBe(true)
+    expect(m.rows[3].prior).toBeUndefined()
+    expect(state.done.has(m.rows[3].key)).toBe(false)
+    expect(m.changed).toEqual([])
+    expect(m.missing).toEqual([])
+  })
+
+  it('an inserted row and reordered rows: each sent row keeps its key by content', () => {
+    const file = rowsOf([`${A},${C},3`, `${A},${B},9`, `${A},${B},1`, `${A},${B},2`])
+    const m = matchRows(file, journalOf(sent, 'batch'), 'batch')
+    expect(m.rows.map((r) => r.key)).toEqual([keysBefore[2], expect.any(String), keysBefore[0], keysBefore[1]])
+    expect(m.rows[1].prior).toBeUndefined()
+    expect(keysBefore).not.toContain(m.rows[1].key)
+    expect(m.changed).toEqual([])
+  })
+
+  it('identical rows: two sent, a third appended gets a key of its own', () => {
+    const two = rowsOf([`${A},${B},5`, `${A},${B},5`])
+    const three = rowsOf([`${A},${B},5`, `${A},${B},5`, `${A},${B},5`])
+    const m = matchRows(three, journalOf(two, 'batch'), 'batch')
+    const before = assignKeys(two, 'batch').map((r) => r.key)
+    expect(m.rows.slice(0, 2).map((r) => r.key)).toEqual(before)
+    expect(before).not.toContain(m.rows[2].key)
+    expect(new Set(m.rows.map((r) => r.key)).size).toBe(3)
+    // An identical row inserted first: still two matched, one new.
+    const m2 = matchRows(rowsOf([`${A},${B},5`, `${A},${C},1`, `${A},${B},5`, `${A},${B},5`]), journalOf(two, 'batch'), 'batch')
+    expect(m2.rows.filter((r) => r.prior && r.amount_in_minor_units === 500)).toHaveLength(2)
+    expect(m2.rows[0].key).toBe(before[0])
+  })
+
+  it('a sent row whose content changed in place is reported by line', () => {
+    const file = rowsOf([`${A},${B},1`, `${A},${B},2.50`, `${A},${C},3`])
+    const m = matchRows(file, journalOf(sent, 'batch'), 'batch')
+    expect(m.changed.map((e) => e.line)).toEqual([3])
+    expect(m.changed[0].message).toMatch(/differs from the row sent from this line/)
+  })
+
+  it('a sent row deleted from the file is missing, not changed', () => {
+    const file = rowsOf([`${A},${B},1`, `${A},${C},3`])
+    const m = matchRows(file, journalOf(sent, 'batch'), 'batch')
+    expect(m.changed).toEqual([])
+    expect(m.missing.map((e) => e.line)).toEqual([3])
+  })
+
+  it('a row the API refused outright (404) may be fixed: it is new, not changed; a row whose answer was lost may not', () => {
+    const fixed = rowsOf([`${A},${B},1`, `${A},${B},2.50`, `${A},${C},3`])
+    expect(matchRows(fixed, journalOf(sent, 'batch', {outcome: {3: 404}}), 'batch').changed).toEqual([])
+    expect(matchRows(fixed, journalOf(sent, 'batch', {outcome: {3: 'sent'}}), 'batch').changed.map((e) => e.line)).toEqual([3])
+    expect(matchRows(fixed, journalOf(sent, 'batch', {outcome: {3: 503}}), 'batch').changed.map((e) => e.line)).toEqual([3])
+    // Unchanged, it is retried with the key it was sent with.
+    const same = matchRows(sent, journalOf(sent, 'batch', {outcome: {3: 404}}), 'batch')
+    expect(same.rows[1].key).toBe(keysBefore[1])
+  })
+
+  it('an idempotency_key cell whose key was sent with other content is changed', () => {
+    const withKey = parseImportCsv(`from,to,amount,idempotency_key\n${A},${B},1,k1\n${A},${B},2,k2`).rows
+    const edited = parseImportCsv(`from,to,amount,idempotency_key\n${A},${B},1,k1\n${A},${B},3,k2`).rows
+    const m = matchRows(edited, journalOf(withKey, 'batch'), 'batch')
+    expect(m.changed).toEqual([{line: 3, message: expect.stringMatching(/idempotency_key "k2" was sent with other content/)}])
+  })
+
+  it('old journals without content hashes: recovered from the rows that derive their keys', () => {
+    const legacy = journalOf(sent, 'batch', {legacy: true})
+    expect([...legacy.entries.values()].every((e) => e.fp === undefined)).toBe(true)
+    const appended = rowsOf([`${A},${B},1`, `${A},${B},2`, `${A},${C},3`, `${A},${B},4`])
+    const m = matchRows(appended, legacy, 'batch')
+    expect(m.rows.slice(0, 3).map((r) => r.key)).toEqual(keysBefore)
+    expect(m.rows[3].prior).toBeUndefined()
+    expect(m.changed).toEqual([])
+    const changed = matchRows(rowsOf([`${A},${B},1`, `${A},${B},7`, `${A},${C},3`]), legacy, 'batch')
+    expect(changed.changed.map((e) => e.line)).toEqual([3])
+    expect(changed.changed[0].message).toMatch(/older payops/)
+  })
+})
+
+describe('runImport with a RowSender', () => {
+  const rows = (): KeyedRow[] => assignKeys(rowsOf([`${A},${B},1`, `${A},${B},2`, `${A},${B},3`, `${A},${B},4`]), 'run')
+  const move = {id: 'm', from_subaccount_id: A, to_subaccount_id: B, amount_in_minor_units: 1, status: 'settled'}
+
+  it('counts each outcome kind once, totals what was sent this run and overall', async () => {
+    const all = rows()
+    const state = journalOf(rowsOf([`${A},${B},1`]), 'run')
+    const kinds: Array<RowOutcome | Error> = [
+      {kind: 'advanced', httpStatus: 200, move},
+      {kind: 'created', httpStatus: 207, move, warning: 'settlement failed'},
+      new ApiError({status: 404, errorCode: 'NOT_FOUND', message: 'gone'}),
+    ]
+    const send: RowSender = async () => {
+      const k = kinds.shift()!
+      if (k instanceof Error) throw k
+      return k
+    }
+    const w = new JournalWriter(join(dir, 'run1.jsonl'), 10_000)
+    const r = await runImport(send, all, state, w, {concurrency: 1})
+    w.close()
+    expect(r).toMatchObject({created: 0, replayed: 0, advanced: 1, already_done: 1, partial: 1, failed: 1, not_sent: 0, interrupted: false})
+    expect(r.total_this_run).toEqual({USD: 500})
+    expect(r.total_overall).toEqual({USD: 600})
+    const j = readJournal(join(dir, 'run1.jsonl'))
+    expect([...j.entries.values()].every((e) => typeof e.fp === 'string')).toBe(true)
+    expect(j.done.get(all[1].key)).toMatchObject({kind: 'advanced', replayed: true})
+  })
+
+  it('stopped midway: only what was sent is counted and totalled', async () => {
+    const abort = new AbortController()
+    const send: RowSender = async () => {
+      abort.abort()
+      return {kind: 'created', httpStatus: 201, move}
+    }
+    const w = new JournalWriter(join(dir, 'run2.jsonl'), 10_000)
+    const r = await runImport(send, rows(), journalOf([], 'run'), w, {concurrency: 1, signal: abort.signal})
+    w.close()
+    expect(r).toMatchObject({created: 1, not_sent: 3, interrupted: true, total_this_run: {USD: 100}, total_overall: {USD: 100}})
+  })
+})
+
+describe('moveSender', () => {
+  const answer = (status: number, moveStatus: string, warning?: string) =>
+    ({create: async () => ({status, data: {id: 'm', status: moveStatus.toLowerCase()}, body: {data: {id: 'm', status: moveStatus}, ...(warning ? {warning} : {})}, warning, headers: {}})}) as unknown as MovesApi
+  const row = assignKeys(rowsOf([`${A},${B},1`]), 'b')[0]
+
+  it('201 created, 200 replayed, 207 created with its warning unless the status is upper case (a replay)', async () => {
+    expect(await moveSender(answer(201, 'settled'))(row)).toMatchObject({kind: 'created', httpStatus: 201})
+    expect(await moveSender(answer(200, 'SETTLED'))(row)).toMatchObject({kind: 'replayed', httpStatus: 200})
+    expect(await moveSender(answer(207, 'approved', 'w'))(row)).toMatchObject({kind: 'created', warning: 'w'})
+    expect(await moveSender(answer(207, 'APPROVED', 'w'))(row)).toMatchObject({kind: 'replayed', warning: 'w'})
   })
 })

@@ -3,40 +3,62 @@ import {ApiCommand} from '../../base-command.js'
 import {NotConfirmedError, PartialError, UsageError} from '../../errors.js'
 import {formatMoney, toDecimalString} from '../../money.js'
 import {importFile, type ImportPlan} from '../../import/index.js'
+import type {MatchedRow} from '../../import/journal.js'
 import type {Column} from '../../output/index.js'
 
 const FAILURE_COLUMNS: Column[] = [{key: 'line'}, {key: 'key'}, {key: 'message'}]
+/** Each header is the JSON key it shows (one name per count, in a table and in JSON). */
+const named = (key: string, get?: Column['get']): Column => ({key, header: key, ...(get ? {get} : {})})
+const money = (key: string) => named(key, (r) => describeTotals(r[key] as Record<string, number>))
 const SUMMARY_COLUMNS: Column[] = [
-  {key: 'file'},
-  {key: 'journal'},
-  {key: 'rows'},
-  {key: 'created'},
-  {key: 'replayed'},
-  {key: 'skipped', header: 'done before'},
-  {key: 'partial'},
-  {key: 'failed'},
-  {key: 'interrupted'},
-  {key: 'totals', get: (r) => describeTotals(r.totals as Record<string, number>)},
+  named('file'),
+  named('journal'),
+  named('rows'),
+  named('created'),
+  named('replayed'),
+  named('advanced'),
+  named('already_done'),
+  named('partial'),
+  named('failed'),
+  named('not_sent'),
+  named('interrupted'),
+  money('total_this_run'),
+  money('total_overall'),
 ]
+const DRY_RUN_COLUMNS: Column[] = [named('file'), named('rows'), named('to_send'), named('already_done'), named('duplicates'), money('total_to_send'), named('journal')]
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+/** "2, 5-7, 9" */
+function describeLines(lines: number[]): string {
+  const out: string[] = []
+  const sorted = [...lines].sort((a, b) => a - b)
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++
+    out.push(j > i ? `${sorted[i]}-${sorted[j]}` : String(sorted[i]))
+    i = j
+  }
+  return out.length > 20 ? `${out.slice(0, 20).join(', ')} and more` : out.join(', ')
+}
 
 function describeTotals(totals: Record<string, number>): string {
-  return Object.entries(totals)
-    .map(([cur, v]) => formatMoney(v, cur))
-    .join(', ')
+  const parts = Object.entries(totals ?? {}).map(([cur, v]) => formatMoney(v, cur))
+  return parts.length ? parts.join(', ') : 'none'
 }
 
 export default class MovesImport extends ApiCommand<typeof MovesImport> {
   static override summary = 'Create moves from a CSV file, exactly once, resumable after any interruption.'
-  static override description = `Columns: from, to, and amount (a decimal, with a currency column or --currency) or amount_in_minor_units; optional idempotency_key, auto_approve and metadata.<key> columns. Every row is validated before anything is sent (all errors are listed with their line numbers; --dry-run stops there). The row count and the total per currency are shown for confirmation (always on LIVE keys; on test keys unless --yes).
+  static override description = `Columns: from, to, and amount (a decimal, with a currency column or --currency) or amount_in_minor_units; optional idempotency_key, auto_approve and metadata.<key> columns. Every row is validated and checked before anything is sent (the file itself, that each source and destination exists for this key, currencies, the profile's limits; all problems are listed with their line numbers; --dry-run does every check and stops there). The row count and the total per currency are shown for confirmation (always on LIVE keys; on test keys unless --yes).
 
-Each row gets a stable Idempotency-Key (the idempotency_key column, or one derived from the import's batch id and the row's content), and a journal beside the file (FILE.payops-journal.jsonl) records every key and outcome. Re-running the same command after Ctrl-C, kill -9, a crash or a network outage skips what is done and finishes the rest exactly once. Exit 6 when any row failed.`
+Each row gets a stable Idempotency-Key (the idempotency_key column, or one derived from the import's batch id and the row's content), and a journal beside the file (FILE.payops-journal.jsonl) records every key, the content it was sent with, and its outcome. Re-running the same command after Ctrl-C, kill -9, a crash or a network outage skips what is done and finishes the rest exactly once; rows appended to the file later are sent on the next run, and a row already sent whose content changed stops the import (exit 2). Exit 6 when any row failed.`
   static override examples = ['<%= config.bin %> moves import payroll.csv --dry-run', '<%= config.bin %> moves import payroll.csv --concurrency 8 --yes']
   static override args = {file: Args.string({description: 'CSV file of moves', required: true})}
   static override flags = {
-    'dry-run': Flags.boolean({summary: 'Validate every row and show the plan; send nothing.'}),
+    'dry-run': Flags.boolean({summary: 'Validate and check every row and show the plan; send nothing.'}),
     concurrency: Flags.integer({summary: 'Moves in flight at once.', default: 4, min: 1, max: 64}),
     currency: Flags.string({summary: 'Currency of decimal amounts when the file has no currency column.', default: 'USD'}),
-    'new-batch': Flags.boolean({summary: 'Start a new import of this file even though a finished journal exists (archives the old journal).'}),
+    'new-batch': Flags.boolean({summary: 'Import the file again as a new batch with new keys (archives the old journal; asks before re-sending rows already sent).'}),
     ...ApiCommand.guardFlags,
   }
 
@@ -46,44 +68,67 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
 
   async run(): Promise<void> {
     const f = this.flags
-    const plan: ImportPlan = await importFile.plan(this.args.file, {defaultCurrency: f.currency, newBatch: f['new-batch']})
+    const file = this.args.file
+    const plan: ImportPlan = await importFile.plan(file, {defaultCurrency: f.currency, newBatch: f['new-batch']})
     if (plan.errors.length) {
       for (const e of plan.errors) this.out.note(`line ${e.line}: ${e.message}`)
-      throw new UsageError(`${plan.errors.length} problem${plan.errors.length === 1 ? '' : 's'} in ${this.args.file}; nothing was sent.`)
+      throw new UsageError(`${plural(plan.errors.length, 'problem')} in ${file}; nothing was sent.`)
     }
-    const pendingRows = plan.rows.filter((r) => !plan.state.done.has(r.key))
-    const pending = pendingRows.length
-    const movements = pendingRows.map((r) => ({amount_in_minor_units: r.amount_in_minor_units, currency: r.currency, to: r.to_subaccount_id, label: `line ${r.line}`}))
-    const violations = this.limitReport(movements)
-    if (violations.length) {
-      for (const v of violations) this.out.note(v)
-      if (!f['override-limits']) {
-        throw new NotConfirmedError(`${violations.length} row${violations.length === 1 ? ' breaks' : 's break'} the profile's limits; nothing was sent (--override-limits overrides it after confirmation).`)
+    if (plan.changed.length) {
+      for (const e of plan.changed) this.out.note(`line ${e.line}: ${e.message}`)
+      const lines = plan.changed.map((e) => e.line)
+      throw new UsageError(
+        `${plural(lines.length, 'row')} already sent ${lines.length === 1 ? 'has' : 'have'} changed (line${lines.length === 1 ? '' : 's'} ${describeLines(lines)} of ${file}, journal ${plan.journalPath}); nothing was sent. ` +
+          'A sent row must stay as it was: restore it (its move was made and stays) and add any correction as a new row, or pass --new-batch to import the whole file again with new keys.',
+      )
+    }
+    if (plan.missing.length) {
+      const n = plan.missing.length
+      this.out.note(`${plural(n, 'row')} the journal records as sent (line${n === 1 ? '' : 's'} ${describeLines(plan.missing.map((e) => e.line))}) ${n === 1 ? 'is' : 'are'} no longer in the file; ${n === 1 ? 'its move was' : 'their moves were'} made and stay${n === 1 ? 's' : ''}.`)
+    }
+    const pending = plan.pending
+    if (!plan.isNewBatch && plan.state.entries.size) {
+      const fresh = pending.filter((r) => !r.prior).length
+      const again = pending.length - fresh
+      const todo = [fresh ? `${plural(fresh, 'new row')}` : '', again ? `${plural(again, 'unfinished row')} (with the ${again === 1 ? 'key it was' : 'keys they were'} sent with)` : ''].filter(Boolean)
+      this.out.note(`${plural(plan.alreadyDone, 'row')} ${plan.alreadyDone === 1 ? 'was' : 'were'} imported before (journal ${plan.journalPath}); ${todo.length ? `${todo.join(' and ')} to send` : 'nothing to send'}.`)
+    }
+    if (plan.duplicates.length) {
+      const n = plan.duplicates.length
+      this.out.note(
+        `--new-batch: ${plural(n, 'row')} (line${n === 1 ? '' : 's'} ${describeLines(plan.duplicates.map((r) => r.line))}) ${n === 1 ? 'has' : 'have'} the same content as ${n === 1 ? 'a row' : 'rows'} the earlier batch already sent (journal ${plan.journalPath}); this import sends ${n === 1 ? 'it' : 'them'} again, as new moves with new keys.`,
+      )
+    }
+    // The profile's limits first (exit 3), then the read-only checks against the API (exit 2);
+    // a row in minor units without a currency cell takes its source's currency there, so its
+    // limits are checked again in that currency.
+    this.enforceLimits(pending)
+    if (pending.length) {
+      const before = pending.map((r) => r.currency)
+      const problems = await importFile.check(await this.api(), plan)
+      if (problems.length) {
+        for (const e of problems) this.out.note(`line ${e.line}: ${e.message}`)
+        throw new UsageError(`${plural(problems.length, 'row')} of ${file} failed the checks; nothing was sent.`)
       }
+      if (pending.some((r, i) => r.currency !== before[i])) this.enforceLimits(pending)
     }
-    const summaryLine = `Import ${plan.rows.length} move${plan.rows.length === 1 ? '' : 's'} from ${this.args.file}: ${describeTotals(plan.totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} already done, ${pending} to send)` : ''}`
+    const totals = plan.pendingTotals
+    const movements = this.movements(pending)
+    const summaryLine = `Import ${plural(pending.length, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rows.length} rows already done)` : ''}`
     if (f['dry-run']) {
       this.out.note(`${summaryLine}. Dry run: nothing was sent.`)
-      await this.out.resource({file: this.args.file, journal: plan.journalPath, rows: plan.rows.length, to_send: pending, already_done: plan.alreadyDone, totals: plan.totals, batch_id: plan.batchId, dry_run: true}, [
-        {key: 'file'},
-        {key: 'rows'},
-        {key: 'to_send'},
-        {key: 'already_done'},
-        {key: 'totals', get: (r) => describeTotals(r.totals as Record<string, number>)},
-        {key: 'journal'},
-      ])
+      await this.out.resource(
+        {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rows.length, to_send: pending.length, already_done: plan.alreadyDone, duplicates: plan.duplicates.length, total_to_send: totals, dry_run: true},
+        DRY_RUN_COLUMNS,
+      )
       return
     }
     const api = await this.api()
-    if (pending > 0) {
-      const mismatches = await importFile.checkCurrencies(api, plan)
-      if (mismatches.length) {
-        for (const e of mismatches) this.out.note(`line ${e.line}: ${e.message}`)
-        throw new UsageError(`${mismatches.length} row${mismatches.length === 1 ? '' : 's'} do not match their source subaccount's currency; nothing was sent.`)
-      }
-      const currencies = Object.keys(plan.totals)
-      const typed = currencies.length === 1 ? toDecimalString(plan.totals[currencies[0]], currencies[0]) : String(pending)
-      await this.confirmMovement({action: summaryLine, amount: describeTotals(plan.totals), details: {journal: plan.journalPath}}, movements, typed, {evenOnTest: true})
+    if (plan.duplicates.length) await this.confirmResend(plan.duplicates.length)
+    if (pending.length > 0) {
+      const currencies = Object.keys(totals)
+      const typed = currencies.length === 1 ? toDecimalString(totals[currencies[0]], currencies[0]) : String(pending.length)
+      await this.confirmMovement({action: summaryLine, amount: describeTotals(totals), details: {journal: plan.journalPath}}, movements, typed, {evenOnTest: true})
     }
     const progress = await this.progressBar(plan.rows.length)
     const abort = new AbortController()
@@ -110,17 +155,54 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
       process.off('SIGTERM', onSignal)
       plan.close()
     }
-    const summary = {file: this.args.file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rows.length, totals: plan.totals, ...result}
+    const {failures, ...counts} = result
+    const summary = {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rows.length, ...counts, failures}
     await this.out.resource(summary, SUMMARY_COLUMNS)
     // Machine formats carry the failures inside the summary; a table lists them below it.
-    if (!this.out.machine && result.failures.length) {
+    if (!this.out.machine && failures.length) {
       this.out.note('')
-      await this.out.list(result.failures, FAILURE_COLUMNS)
+      await this.out.list(failures, FAILURE_COLUMNS)
     }
     if (result.interrupted) {
-      throw new PartialError(`Interrupted: ${result.created + result.replayed + result.skipped + result.partial} of ${plan.rows.length} done; re-run the same command to finish.`)
+      throw new PartialError(`Interrupted: ${plan.rows.length - result.not_sent - result.failed} of ${plan.rows.length} rows done, ${result.not_sent} not sent (${describeTotals(result.total_this_run)} moved by this run); re-run the same command to finish.`)
     }
     if (result.failed > 0) throw new PartialError(`${result.failed} of ${plan.rows.length} rows failed (see the journal ${plan.journalPath}); re-run to retry them with the same keys.`)
+  }
+
+  private movements(rows: MatchedRow[]) {
+    return rows.map((r) => ({amount_in_minor_units: r.amount_in_minor_units, currency: r.currency, to: r.to_subaccount_id, label: `line ${r.line}`}))
+  }
+
+  /** Every row over the profile's limits is listed; refused (exit 3) unless --override-limits (confirmed later). */
+  private enforceLimits(rows: MatchedRow[]): void {
+    const violations = this.limitReport(this.movements(rows))
+    if (!violations.length) return
+    for (const v of violations) this.out.note(v)
+    if (!this.flags['override-limits']) {
+      throw new NotConfirmedError(`${plural(violations.length, 'row breaks', 'rows break')} the profile's limits; nothing was sent (--override-limits overrides it after confirmation).`)
+    }
+  }
+
+  /**
+   * --new-batch re-sends rows an earlier batch already sent: a LIVE key at a terminal types their
+   * count, a test key at a terminal answers yes/no; without a terminal only --yes confirms.
+   */
+  private async confirmResend(count: number): Promise<void> {
+    if (this.flags.yes) return
+    const what = `send ${plural(count, 'row')} again that ${count === 1 ? 'was' : 'were'} already sent`
+    if (!this.interactive) throw new NotConfirmedError(`Refusing to ${what} without confirmation: no terminal to ask on. Re-run with --yes to confirm.`)
+    if (!this.isLive) {
+      if (!(await this.ask(`Send ${plural(count, 'row')} again as new moves?`))) throw new NotConfirmedError('Not confirmed: nothing was sent.')
+      return
+    }
+    const {input} = await import('@inquirer/prompts')
+    let answer = ''
+    try {
+      answer = await input({message: `Type ${count} to ${what} as new LIVE moves:`}, {output: process.stderr})
+    } catch {
+      answer = ''
+    }
+    if (answer.trim() !== String(count)) throw new NotConfirmedError(`Typed "${answer.trim()}", expected ${count}: not confirmed, nothing was sent.`)
   }
 
   private async progressBar(total: number): Promise<{update(n: number): void; stop(): void} | undefined> {
