@@ -8,7 +8,7 @@ import {loadLockfile} from '../audit/index.js'
 import {parseImportCsv, totalsByCurrency, type RowError} from './csv.js'
 import {JournalWriter, journalPathFor, matchRows, readJournal, type JournalEntry, type JournalState, type MatchedRow} from './journal.js'
 import {runImport, type ImportResult, type RunOptions} from './run.js'
-import {moveSender, type RowSender} from './send.js'
+import type {RowSender} from './send.js'
 
 /** A validated import, matched to its journal and keyed; sends nothing until run(). */
 export class ImportPlan {
@@ -151,12 +151,12 @@ async function check(api: Api, p: ImportPlan, concurrency = 4): Promise<RowError
   return errors
 }
 
-async function run(api: Api, p: ImportPlan, opts: RunOptions & {send?: RowSender}): Promise<ImportResult> {
+async function run(p: ImportPlan, opts: RunOptions & {send: RowSender}): Promise<ImportResult> {
   const writer = await p.open()
   if (p.isNewBatch) {
     writer.append({type: 'batch', batch_id: p.batchId, file: p.file, file_sha256: p.fileSha256, rows: p.rows.length, created_at: new Date().toISOString()}, true)
   }
-  const result = await runImport(opts.send ?? moveSender(api.moves), p.rows, p.state, writer, opts)
+  const result = await runImport(opts.send, p.rows, p.state, writer, opts)
   if (!result.interrupted && result.failed === 0) writer.append({type: 'finished', file_sha256: p.fileSha256, at: new Date().toISOString()}, true)
   writer.flush()
   return result

@@ -1,5 +1,5 @@
 /** Sends the rows of an import with bounded concurrency, journaling every key and outcome. */
-import {ApiError, PayopsError} from '../errors.js'
+import {ApiError, AuditTrailError, PayopsError} from '../errors.js'
 import {contentHash, type ImportRow} from './csv.js'
 import type {JournalState, JournalWriter} from './journal.js'
 import type {RowSender} from './send.js'
@@ -104,7 +104,8 @@ export async function runImport(send: RowSender, rows: KeyedRow[], state: Journa
           at: now(),
         })
       } catch (err) {
-        if (!(err instanceof PayopsError)) throw err
+        // A trail that cannot be written stops the whole import: nothing more is sent.
+        if (!(err instanceof PayopsError) || err instanceof AuditTrailError) throw err
         const failure: Failure = {
           line: row.line,
           key: row.key,

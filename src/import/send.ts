@@ -1,8 +1,8 @@
 /**
- * The send of one import row, kept apart so that the outcome classification can come from one
- * place (a shared movement pipeline can replace `moveSender` without touching the runner).
+ * The send of one import row: through the movement pipeline, so that its outcome is classified
+ * and recorded as every other money request's is.
  */
-import type {MovesApi} from '../api/moves.js'
+import {sendConfirmed, type MovementPorts} from '../movements/index.js'
 import type {Move} from '../api/schemas/moves.js'
 import type {KeyedRow} from './run.js'
 
@@ -24,25 +24,26 @@ export interface RowOutcome {
 export type RowSender = (row: KeyedRow) => Promise<RowOutcome>
 
 /**
- * The default sender: POST /api/subaccounts/move with the row's Idempotency-Key. 201 is
- * `created`; 200 is `replayed`; 207 is `created` with its warning, unless the move's status came
- * back in upper case, which is how the API marks a replay.
+ * Each row goes through the movement pipeline (the batch was confirmed once, as a whole, by the
+ * command): sent with its own Idempotency-Key, classified (created, replayed or advanced; a key
+ * naming another move fails the row, exit 5), and recorded in the audit trail with amount,
+ * currency, from and to.
  */
-export function moveSender(moves: MovesApi): RowSender {
+export function pipelineSender(ports: MovementPorts): RowSender {
   return async (row) => {
-    const res = await moves.create(
+    const o = await sendConfirmed(
       {
-        from_subaccount_id: row.from_subaccount_id,
-        to_subaccount_id: row.to_subaccount_id,
-        amount_in_minor_units: row.amount_in_minor_units,
-        auto_approve: row.auto_approve,
-        client_metadata: row.client_metadata,
+        kind: 'move.create',
+        from: row.from_subaccount_id,
+        to: row.to_subaccount_id,
+        amount: {minor: row.amount_in_minor_units},
+        sourceCurrency: row.currency,
+        autoApprove: row.auto_approve !== false,
+        metadata: row.client_metadata,
+        idempotencyKey: row.key,
       },
-      row.key,
+      ports,
     )
-    const rawStatus = (res.body as {data?: {status?: unknown}} | undefined)?.data?.status
-    const upper = typeof rawStatus === 'string' && rawStatus !== rawStatus.toLowerCase()
-    const kind: RowOutcomeKind = res.status === 200 || (res.status === 207 && upper) ? 'replayed' : 'created'
-    return {kind, httpStatus: res.status, move: res.data, ...(res.warning ? {warning: res.warning} : {})}
+    return {kind: o.kind, httpStatus: o.http_status, move: o.resource as Move, ...(o.warning ? {warning: o.warning} : {})}
   }
 }

@@ -136,6 +136,14 @@ export async function runMovement(request: MovementRequest, ports: MovementPorts
   return execute(p, ports)
 }
 
+/**
+ * Plans and sends one movement that its caller already confirmed as part of a batch (each import
+ * row: the command guarded the whole file at once).
+ */
+export async function sendConfirmed(request: MovementRequest, ports: MovementPorts): Promise<Outcome> {
+  return execute(await plan(request, ports), ports)
+}
+
 export type Settled = {request: MovementRequest; outcome: Outcome} | {request: MovementRequest; error: PayopsError}
 
 /**

@@ -61,7 +61,8 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
   checkAsserted(r.currency, currency, 'source subaccount')
   const minor = minorOf(r.amount, currency)
   let toName: string | undefined
-  if (needsDetails(ports)) toName = (await ports.api.subaccounts.get(r.to)).data.name
+  // A caller that knows the source's currency checked source and destination already (import).
+  if (needsDetails(ports) && !r.sourceCurrency) toName = (await ports.api.subaccounts.get(r.to)).data.name
   const key = r.idempotencyKey ?? ports.newKey()
   const amount = formatMoney(minor, currency)
   const input = {from_subaccount_id: r.from, to_subaccount_id: r.to, amount_in_minor_units: minor, auto_approve: r.autoApprove, client_metadata: r.metadata}

@@ -22,7 +22,7 @@ export type MovementRequest =
       amount: AmountInput
       /** The currency the operator asserts (--currency, a CSV column); refused when it differs from the source's. */
       currency?: string
-      /** The source subaccount's currency when the caller already checked it (import). */
+      /** The source subaccount's currency when the caller already checked source and destination (import): no lookups. */
       sourceCurrency?: string
       autoApprove: boolean
       metadata?: Record<string, string>

@@ -5,8 +5,8 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {assignKeys, contentHash, parseImportCsv, totalsByCurrency, type ImportRow} from '../../src/import/csv.js'
 import {JournalWriter, matchRows, readJournal, type JournalState} from '../../src/import/journal.js'
 import {runImport, type KeyedRow} from '../../src/import/run.js'
-import {moveSender, type RowOutcome, type RowSender} from '../../src/import/send.js'
-import type {MovesApi} from '../../src/api/moves.js'
+import {pipelineSender, type RowOutcome, type RowSender} from '../../src/import/send.js'
+import type {MovementPorts} from '../../src/movements/types.js'
 import {ApiError, UsageError} from '../../src/errors.js'
 
 const A = '00000000-0000-4000-8000-00000000000a'
@@ -285,15 +285,34 @@ describe('runImport with a RowSender', () => {
   })
 })
 
-describe('moveSender', () => {
-  const answer = (status: number, moveStatus: string, warning?: string) =>
-    ({create: async () => ({status, data: {id: 'm', status: moveStatus.toLowerCase()}, body: {data: {id: 'm', status: moveStatus}, ...(warning ? {warning} : {})}, warning, headers: {}})}) as unknown as MovesApi
+describe('pipelineSender', () => {
+  const ports = (status: number, moveStatus: string, warning?: string, sent: string[] = []) =>
+    ({
+      api: {
+        moves: {
+          create: async (input: {amount_in_minor_units: number}, key: string) => {
+            sent.push(key)
+            const data = {id: 'm', from_subaccount_id: A, to_subaccount_id: B, amount_in_minor_units: input.amount_in_minor_units, status: moveStatus.toLowerCase()}
+            return {status, data, body: {data: {...data, status: moveStatus}, ...(warning ? {warning} : {})}, warning, headers: {}, attempts: 1, earlierAttemptUncertain: false, sentAt: Date.now()}
+          },
+        },
+        subaccounts: {get: async () => Promise.reject(new Error('a row is never looked up again'))},
+      },
+      history: {byKey: () => undefined, byResource: () => undefined},
+      prompter: {interactive: false, confirm: async () => false, input: async () => '', note: () => undefined},
+      profile: {name: 'p', live: true, keyLabel: 'live_…x'},
+      yes: false,
+      overrideLimits: false,
+      newKey: () => 'never',
+    }) as unknown as MovementPorts
   const row = assignKeys(rowsOf([`${A},${B},1`]), 'b')[0]
 
-  it('201 created, 200 replayed, 207 created with its warning unless the status is upper case (a replay)', async () => {
-    expect(await moveSender(answer(201, 'settled'))(row)).toMatchObject({kind: 'created', httpStatus: 201})
-    expect(await moveSender(answer(200, 'SETTLED'))(row)).toMatchObject({kind: 'replayed', httpStatus: 200})
-    expect(await moveSender(answer(207, 'approved', 'w'))(row)).toMatchObject({kind: 'created', warning: 'w'})
-    expect(await moveSender(answer(207, 'APPROVED', 'w'))(row)).toMatchObject({kind: 'replayed', warning: 'w'})
+  it('sends the row\'s own key unguarded (the batch was confirmed) and classifies like every money request', async () => {
+    const sent: string[] = []
+    expect(await pipelineSender(ports(201, 'settled', undefined, sent))(row)).toMatchObject({kind: 'created', httpStatus: 201})
+    expect(sent).toEqual([row.key])
+    expect(await pipelineSender(ports(200, 'SETTLED'))(row)).toMatchObject({kind: 'replayed', httpStatus: 200})
+    expect(await pipelineSender(ports(207, 'approved', 'w'))(row)).toMatchObject({kind: 'created', warning: 'w'})
+    expect(await pipelineSender(ports(207, 'APPROVED', 'w'))(row)).toMatchObject({kind: 'replayed', warning: 'w'})
   })
 })

@@ -123,7 +123,6 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
       )
       return
     }
-    const api = await this.api()
     if (plan.duplicates.length) await this.confirmResend(plan.duplicates.length)
     if (pending.length > 0) {
       const currencies = Object.keys(totals)
@@ -148,7 +147,9 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
     process.on('SIGTERM', onSignal)
     let result
     try {
-      result = await importFile.run(api, plan, {concurrency: f.concurrency, signal: abort.signal, onProgress: (n) => progress?.update(n)})
+      const {pipelineSender} = await import('../../import/send.js')
+      const send = pipelineSender(await this.movementPorts(['move.create']))
+      result = await importFile.run(plan, {concurrency: f.concurrency, send, signal: abort.signal, onProgress: (n) => progress?.update(n)})
     } finally {
       progress?.stop()
       process.off('SIGINT', onSignal)
