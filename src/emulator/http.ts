@@ -10,6 +10,7 @@ import {randomBytes} from 'node:crypto'
 import type {IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:http'
 import type * as z from 'zod/mini'
 import {describeIssues} from '../api/schemas/common.js'
+import {isLoopbackHost} from '../net.js'
 import type {AppContext} from './context.js'
 import type {Router} from './router.js'
 import type {Fault} from './faults.js'
@@ -150,6 +151,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
   const q = url.indexOf('?')
   const path = q === -1 ? url : url.slice(0, q)
   try {
+    if (path === '/_emulator' || path.startsWith('/_emulator/')) guardControl(req, method)
     const match = router.match(method, path)
     if (match.kind === 'not_found') throw new HttpError(404, 'NOT_FOUND', `no route for ${method} ${path}`)
     if (match.kind === 'method_not_allowed') {
@@ -176,6 +178,62 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
       sendError(res, 500, 'INTERNAL_ERROR', 'internal error', requestId)
     }
   }
+}
+
+/**
+ * The control API needs no key, so it must not be reachable from a web page: every request needs
+ * a loopback Host (DNS rebinding), no foreign Origin (a page's cross-site request), and every
+ * write a JSON body type (a form or a `text/plain` fetch cannot set it without a preflight).
+ */
+function guardControl(req: IncomingMessage, method: string): void {
+  const host = req.headers.host
+  if (host === undefined || !isLoopbackHostHeader(host)) {
+    throw new HttpError(403, 'AUTHORIZATION_ERROR', 'the control API answers only requests addressed to a loopback host')
+  }
+  const origin = req.headers.origin
+  if (origin !== undefined && !isLoopbackOrigin(origin)) {
+    throw new HttpError(403, 'AUTHORIZATION_ERROR', 'the control API refuses requests from a non-loopback origin')
+  }
+  if (WRITE_METHODS.has(method) && !isJsonContentType(req.headers['content-type'])) {
+    throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', `${method} on the control API needs content-type: application/json`)
+  }
+}
+
+/** `127.0.0.1`, `localhost`, `[::1]`, each with or without `:port`. */
+export function isLoopbackHostHeader(value: string): boolean {
+  const v = value.trim().toLowerCase()
+  let hostname: string
+  let port: string
+  if (v.startsWith('[')) {
+    const end = v.indexOf(']')
+    if (end === -1) return false
+    hostname = v.slice(1, end)
+    port = v.slice(end + 1)
+  } else {
+    const colon = v.indexOf(':')
+    hostname = colon === -1 ? v : v.slice(0, colon)
+    port = colon === -1 ? '' : v.slice(colon)
+  }
+  if (port !== '' && !/^:\d{1,5}$/.test(port)) return false
+  return hostname !== '' && isLoopbackHost(hostname)
+}
+
+/** An `Origin` header naming an http(s) page on a loopback host. */
+export function isLoopbackOrigin(value: string): boolean {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return false
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false
+  return isLoopbackHost(url.hostname)
+}
+
+/** `application/json`, with or without parameters (`; charset=utf-8`). */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false
+  return value.split(';', 1)[0].trim().toLowerCase() === 'application/json'
 }
 
 function injectFault(req: IncomingMessage, res: ServerResponse, fault: Fault, requestId: string, app: AppContext): void {

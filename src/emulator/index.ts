@@ -51,8 +51,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const router = registerRoutes(new Router(), app)
   const stateFile = opts.statePath ? new StateFile(opts.statePath, store, log) : undefined
   if (stateFile) {
+    // Saved before listening: a --state that cannot be written fails here, not at the first change.
+    await stateFile.init()
     stateFile.watch()
-    if (!loaded) await stateFile.save()
   }
 
   const server = createServer({keepAlive: true}, createRequestListener(router, app))
@@ -67,7 +68,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       })
     })
   } catch (err) {
-    await stateFile?.close()
+    await stateFile?.close().catch(() => undefined)
     throw err
   }
   const {port} = server.address() as AddressInfo
