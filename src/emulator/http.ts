@@ -1,6 +1,7 @@
 /**
- * Request handling shared by every route: body reading (1 MB cap) and JSON parsing, API-key
- * authentication, the error body layout, and JSON responses with an `x-request-id`.
+ * Request handling shared by every route: body reading (1 MB cap) and JSON parsing (64 levels
+ * deep at most), API-key authentication, the control API's guard (loopback Host, no foreign
+ * Origin, JSON writes), the error body layout, and JSON responses with an `x-request-id`.
  *
  * Error bodies are `{"error_code", "message", "request_id"}` (the layout payops assumes, see
  * src/api/assumptions.ts). Handlers throw {@link HttpError}; anything else becomes a 500
@@ -294,10 +295,38 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
   })
 }
 
-/** Empty (or blank) body -> `{}`; anything else must be a JSON object. */
+/**
+ * Deepest nesting of arrays and objects a request body may have. JSON.parse copes with any depth,
+ * but the recursive work done later (JSON.stringify of an event, of the saved state) overflows the
+ * stack on bodies nested a few hundred thousand levels deep, which fit in 1 MB.
+ */
+export const MAX_JSON_DEPTH = 64
+
+/** Whether JSON `text` nests arrays/objects deeper than `max` (a linear scan, no recursion). */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++ // backslash: skip the escaped character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) {
+      inString = true
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--
+    }
+  }
+  return false
+}
+
+/** Empty (or blank) body -> `{}`; anything else must be a JSON object nested at most {@link MAX_JSON_DEPTH} deep. */
 export function parseJsonBody(buf: Buffer): Record<string, unknown> {
   const text = buf.toString('utf8')
   if (text.trim() === '') return {}
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw validationError(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`)
   let value: unknown
   try {
     value = JSON.parse(text)
