@@ -34,6 +34,7 @@ export interface RunningEmulator {
   baseUrl: string
   keys: EmulatorKeys
   store: Store
+  /** Stops the server and writes the final state; rejects with a StateSaveError (exit 1) if that write fails. */
   close(): Promise<void>
 }
 

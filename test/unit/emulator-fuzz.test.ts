@@ -285,7 +285,6 @@ beforeAll(async () => {
   const url = new URL(em.baseUrl)
   host = url.host
   port = Number(url.port)
-  const json = {host, 'content-type': 'application/json'}
   const ents = await fetch(`${em.baseUrl}/_emulator/entities`).then((r) => r.json() as Promise<{data: Array<{id: string; subaccount_ids: string[]; treasury_account_ids: string[]}>}>)
   for (const e of ents.data) ids.push(e.id, ...e.subaccount_ids, ...e.treasury_account_ids)
   for (const list of ['/api/payees', '/api/payers', '/api/payins']) {
@@ -293,7 +292,7 @@ beforeAll(async () => {
     harvest(r.status, Buffer.from(await r.arrayBuffer()))
   }
   SEEDED_IDS = ids.length
-  const ro = await fetch(`${em.baseUrl}/_emulator/keys`, {method: 'POST', headers: json, body: JSON.stringify({entity: 'test', read_only: true})})
+  const ro = await fetch(`${em.baseUrl}/_emulator/keys`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({entity: 'test', read_only: true})})
   readOnlyKey = ((await ro.json()) as {key: string}).key
 })
 
@@ -350,7 +349,7 @@ describe('emulator HTTP fuzz', () => {
         expect(answer.dropped, `${m} ${p}${q}`).toBeUndefined()
         expect(answer.status >= 200 && answer.status < 500, `${m} ${p}${q} -> ${answer.status}`).toBe(true)
       }),
-      {numRuns: 300, interruptAfterTimeMs: 25_000},
+      {numRuns: 300, interruptAfterTimeLimit: 25_000},
     )
     expect(logged.filter((l) => /internal error|failed to answer/.test(l))).toEqual([])
     const ok = await send('GET', '/api/treasury/accounts', {host, 'x-api-key': em.keys.test})
