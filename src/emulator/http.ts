@@ -1,6 +1,7 @@
 /**
- * Request handling shared by every route: body reading (1 MB cap) and JSON parsing, API-key
- * authentication, the error body layout, and JSON responses with an `x-request-id`.
+ * Request handling shared by every route: body reading (1 MB cap) and JSON parsing (64 levels
+ * deep at most), API-key authentication, the control API's guard (loopback Host, no foreign
+ * Origin, JSON writes), the error body layout, and JSON responses with an `x-request-id`.
  *
  * Error bodies are `{"error_code", "message", "request_id"}` (the layout payops assumes, see
  * src/api/assumptions.ts). Handlers throw {@link HttpError}; anything else becomes a 500
@@ -10,6 +11,7 @@ import {randomBytes} from 'node:crypto'
 import type {IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:http'
 import type * as z from 'zod/mini'
 import {describeIssues} from '../api/schemas/common.js'
+import {isLoopbackHost} from '../net.js'
 import type {AppContext} from './context.js'
 import type {Router} from './router.js'
 import type {Fault} from './faults.js'
@@ -150,6 +152,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
   const q = url.indexOf('?')
   const path = q === -1 ? url : url.slice(0, q)
   try {
+    if (path === '/_emulator' || path.startsWith('/_emulator/')) guardControl(req, method)
     const match = router.match(method, path)
     if (match.kind === 'not_found') throw new HttpError(404, 'NOT_FOUND', `no route for ${method} ${path}`)
     if (match.kind === 'method_not_allowed') {
@@ -176,6 +179,62 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
       sendError(res, 500, 'INTERNAL_ERROR', 'internal error', requestId)
     }
   }
+}
+
+/**
+ * The control API needs no key, so it must not be reachable from a web page: every request needs
+ * a loopback Host (DNS rebinding), no foreign Origin (a page's cross-site request), and every
+ * write a JSON body type (a form or a `text/plain` fetch cannot set it without a preflight).
+ */
+function guardControl(req: IncomingMessage, method: string): void {
+  const host = req.headers.host
+  if (host === undefined || !isLoopbackHostHeader(host)) {
+    throw new HttpError(403, 'AUTHORIZATION_ERROR', 'the control API answers only requests addressed to a loopback host')
+  }
+  const origin = req.headers.origin
+  if (origin !== undefined && !isLoopbackOrigin(origin)) {
+    throw new HttpError(403, 'AUTHORIZATION_ERROR', 'the control API refuses requests from a non-loopback origin')
+  }
+  if (WRITE_METHODS.has(method) && !isJsonContentType(req.headers['content-type'])) {
+    throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', `${method} on the control API needs content-type: application/json`)
+  }
+}
+
+/** `127.0.0.1`, `localhost`, `[::1]`, each with or without `:port`. */
+export function isLoopbackHostHeader(value: string): boolean {
+  const v = value.trim().toLowerCase()
+  let hostname: string
+  let port: string
+  if (v.startsWith('[')) {
+    const end = v.indexOf(']')
+    if (end === -1) return false
+    hostname = v.slice(1, end)
+    port = v.slice(end + 1)
+  } else {
+    const colon = v.indexOf(':')
+    hostname = colon === -1 ? v : v.slice(0, colon)
+    port = colon === -1 ? '' : v.slice(colon)
+  }
+  if (port !== '' && !/^:\d{1,5}$/.test(port)) return false
+  return hostname !== '' && isLoopbackHost(hostname)
+}
+
+/** An `Origin` header naming an http(s) page on a loopback host. */
+export function isLoopbackOrigin(value: string): boolean {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return false
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false
+  return isLoopbackHost(url.hostname)
+}
+
+/** `application/json`, with or without parameters (`; charset=utf-8`). */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false
+  return value.split(';', 1)[0].trim().toLowerCase() === 'application/json'
 }
 
 function injectFault(req: IncomingMessage, res: ServerResponse, fault: Fault, requestId: string, app: AppContext): void {
@@ -236,10 +295,38 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
   })
 }
 
-/** Empty (or blank) body -> `{}`; anything else must be a JSON object. */
+/**
+ * Deepest nesting of arrays and objects a request body may have. JSON.parse copes with any depth,
+ * but the recursive work done later (JSON.stringify of an event, of the saved state) overflows the
+ * stack on bodies nested a few hundred thousand levels deep, which fit in 1 MB.
+ */
+export const MAX_JSON_DEPTH = 64
+
+/** Whether JSON `text` nests arrays/objects deeper than `max` (a linear scan, no recursion). */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++ // backslash: skip the escaped character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) {
+      inString = true
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--
+    }
+  }
+  return false
+}
+
+/** Empty (or blank) body -> `{}`; anything else must be a JSON object nested at most {@link MAX_JSON_DEPTH} deep. */
 export function parseJsonBody(buf: Buffer): Record<string, unknown> {
   const text = buf.toString('utf8')
   if (text.trim() === '') return {}
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw validationError(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`)
   let value: unknown
   try {
     value = JSON.parse(text)

@@ -34,6 +34,7 @@ export interface RunningEmulator {
   baseUrl: string
   keys: EmulatorKeys
   store: Store
+  /** Stops the server and writes the final state; rejects with a StateSaveError (exit 1) if that write fails. */
   close(): Promise<void>
 }
 
@@ -51,8 +52,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const router = registerRoutes(new Router(), app)
   const stateFile = opts.statePath ? new StateFile(opts.statePath, store, log) : undefined
   if (stateFile) {
+    // Saved before listening: a --state that cannot be written fails here, not at the first change.
+    await stateFile.init()
     stateFile.watch()
-    if (!loaded) await stateFile.save()
   }
 
   const server = createServer({keepAlive: true}, createRequestListener(router, app))
@@ -67,7 +69,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       })
     })
   } catch (err) {
-    await stateFile?.close()
+    await stateFile?.close().catch(() => undefined)
     throw err
   }
   const {port} = server.address() as AddressInfo

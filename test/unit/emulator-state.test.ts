@@ -50,7 +50,7 @@ async function waitFor(check: () => Promise<boolean>, ms = 3000): Promise<void> 
 
 describe('state file', () => {
   it('round-trips keys, entities, subaccounts, moves, activity and idempotency keys', async () => {
-    const path = join(dir, 'nested', 'state.json')
+    const path = join(dir, 'state.json')
     const em1 = await start(path)
     // A fresh start is saved at once (the keys must survive a crash), owner-only.
     const mode = (await stat(path)).mode & 0o777

@@ -290,7 +290,7 @@ describe('account transfers', () => {
     expect((await adv({status: 'failed'})).body.data.status).toBe('failed')
     expect((await adv({})).status).toBe(400)
     expect((await adv({status: 'bogus'})).status).toBe(400)
-    const missing = await fetch(`${baseUrl}/_emulator/transfers/nope/advance`, {method: 'POST'})
+    const missing = await fetch(`${baseUrl}/_emulator/transfers/nope/advance`, {method: 'POST', headers: {'content-type': 'application/json'}})
     expect(missing.status).toBe(404)
   })
 

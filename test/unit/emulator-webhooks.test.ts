@@ -159,7 +159,7 @@ describe('webhook endpoints', () => {
 
 describe('deliveries', () => {
   beforeAll(async () => {
-    expect((await control('POST', '/_emulator/reset')).status).toBe(200)
+    expect((await control('POST', '/_emulator/reset', {})).status).toBe(200)
   })
 
   it('signs and sends the raw envelope to each active endpoint whose allowlist holds the type', async () => {

@@ -28,6 +28,7 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     host: Flags.string({summary: 'Loopback address to bind.', default: '127.0.0.1'}),
     state: Flags.string({summary: 'Load state from FILE if it exists and save it there on every change and on exit.'}),
     'write-profile': Flags.string({summary: 'Save a profile NAME with the base URL and the test entity\'s key.'}),
+    force: Flags.boolean({summary: 'With --write-profile, replace an existing profile of that name.', dependsOn: ['write-profile']}),
     'fault-rate': Flags.string({summary: 'Share of /api/ requests that fail (0 to 1), before or after the write commits.'}),
     'fault-kinds': Flags.string({summary: 'Comma-separated faults to inject: 500, 502, 503, 504, 429, reset, latency.', default: '500,503,reset,latency'}),
     seed: Flags.integer({summary: 'Seed of the fault generator (reproducible runs).'}),
@@ -37,6 +38,10 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     const f = this.flags
     if (!isLoopbackHost(f.host)) throw new UsageError(`--host ${f.host} is not a loopback address; the emulator only binds to loopback.`)
     const profileName = f['write-profile'] === undefined ? undefined : validateProfileName(f['write-profile'])
+    // Checked before anything listens: an existing profile (perhaps a LIVE one) is never replaced silently.
+    if (profileName && new ProfileStore().get(profileName) && !f.force) {
+      throw new UsageError(`Profile "${profileName}" already exists; use --force to replace it.`)
+    }
     const stopped = this.stopSignal()
     const {startEmulator} = await import('../../emulator/index.js')
     let emu
@@ -70,6 +75,7 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
       )
     }
     await stopped
+    // Rejects (exit 1) when the final save of --state fails.
     await emu.close()
     if (!this.out.machine) process.stderr.write('Emulator stopped.\n')
   }
