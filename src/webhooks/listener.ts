@@ -287,6 +287,7 @@ export class WebhookListener {
   private undici?: typeof import('undici')
   private readonly queueFullLog: ThrottledLog
   private readonly dropLog: ThrottledLog
+  private readonly rejectedSockets = new WeakSet<Duplex>()
 
   constructor(private readonly opts: ListenerOptions) {
     if (opts.forwardTo) {
@@ -363,19 +364,25 @@ export class WebhookListener {
 
   /** A request Node's HTTP parser rejected, or one that did not arrive in time: counted, logged, answered when possible. */
   private clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-    // A peer that hung up is not a request to reject.
-    if (err.code === 'ECONNRESET' || err.code === 'EPIPE') {
+    // A peer that hung up is not a request to reject; a socket already rejected is not counted twice.
+    if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || this.rejectedSockets.has(socket)) {
       socket.destroy()
       return
     }
+    this.rejectedSockets.add(socket)
     const reason: Rejection = err.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'malformed_request'
     const status = REJECTION_STATUS[reason]
-    this.stats.received++
+    // When the request already reached the handler (a body too slow, or cut short), it was counted there.
+    const inResponse = (socket as unknown as {_httpMessage?: ServerResponse})._httpMessage
+    if (inResponse && reason !== 'request_timeout') {
+      socket.destroy()
+      return
+    }
+    if (!inResponse) this.stats.received++
     this.count(reason)
     const why = reason === 'request_timeout' ? 'the request did not arrive in time' : reason === 'headers_too_large' ? 'the request headers are too large' : `the HTTP parser rejected the request (${err.code ?? 'error'})`
-    const peer = (socket as Socket).remoteAddress ?? '?'
-    this.opts.log(`rejected ${status} ${reason}: ${why} (from ${peer})`)
-    const inResponse = (socket as unknown as {_httpMessage?: ServerResponse})._httpMessage
+    const peer = (socket as Socket).remoteAddress
+    this.opts.log(`rejected ${status} ${reason}: ${why}${peer ? ` (from ${peer})` : ''}`)
     if (socket.writable && !inResponse?.headersSent) {
       const payload = JSON.stringify({error: reason, message: why})
       const text = {400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large'}[status as 400 | 408 | 431]
