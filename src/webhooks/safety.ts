@@ -38,7 +38,6 @@ export function jsonDepth(raw: Uint8Array, stopAbove = Number.POSITIVE_INFINITY)
 
 // C0 controls (ESC among them), DEL, C1 controls (CSI among them), line and paragraph separators,
 // and the bidirectional overrides and isolates that reorder what a terminal shows.
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
 /**

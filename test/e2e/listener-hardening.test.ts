@@ -98,7 +98,6 @@ describe('a signed event cannot stop the listener', () => {
     await until(() => l.stdout().includes('evt_'), () => `the event line: ${l.stdout()}`)
     await l.waitForLog(/ignored evt_/)
     const done = await l.stop()
-    // eslint-disable-next-line no-control-regex
     const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/
     expect(done.stdout).not.toMatch(raw)
     expect(done.stderr).not.toMatch(raw)
