@@ -2,37 +2,76 @@
  * The local webhook receiver behind `payops webhooks listen`: an HTTP(S) server that verifies
  * each delivery's signature in constant time against every given secret, rejects stale timestamps,
  * answers at once, drops duplicate event ids, and optionally forwards the raw body and signature
- * headers to another URL (after answering). It never prints: accepted events go to `onEvent`, log
- * lines to `log`; the command decides the format.
+ * headers to another URL (after answering) through a bounded queue. It never prints: accepted
+ * events go to `onEvent`, log lines to `log`; the command decides the format.
  *
  * Answers: 200 accepted (also for duplicates and for types outside `--events`); 400 missing
- * headers, malformed timestamp, malformed JSON or not an event envelope; 401 bad signature or
- * stale timestamp; 404 another path; 405 another method; 413 a body over the size limit.
+ * headers, malformed timestamp, malformed JSON, not an event envelope, an event nested deeper than
+ * MAX_EVENT_DEPTH, or a request the HTTP parser rejects; 401 bad signature or stale timestamp;
+ * 404 another path; 405 another method; 408 a request not received in time; 413 a body over the
+ * size limit; 431 headers too large; 503 with Retry-After when the forward queue is full.
+ *
+ * Robustness: every request and every event is handled inside its own guard, so nothing one
+ * request carries (nesting, size, bytes, a printer or forwarder that throws) stops the server;
+ * slow or idle connections time out after a few seconds, and open connections are capped.
  */
 import {loadUndici} from '../api/transport.js'
 import {createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
-import type {AddressInfo} from 'node:net'
+import type {AddressInfo, Socket} from 'node:net'
+import type {Duplex} from 'node:stream'
+import {ForwardQueue} from './forward-queue.js'
+import {
+  DEFAULT_FORWARD_CONCURRENCY,
+  DEFAULT_FORWARD_QUEUE,
+  DEFAULT_MAX_CONNECTIONS,
+  FORWARD_TIMEOUT_MS,
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  MAX_BODY_BYTES,
+  MAX_EVENT_DEPTH,
+  REQUEST_TIMEOUT_MS,
+  TIMEOUT_CHECK_INTERVAL_MS,
+} from './limits.js'
+import {escapeControls, jsonDepth} from './safety.js'
 import {SIGNATURE_HEADER, TIMESTAMP_HEADER, describeFailure, verify, type VerifyFailure} from './signature.js'
 import type {WebhookEvent} from './samples.js'
 
-export const MAX_BODY_BYTES = 1024 * 1024
+export {FORWARD_TIMEOUT_MS, MAX_BODY_BYTES, MAX_EVENT_DEPTH} from './limits.js'
 /** Past this, an oversized body is not drained: the 413 is sent and the connection closed. */
 const MAX_DRAIN_BYTES = 8 * MAX_BODY_BYTES
-export const FORWARD_TIMEOUT_MS = 10_000
 
-export type Rejection = VerifyFailure | 'malformed_json' | 'invalid_envelope' | 'not_found' | 'method_not_allowed' | 'payload_too_large'
+export type Rejection =
+  | VerifyFailure
+  | 'malformed_json'
+  | 'invalid_envelope'
+  | 'too_deep'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'payload_too_large'
+  | 'queue_full'
+  | 'malformed_request'
+  | 'request_timeout'
+  | 'headers_too_large'
+  | 'too_many_connections'
 
 export const REJECTION_STATUS: Record<Rejection, number> = {
   missing_header: 400,
   malformed_timestamp: 400,
   malformed_json: 400,
   invalid_envelope: 400,
+  too_deep: 400,
+  malformed_request: 400,
   bad_signature: 401,
   stale_timestamp: 401,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   payload_too_large: 413,
+  headers_too_large: 431,
+  queue_full: 503,
+  // The connection is closed without an answer; the number is only for the record.
+  too_many_connections: 503,
 }
 
 /** Remembers the latest `capacity` event ids (oldest forgotten first). */
@@ -40,11 +79,20 @@ export class RecentIds {
   private readonly ids = new Set<string>()
   constructor(private readonly capacity = 100_000) {}
 
+  has(id: string): boolean {
+    return this.ids.has(id)
+  }
+
+  add(id: string): void {
+    if (this.ids.has(id)) return
+    this.ids.add(id)
+    if (this.ids.size > this.capacity) this.ids.delete(this.ids.values().next().value as string)
+  }
+
   /** True when `id` was already seen; records it otherwise. */
   seen(id: string): boolean {
     if (this.ids.has(id)) return true
-    this.ids.add(id)
-    if (this.ids.size > this.capacity) this.ids.delete(this.ids.values().next().value as string)
+    this.add(id)
     return false
   }
 
@@ -59,6 +107,8 @@ export type Decision =
   | {outcome: 'filtered'; status: 200; event: WebhookEvent; secretIndex: number}
   | {outcome: 'rejected'; status: number; reason: Rejection; message: string}
 
+type Rejected = Extract<Decision, {outcome: 'rejected'}>
+
 export interface DecideOptions {
   secrets: readonly string[]
   toleranceSec?: number
@@ -66,9 +116,16 @@ export interface DecideOptions {
   events?: ReadonlySet<string>
   seen: RecentIds
   now?: number
+  /** Deepest accepted nesting (default MAX_EVENT_DEPTH). */
+  maxDepth?: number
+  /**
+   * Asked before a new event is accepted: false refuses it with `queue_full` (503) and leaves its
+   * id unrecorded, so that the sender's retry is processed.
+   */
+  admit?: () => boolean
 }
 
-function reject(reason: Rejection, message: string): Decision {
+function reject(reason: Rejection, message: string): Rejected {
   return {outcome: 'rejected', status: REJECTION_STATUS[reason], reason, message}
 }
 
@@ -77,18 +134,21 @@ export function checkRoute(method: string | undefined, rawUrl: string | undefine
   const url = rawUrl ?? '/'
   const q = url.indexOf('?')
   const p = q === -1 ? url : url.slice(0, q)
-  if (p !== path) return reject('not_found', `no webhook endpoint at ${p} (listening on ${path})`)
+  if (p !== path) return reject('not_found', `no webhook endpoint at ${escapeControls(p)} (listening on ${path})`)
   if (method !== 'POST') return reject('method_not_allowed', `${method ?? '?'} is not allowed: webhooks are delivered with POST`)
   return undefined
 }
 
 /**
  * Decides on one delivery from its headers and raw body: signature first (so that nothing of an
- * unauthentic request is trusted), then the JSON envelope, then duplicates and the type filter.
+ * unauthentic request is trusted), then the nesting depth (before parsing), the JSON envelope,
+ * duplicates, the type filter and room to process it.
  */
 export function decide(signature: string | undefined, timestamp: string | undefined, rawBody: Buffer, opts: DecideOptions): Decision {
   const v = verify({secrets: opts.secrets, signature, timestamp, rawBody, toleranceSec: opts.toleranceSec, now: opts.now})
   if (!v.ok) return reject(v.reason, describeFailure(v.reason, opts.toleranceSec))
+  const maxDepth = opts.maxDepth ?? MAX_EVENT_DEPTH
+  if (jsonDepth(rawBody, maxDepth) > maxDepth) return reject('too_deep', `the event is nested deeper than ${maxDepth} levels`)
   let parsed: unknown
   try {
     parsed = JSON.parse(rawBody.toString('utf8'))
@@ -100,8 +160,13 @@ export function decide(signature: string | undefined, timestamp: string | undefi
     return reject('invalid_envelope', 'the body is not an event envelope {id, type, data}')
   }
   const event: WebhookEvent = {id: o.id, type: o.type, data: o.data as Record<string, unknown>}
-  if (opts.seen.seen(event.id)) return {outcome: 'duplicate', status: 200, event, secretIndex: v.secretIndex}
-  if (opts.events && !opts.events.has(event.type)) return {outcome: 'filtered', status: 200, event, secretIndex: v.secretIndex}
+  if (opts.seen.has(event.id)) return {outcome: 'duplicate', status: 200, event, secretIndex: v.secretIndex}
+  if (opts.events && !opts.events.has(event.type)) {
+    opts.seen.add(event.id)
+    return {outcome: 'filtered', status: 200, event, secretIndex: v.secretIndex}
+  }
+  if (opts.admit && !opts.admit()) return reject('queue_full', 'the forward queue is full; retry later')
+  opts.seen.add(event.id)
   return {outcome: 'accepted', status: 200, event, secretIndex: v.secretIndex}
 }
 
@@ -133,7 +198,10 @@ export function formatSummary(s: ListenerStats, forwarding: boolean): string {
     `duplicates ${s.duplicates}`,
     `filtered ${s.filtered}`,
   ]
-  if (forwarding) parts.push(`forwarded ${s.forwarded}${s.forward_failed ? ` (failed ${s.forward_failed})` : ''}`)
+  if (forwarding) {
+    const notes = [s.forward_failed ? `failed ${s.forward_failed}` : '', s.rejected.queue_full ? `refused ${s.rejected.queue_full} with 503: queue full` : ''].filter(Boolean)
+    parts.push(`forwarded ${s.forwarded}${notes.length ? ` (${notes.join(', ')})` : ''}`)
+  }
   return parts.join(', ')
 }
 
@@ -152,21 +220,94 @@ export interface ListenerOptions {
   toleranceSec?: number
   events?: ReadonlySet<string>
   forwardTo?: string
+  /** Forwards in flight at once (default DEFAULT_FORWARD_CONCURRENCY). */
+  forwardConcurrency?: number
+  /** Verified events waiting for a forward slot (default DEFAULT_FORWARD_QUEUE); past it, 503. */
+  forwardQueue?: number
+  /** Abandon a forward after this (default FORWARD_TIMEOUT_MS). */
+  forwardTimeoutMs?: number
+  /** Open connections at once (default DEFAULT_MAX_CONNECTIONS). */
+  maxConnections?: number
   tls?: {cert: string | Buffer; key: string | Buffer}
   maxBodyBytes?: number
+  maxDepth?: number
+  /** Request timeouts (defaults in limits.ts); tests shorten them. */
+  headersTimeoutMs?: number
+  requestTimeoutMs?: number
   onEvent: (accepted: AcceptedEvent) => void
   log: (line: string) => void
+}
+
+interface ForwardJob {
+  event: WebhookEvent
+  body: Buffer
+  signature: string
+  timestamp: string
+}
+
+/** Logs the first occurrence at once, then at most one line per interval with the count since. */
+class ThrottledLog {
+  private pending = 0
+  private last = 0
+  private timer?: NodeJS.Timeout
+  constructor(
+    private readonly log: (line: string) => void,
+    private readonly text: (n: number) => string,
+    private readonly intervalMs = 1_000,
+  ) {}
+
+  hit(): void {
+    const now = Date.now()
+    if (now - this.last >= this.intervalMs && !this.timer) {
+      this.last = now
+      this.log(this.text(1))
+      return
+    }
+    this.pending++
+    this.timer ??= setTimeout(() => this.flush(), this.intervalMs - (now - this.last)).unref()
+  }
+
+  flush(): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    if (this.pending === 0) return
+    this.last = Date.now()
+    const n = this.pending
+    this.pending = 0
+    this.log(this.text(n))
+  }
 }
 
 export class WebhookListener {
   readonly stats = emptyStats()
   private readonly seen = new RecentIds()
   private server?: Server
-  private readonly forwards = new Set<Promise<void>>()
+  private readonly queue?: ForwardQueue<ForwardJob>
   private forwardAgent?: import('undici').Agent
   private undici?: typeof import('undici')
+  private readonly queueFullLog: ThrottledLog
+  private readonly dropLog: ThrottledLog
+  private readonly rejectedSockets = new WeakSet<Duplex>()
 
-  constructor(private readonly opts: ListenerOptions) {}
+  constructor(private readonly opts: ListenerOptions) {
+    if (opts.forwardTo) {
+      this.queue = new ForwardQueue(opts.forwardConcurrency ?? DEFAULT_FORWARD_CONCURRENCY, opts.forwardQueue ?? DEFAULT_FORWARD_QUEUE, (job) => this.forward(job))
+    }
+    const c = this.queue
+    this.queueFullLog = new ThrottledLog(opts.log, (n) =>
+      `rejected 503 queue_full: ${n === 1 ? 'a verified event was' : `${n} verified events were`} answered 503 with Retry-After (${c?.inFlight ?? 0} forwards in flight, ${c?.queued ?? 0} queued)`,
+    )
+    this.dropLog = new ThrottledLog(opts.log, (n) => `rejected too_many_connections: closed ${n} connection${n === 1 ? '' : 's'} over the limit of ${this.maxConnections} open at once`)
+  }
+
+  private get maxConnections(): number {
+    return this.opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS
+  }
+
+  /** Forwards in flight and waiting (zeros when not forwarding). */
+  get forwardLoad(): {inFlight: number; queued: number} {
+    return {inFlight: this.queue?.inFlight ?? 0, queued: this.queue?.queued ?? 0}
+  }
 
   get url(): string {
     const addr = this.server?.address() as AddressInfo | null | undefined
@@ -178,13 +319,32 @@ export class WebhookListener {
   async start(): Promise<string> {
     if (this.opts.forwardTo) {
       this.undici = await loadUndici()
-      this.forwardAgent = new this.undici.Agent({keepAliveTimeout: 5_000, connections: 16})
+      this.forwardAgent = new this.undici.Agent({keepAliveTimeout: 5_000, connections: this.queue!.concurrency})
     }
-    const handler = (req: IncomingMessage, res: ServerResponse) => this.handle(req, res)
-    const server = this.opts.tls ? createHttpsServer({cert: this.opts.tls.cert, key: this.opts.tls.key, keepAlive: true}, handler) : createHttpServer({keepAlive: true}, handler)
-    server.on('clientError', (_err, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n')
-      else socket.destroy()
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      try {
+        this.handle(req, res)
+      } catch (err) {
+        this.internalError(res, err)
+      }
+    }
+    const headersTimeout = this.opts.headersTimeoutMs ?? HEADERS_TIMEOUT_MS
+    const requestTimeout = Math.max(headersTimeout, this.opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS)
+    const common = {keepAlive: true, connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_INTERVAL_MS, headersTimeout)}
+    const server = this.opts.tls
+      ? createHttpsServer({...common, cert: this.opts.tls.cert, key: this.opts.tls.key, handshakeTimeout: headersTimeout}, handler)
+      : createHttpServer(common, handler)
+    server.headersTimeout = headersTimeout
+    server.requestTimeout = requestTimeout
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+    // A connection that goes quiet mid-request (or never sends a byte) is closed after this.
+    server.setTimeout(requestTimeout)
+    server.maxConnections = this.maxConnections
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.clientError(err, socket))
+    server.on('drop', () => {
+      this.stats.received++
+      this.count('too_many_connections')
+      this.dropLog.hit()
     })
     this.server = server
     await new Promise<void>((resolve, reject) => {
@@ -198,6 +358,40 @@ export class WebhookListener {
     return this.url
   }
 
+  private count(reason: Rejection): void {
+    this.stats.rejected[reason] = (this.stats.rejected[reason] ?? 0) + 1
+  }
+
+  /** A request Node's HTTP parser rejected, or one that did not arrive in time: counted, logged, answered when possible. */
+  private clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+    // A peer that hung up is not a request to reject; a socket already rejected is not counted twice.
+    if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || this.rejectedSockets.has(socket)) {
+      socket.destroy()
+      return
+    }
+    this.rejectedSockets.add(socket)
+    const reason: Rejection = err.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'malformed_request'
+    const status = REJECTION_STATUS[reason]
+    // When the request already reached the handler (a body too slow, or cut short), it was counted there.
+    const inResponse = (socket as unknown as {_httpMessage?: ServerResponse})._httpMessage
+    if (inResponse && reason !== 'request_timeout') {
+      socket.destroy()
+      return
+    }
+    if (!inResponse) this.stats.received++
+    this.count(reason)
+    const why = reason === 'request_timeout' ? 'the request did not arrive in time' : reason === 'headers_too_large' ? 'the request headers are too large' : `the HTTP parser rejected the request (${err.code ?? 'error'})`
+    const peer = (socket as Socket).remoteAddress
+    this.opts.log(`rejected ${status} ${reason}: ${why}${peer ? ` (from ${peer})` : ''}`)
+    if (socket.writable && !inResponse?.headersSent) {
+      const payload = JSON.stringify({error: reason, message: why})
+      const text = {400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large'}[status as 400 | 408 | 431]
+      socket.end(`HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nconnection: close\r\n\r\n${payload}`)
+      // If the peer does not read, do not wait for it.
+      setTimeout(() => socket.destroy(), 1_000).unref()
+    } else socket.destroy()
+  }
+
   private answer(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
     if (res.headersSent || res.destroyed) return
     const payload = JSON.stringify(body)
@@ -205,10 +399,20 @@ export class WebhookListener {
     res.end(payload)
   }
 
-  private rejected(res: ServerResponse, req: IncomingMessage, d: Extract<Decision, {outcome: 'rejected'}>, headers?: Record<string, string>): void {
-    this.stats.rejected[d.reason] = (this.stats.rejected[d.reason] ?? 0) + 1
+  private internalError(res: ServerResponse, err: unknown): void {
+    try {
+      this.answer(res, 500, {error: 'internal_error'})
+      this.opts.log(`internal error: ${escapeControls(String((err as Error)?.message ?? err))}`)
+    } catch {
+      res.destroy()
+    }
+  }
+
+  private rejected(res: ServerResponse, req: IncomingMessage, d: Rejected, headers?: Record<string, string>): void {
+    this.count(d.reason)
     this.answer(res, d.status, {error: d.reason, message: d.message}, headers)
-    this.opts.log(`rejected ${d.status} ${d.reason}: ${d.message} (${req.method ?? '?'} ${(req.url ?? '/').split('?')[0]})`)
+    if (d.reason === 'queue_full') return this.queueFullLog.hit()
+    this.opts.log(`rejected ${d.status} ${d.reason}: ${d.message} (${req.method ?? '?'} ${escapeControls((req.url ?? '/').split('?')[0])})`)
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -221,8 +425,7 @@ export class WebhookListener {
     }
     const max = this.opts.maxBodyBytes ?? MAX_BODY_BYTES
     const tooLarge = (close: boolean) => {
-      const d = reject('payload_too_large', `the body is larger than ${max} bytes`) as Extract<Decision, {outcome: 'rejected'}>
-      this.rejected(res, req, d, close ? {connection: 'close'} : undefined)
+      this.rejected(res, req, reject('payload_too_large', `the body is larger than ${max} bytes`), close ? {connection: 'close'} : undefined)
     }
     const declared = Number(req.headers['content-length'])
     if (Number.isFinite(declared) && declared > MAX_DRAIN_BYTES) {
@@ -248,67 +451,80 @@ export class WebhookListener {
       } else chunks.push(chunk)
     })
     req.on('end', () => {
-      if (over) return res.headersSent ? undefined : tooLarge(false)
-      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)
-      const signature = header(req, SIGNATURE_HEADER)
-      const timestamp = header(req, TIMESTAMP_HEADER)
-      let d: Decision
       try {
-        d = decide(signature, timestamp, body, {secrets: this.opts.secrets, toleranceSec: this.opts.toleranceSec, events: this.opts.events, seen: this.seen})
+        if (over) return res.headersSent ? undefined : tooLarge(false)
+        this.received(req, res, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))
       } catch (err) {
-        this.answer(res, 500, {error: 'internal_error'})
-        this.opts.log(`internal error: ${(err as Error).message}`)
-        return
+        this.internalError(res, err)
       }
-      if (d.outcome === 'rejected') return this.rejected(res, req, d)
-      // Answer first; everything else happens after the receiver has its 2XX.
-      this.answer(res, 200, {received: true, ...(d.outcome === 'accepted' ? {} : {[d.outcome]: true})})
-      this.stats.verified++
-      if (d.outcome === 'duplicate') {
-        this.stats.duplicates++
-        this.opts.log(`duplicate ${d.event.id} (${d.event.type}): answered 200, not processed again`)
-        return
-      }
-      if (d.outcome === 'filtered') {
-        this.stats.filtered++
-        this.opts.log(`ignored ${d.event.id} (${d.event.type}): not in --events`)
-        return
-      }
+    })
+  }
+
+  private received(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+    const signature = header(req, SIGNATURE_HEADER)
+    const timestamp = header(req, TIMESTAMP_HEADER)
+    const queue = this.queue
+    const d = decide(signature, timestamp, body, {
+      secrets: this.opts.secrets,
+      toleranceSec: this.opts.toleranceSec,
+      events: this.opts.events,
+      seen: this.seen,
+      maxDepth: this.opts.maxDepth,
+      admit: queue ? () => queue.hasRoom : undefined,
+    })
+    if (d.outcome === 'rejected') return this.rejected(res, req, d, d.reason === 'queue_full' ? {'retry-after': String(queue!.retryAfterSeconds())} : undefined)
+    // Answer first; everything else happens after the sender has its 2XX.
+    this.answer(res, 200, {received: true, ...(d.outcome === 'accepted' ? {} : {[d.outcome]: true})})
+    this.stats.verified++
+    const what = `${escapeControls(d.event.id)} (${escapeControls(d.event.type)})`
+    if (d.outcome === 'duplicate') {
+      this.stats.duplicates++
+      this.opts.log(`duplicate ${what}: answered 200, not processed again`)
+      return
+    }
+    if (d.outcome === 'filtered') {
+      this.stats.filtered++
+      this.opts.log(`ignored ${what}: not in --events`)
+      return
+    }
+    try {
       this.opts.onEvent({event: d.event, timestamp: timestamp!, secretIndex: d.secretIndex, receivedAt: new Date().toISOString()})
-      if (this.opts.forwardTo) this.forward(d.event, body, signature!, timestamp!)
-    })
+    } catch (err) {
+      this.opts.log(`could not print ${what}: ${escapeControls(String((err as Error)?.message ?? err))}`)
+    }
+    // Room was checked by `admit` in this same tick, so the queue takes it.
+    if (queue) queue.offer({event: d.event, body, signature: signature!, timestamp: timestamp!})
   }
 
-  private forward(event: WebhookEvent, body: Buffer, signature: string, timestamp: string): void {
+  private async forward({event, body, signature, timestamp}: ForwardJob): Promise<void> {
     const target = this.opts.forwardTo!
+    const timeoutMs = this.opts.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS
+    const what = `${escapeControls(event.id)} (${escapeControls(event.type)})`
     const started = Date.now()
-    const p = this.undici!.request(target, {
-      method: 'POST',
-      headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signature, [TIMESTAMP_HEADER]: timestamp, 'user-agent': 'payops-webhooks-listen'},
-      body,
-      dispatcher: this.forwardAgent,
-      signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
-      headersTimeout: FORWARD_TIMEOUT_MS,
-      bodyTimeout: FORWARD_TIMEOUT_MS,
-    })
-      .then(async (res) => {
-        await res.body.dump().catch(() => undefined)
-        const ok = res.statusCode >= 200 && res.statusCode < 300
-        if (ok) this.stats.forwarded++
-        else this.stats.forward_failed++
-        this.opts.log(`forwarded ${event.id} (${event.type}) to ${target}: ${res.statusCode} in ${Date.now() - started} ms`)
+    try {
+      const res = await this.undici!.request(target, {
+        method: 'POST',
+        headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signature, [TIMESTAMP_HEADER]: timestamp, 'user-agent': 'payops-webhooks-listen'},
+        body,
+        dispatcher: this.forwardAgent,
+        signal: AbortSignal.timeout(timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       })
-      .catch((err: unknown) => {
-        this.stats.forward_failed++
-        const e = err as {code?: string; name?: string; message?: string}
-        const why = /Timeout|Abort/.test(e.name ?? '') ? `timed out after ${FORWARD_TIMEOUT_MS / 1000} s` : (e.code ?? e.message ?? 'error')
-        this.opts.log(`forward of ${event.id} (${event.type}) to ${target} failed: ${why}`)
-      })
-      .finally(() => this.forwards.delete(p))
-    this.forwards.add(p)
+      await res.body.dump().catch(() => undefined)
+      const ok = res.statusCode >= 200 && res.statusCode < 300
+      if (ok) this.stats.forwarded++
+      else this.stats.forward_failed++
+      this.opts.log(`forwarded ${what} to ${target}: ${res.statusCode} in ${Date.now() - started} ms`)
+    } catch (err) {
+      this.stats.forward_failed++
+      const e = err as {code?: string; name?: string; message?: string}
+      const why = /Timeout|Abort/.test(e.name ?? '') ? `timed out after ${timeoutMs / 1000} s` : (e.code ?? e.message ?? 'error')
+      this.opts.log(`forward of ${what} to ${target} failed: ${why}`)
+    }
   }
 
-  /** Stops accepting, waits (briefly) for forwards in flight, and closes. */
+  /** Stops accepting, lets queued and in-flight forwards finish for up to `graceMs`, and closes. */
   async close(graceMs = 3_000): Promise<void> {
     const server = this.server
     if (server) {
@@ -322,10 +538,19 @@ export class WebhookListener {
         server.closeIdleConnections()
       })
     }
-    if (this.forwards.size) {
-      await Promise.race([Promise.allSettled([...this.forwards]), new Promise((r) => setTimeout(r, graceMs).unref())])
+    this.queueFullLog.flush()
+    this.dropLog.flush()
+    const queue = this.queue
+    if (queue && !(await queue.drain(graceMs))) {
+      const dropped = queue.stop()
+      if (dropped) {
+        this.stats.forward_failed += dropped
+        this.opts.log(`${dropped} queued forward${dropped === 1 ? ' was' : 's were'} not sent: stopping`)
+      }
     }
     await this.forwardAgent?.destroy().catch(() => undefined)
+    // Forwards cut short by the agent's end record their failure.
+    if (queue) await queue.drain(500)
   }
 }
 

@@ -1,36 +1,42 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
-import {readFileArg, readStdin} from '../../flags.js'
+import {readFileArg} from '../../flags.js'
 import {UsageError} from '../../errors.js'
-import {parseEventTypes, parseTargetUrl, resolveSecrets} from '../../webhooks/options.js'
+import {DEFAULT_FORWARD_CONCURRENCY, DEFAULT_FORWARD_QUEUE, DEFAULT_MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_EVENT_DEPTH, REQUEST_TIMEOUT_MS} from '../../webhooks/limits.js'
+import {parseEventTypes, parseTargetUrl, secretFileFlag, secretsFromFlags} from '../../webhooks/options.js'
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override summary = 'Receive webhooks locally: verify signatures, drop duplicates, print each event.'
   static override description = [
     'Verifies X-Webhook-Signature (HMAC-SHA256 of "{timestamp}.{raw body}") in constant time against each --secret, rejects timestamps more than --tolerance seconds away, answers 200 at once and prints one line per event on stdout (one JSON object per line with -o json or ndjson). Rejections, duplicates and forwarding results are logged on stderr. Ctrl-C prints a summary and exits 0.',
-    'Answers: 200 accepted, duplicate, or outside --events; 400 missing headers, malformed timestamp, malformed JSON or not an event; 401 bad signature or stale timestamp; 404 another path; 405 another method; 413 a body over 1 MB.',
-    'No API key is needed. Secrets come from --secret (repeatable, e.g. old and new during a rotation) or PAYOPS_WEBHOOK_SECRETS (comma-separated) / PAYOPS_WEBHOOK_SECRET; they are never printed.',
+    `Answers: 200 accepted, duplicate, or outside --events; 400 missing headers, malformed timestamp, malformed JSON, not an event, an event nested more than ${MAX_EVENT_DEPTH} levels deep, or a malformed HTTP request; 401 bad signature or stale timestamp; 404 another path; 405 another method; 408 a request not received within ${REQUEST_TIMEOUT_MS / 1000} s (headers within ${HEADERS_TIMEOUT_MS / 1000} s); 413 a body over 1 MB; 431 headers too large; 503 with Retry-After when --forward-to is behind and its queue is full (the sender retries later).`,
+    `Limits: at most --max-connections open connections (more are closed at once); idle keep-alive connections close after ${KEEP_ALIVE_TIMEOUT_MS / 1000} s; at most --forward-concurrency forwards in flight and --forward-queue waiting, each abandoned after 10 s.`,
+    'No API key is needed. Secrets come from PAYOPS_WEBHOOK_SECRETS (comma-separated) / PAYOPS_WEBHOOK_SECRET, --secret-file (one per line) or --secret (visible in `ps`); repeat for a rotation (old and new). They are never printed.',
   ].join('\n\n')
   static override examples = [
-    '<%= config.bin %> webhooks listen --secret "$WEBHOOK_SECRET"',
-    '<%= config.bin %> webhooks listen --port 0 --secret "$OLD" --secret "$NEW" --events payin.settled,payin.failed -o ndjson',
-    '<%= config.bin %> webhooks listen --secret "$WEBHOOK_SECRET" --forward-to http://localhost:3000/webhooks',
+    'PAYOPS_WEBHOOK_SECRET="$WEBHOOK_SECRET" <%= config.bin %> webhooks listen',
+    '<%= config.bin %> webhooks listen --port 0 --secret-file old.secret --secret-file new.secret --events payin.settled,payin.failed -o ndjson',
+    '<%= config.bin %> webhooks listen --secret-file webhook.secret --forward-to http://localhost:3000/webhooks --forward-concurrency 4',
   ]
   static override flags = {
     port: Flags.integer({summary: 'Port to listen on (0 picks a free one; the URL is printed on stderr).', default: 4242, min: 0, max: 65535}),
     host: Flags.string({summary: 'Address to bind.', default: '127.0.0.1'}),
     path: Flags.string({summary: 'Path that receives deliveries; other paths get 404.', default: '/'}),
-    secret: Flags.string({summary: 'Signing secret to verify with (repeatable).', multiple: true}),
+    secret: Flags.string({summary: 'Signing secret to verify with (repeatable). Visible in `ps`: prefer PAYOPS_WEBHOOK_SECRET or --secret-file.', multiple: true}),
+    'secret-file': secretFileFlag(),
     tolerance: Flags.integer({summary: 'Largest accepted timestamp age, in seconds.', default: 300, min: 0}),
     events: Flags.string({summary: 'Only print these comma-separated event types (others are answered 200 and ignored).'}),
     'forward-to': Flags.string({summary: 'Forward each verified event (raw body and signature headers) to this URL.'}),
+    'forward-concurrency': Flags.integer({summary: 'Forwards in flight at once.', default: DEFAULT_FORWARD_CONCURRENCY, min: 1, max: 256}),
+    'forward-queue': Flags.integer({summary: 'Verified events waiting to be forwarded; when full, deliveries get 503 with Retry-After.', default: DEFAULT_FORWARD_QUEUE, min: 0, max: 10_000}),
+    'max-connections': Flags.integer({summary: 'Open connections at once; more are closed at once.', default: DEFAULT_MAX_CONNECTIONS, min: 1, max: 65_535}),
     'tls-cert': Flags.string({summary: 'PEM certificate file: serve HTTPS.', dependsOn: ['tls-key']}),
     'tls-key': Flags.string({summary: 'PEM private key file for --tls-cert.', dependsOn: ['tls-cert']}),
   }
 
   async run(): Promise<void> {
     const f = this.flags
-    const secrets = resolveSecrets(f.secret)
+    const secrets = await secretsFromFlags(f, (line) => this.out.note(line))
     if (!f.path.startsWith('/')) throw new UsageError(`--path "${f.path}" must start with "/".`)
     const events = parseEventTypes(f.events, '--events')
     const forwardTo = f['forward-to'] === undefined ? undefined : parseTargetUrl(f['forward-to'], '--forward-to')
@@ -40,12 +46,15 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
 
     const {WebhookListener, formatSummary} = await import('../../webhooks/listener.js')
     const {redact} = await import('../../api/redact.js')
-    const format = this.out.format
-    const paint = this.out.paint
-    const log = (line: string) => process.stderr.write(`${redact(line)}\n`)
-    let csvHeader = format === 'csv'
-    const stringify = format === 'csv' ? (await import('csv-stringify/sync')).stringify : undefined
+    const {EventPrinter} = await import('../../webhooks/print.js')
     const multi = secrets.length > 1
+    const printer = new EventPrinter({
+      format: this.out.format,
+      paint: this.out.paint,
+      multi,
+      stringify: this.out.format === 'csv' ? (await import('csv-stringify/sync')).stringify : undefined,
+    })
+    const log = (line: string) => process.stderr.write(`${redact(line)}\n`)
     const listener = new WebhookListener({
       host: f.host,
       port: f.port,
@@ -54,21 +63,13 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
       toleranceSec: f.tolerance,
       events: events ? new Set(events) : undefined,
       forwardTo,
+      forwardConcurrency: f['forward-concurrency'],
+      forwardQueue: f['forward-queue'],
+      maxConnections: f['max-connections'],
       tls,
       log,
-      onEvent: ({event, timestamp, secretIndex, receivedAt}) => {
-        let line: string
-        if (format === 'json' || format === 'ndjson') {
-          line = JSON.stringify({received_at: receivedAt, id: event.id, type: event.type, data: event.data, timestamp: Number(timestamp), secret_index: secretIndex, verified: true}) + '\n'
-        } else if (stringify) {
-          const rows = [[receivedAt, event.id, event.type, timestamp, String(secretIndex), JSON.stringify(event.data)]]
-          if (csvHeader) rows.unshift(['received_at', 'id', 'type', 'timestamp', 'secret_index', 'data'])
-          csvHeader = false
-          line = stringify(rows, {record_delimiter: '\r\n'})
-        } else {
-          line = `${paint.dim(receivedAt)}  ${paint.bold(event.type)}  ${event.id}  ${JSON.stringify(event.data)}${multi ? paint.dim(`  (secret #${secretIndex + 1})`) : ''}\n`
-        }
-        process.stdout.write(line)
+      onEvent: (accepted) => {
+        process.stdout.write(printer.line(accepted))
       },
     })
     let url: string
@@ -82,7 +83,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
     }
     const what = [`${secrets.length} secret${multi ? 's' : ''}`, `tolerance ${f.tolerance} s`]
     if (events) what.push(`events ${events.join(',')}`)
-    if (forwardTo) what.push(`forwarding to ${forwardTo}`)
+    if (forwardTo) what.push(`forwarding to ${forwardTo} (${f['forward-concurrency']} at once, ${f['forward-queue']} queued at most)`)
     log(`Listening on ${url} (${what.join(', ')}). Press Ctrl-C to stop.`)
     await stopped
     await listener.close()

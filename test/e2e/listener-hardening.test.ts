@@ -1,0 +1,272 @@
+/**
+ * `webhooks listen`, `verify` and `trigger` under hostile or heavy input, as real processes: a
+ * deeply nested signed event, control characters in event text, a slow --forward-to target under
+ * load (503 with Retry-After, bounded memory), slow and malformed connections, an endless payload
+ * for verify, and secrets given without showing them in `ps`.
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import {createHmac} from 'node:crypto'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import {connect} from 'node:net'
+import {join} from 'node:path'
+import autocannon from 'autocannon'
+import {afterAll, describe, expect, it} from 'vitest'
+import {BIN, cleanEnv, knownSecrets, run, tempDir} from './helpers.js'
+
+const SECRET = 'whsec_e2eHardeningSecretValue00000000000000001'
+knownSecrets.add(SECRET)
+const NOTE = /--secret is visible to other users in the process list/
+
+const procs: ChildProcess[] = []
+const servers: Server[] = []
+afterAll(async () => {
+  for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL')
+  for (const s of servers) s.closeAllConnections(), s.close()
+})
+
+/** HMAC computed here, independently of the code under test. */
+const hmac = (ts: number | string, body: string | Buffer) => createHmac('sha256', SECRET).update(`${ts}.`).update(body).digest('hex')
+const now = () => Math.floor(Date.now() / 1000)
+const signed = (body: string | Buffer, ts = now()) => ({'content-type': 'application/json', 'x-webhook-signature': hmac(ts, body), 'x-webhook-timestamp': String(ts)})
+const post = (url: string, body: string) => fetch(url, {method: 'POST', headers: signed(body), body})
+
+async function until(check: () => boolean, what: () => string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what()}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+async function listen(args: string[], env: Record<string, string> = {PAYOPS_WEBHOOK_SECRET: SECRET}) {
+  const proc = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', ...args], {env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe']})
+  procs.push(proc)
+  let stdout = ''
+  let stderr = ''
+  proc.stdout!.on('data', (d) => (stdout += d))
+  proc.stderr!.on('data', (d) => (stderr += d))
+  await until(() => /Listening on (\S+)/.test(stderr) || proc.exitCode !== null, () => `listener start: ${stderr}`, 20_000)
+  if (proc.exitCode !== null) throw new Error(`listener exited ${proc.exitCode}: ${stderr}`)
+  const url = /Listening on (\S+)/.exec(stderr)![1]
+  return {
+    proc,
+    url,
+    port: Number(new URL(url).port),
+    stdout: () => stdout,
+    stderr: () => stderr,
+    waitForLog: (re: RegExp, ms?: number) => until(() => re.test(stderr), () => `${re} in: ${stderr}`, ms),
+    stop: () =>
+      new Promise<{code: number | null; stdout: string; stderr: string; summary: Record<string, any>}>((resolve) => {
+        const done = () => {
+          for (const s of knownSecrets) expect(stdout.includes(s) || stderr.includes(s), 'a secret was printed').toBe(false)
+          const last = stderr.trim().split('\n').at(-1) ?? ''
+          resolve({code: proc.exitCode, stdout, stderr, summary: last.startsWith('{') ? JSON.parse(last).summary : undefined})
+        }
+        if (proc.exitCode !== null) return done()
+        proc.once('exit', done)
+        proc.kill('SIGINT')
+      }),
+  }
+}
+
+describe('a signed event cannot stop the listener', () => {
+  it('an event nested 5,000 deep is refused with 400 and logged; the listener keeps serving and prints its summary', async () => {
+    const l = await listen(['-o', 'ndjson'])
+    const deep = `{"id":"evt_deep","type":"payin.settled","data":{"x":${'['.repeat(5000)}${']'.repeat(5000)}}}`
+    expect(deep.length).toBeLessThan(11_000)
+    const res = await post(l.url, deep)
+    expect(res.status).toBe(400)
+    expect(await res.json()).toMatchObject({error: 'too_deep'})
+    await l.waitForLog(/rejected 400 too_deep: the event is nested deeper than 64 levels/)
+    const ok = '{"id":"evt_after_deep","type":"payin.settled","data":{"payin_id":"p1"}}'
+    expect((await post(l.url, ok)).status).toBe(200)
+    await until(() => l.stdout().includes('evt_after_deep'), () => `the event line: ${l.stdout()}`)
+    const done = await l.stop()
+    expect(done.code).toBe(0)
+    expect(done.stderr).not.toMatch(/RangeError|Maximum call stack/)
+    expect(done.stdout.trim().split('\n').map((s) => JSON.parse(s).id)).toEqual(['evt_after_deep'])
+    expect(done.summary).toMatchObject({received: 2, verified: 1, rejected: {too_deep: 1}})
+  })
+
+  it('control characters and ANSI escapes in a signed event are escaped in table output and log lines', async () => {
+    const l = await listen(['-o', 'table', '--events', 'payin.settled'])
+    const body = JSON.stringify({id: 'evt_\u001b[2J\u001b[31mred\u0007', type: 'payin.settled', data: {note: 'a\u009b31m\u202eb'}})
+    expect((await post(l.url, body)).status).toBe(200)
+    const other = JSON.stringify({id: 'evt_\u001b]0;title\u0007', type: 'payout.failed', data: {}})
+    expect((await post(l.url, other)).status).toBe(200)
+    await until(() => l.stdout().includes('evt_'), () => `the event line: ${l.stdout()}`)
+    await l.waitForLog(/ignored evt_/)
+    const done = await l.stop()
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/
+    expect(done.stdout).not.toMatch(raw)
+    expect(done.stderr).not.toMatch(raw)
+    expect(done.stdout).toContain('evt_\\x1b[2J\\x1b[31mred\\x07')
+    expect(done.stderr).toContain('ignored evt_\\x1b]0;title\\x07 (payout.failed)')
+  })
+})
+
+describe('forwarding back-pressure', () => {
+  /** A target that answers every request after `delayMs`. */
+  async function slowTarget(delayMs: number) {
+    let got = 0
+    const server = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => {
+        got++
+        setTimeout(() => res.end('ok'), delayMs)
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    servers.push(server)
+    return {url: `http://127.0.0.1:${(server.address() as {port: number}).port}/in`, got: () => got}
+  }
+
+  it('a full forward queue answers 503 with Retry-After, counted in the summary', async () => {
+    const target = await slowTarget(800)
+    const l = await listen(['-o', 'ndjson', '--forward-to', target.url, '--forward-concurrency', '2', '--forward-queue', '3'])
+    const answers = await Promise.all(Array.from({length: 12}, (_, i) => post(l.url, JSON.stringify({id: `evt_bp_${i}`, type: 'payin.settled', data: {}}))))
+    const statuses = answers.map((r) => r.status)
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5)
+    expect(statuses.filter((s) => s === 503)).toHaveLength(7)
+    for (const r of answers.filter((a) => a.status === 503)) expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    await l.waitForLog(/rejected 503 queue_full/)
+    await until(() => target.got() === 5, () => `5 forwards, got ${target.got()}`)
+    await l.waitForLog(/forwarded evt_bp_\d+ .*: 200/)
+    const done = await l.stop()
+    expect(done.code).toBe(0)
+    expect(done.summary.rejected).toEqual({queue_full: 7})
+    expect(done.summary.forwarded).toBe(5)
+    expect(done.stderr).toMatch(/forwarded 5 \(refused 7 with 503: queue full\)/)
+    // Only the 5 accepted events were printed.
+    expect(done.stdout.trim().split('\n')).toHaveLength(5)
+  })
+
+  it('under load against a slow target, memory stays bounded and every delivery is answered 200 or 503', async () => {
+    const target = await slowTarget(2_000)
+    const l = await listen(['-o', 'ndjson', '--forward-to', target.url])
+    const pad = 'x'.repeat(100 * 1024)
+    let n = 0
+    const result = await autocannon({
+      url: l.url,
+      connections: 10,
+      duration: 2,
+      requests: [
+        {
+          method: 'POST',
+          setupRequest: (req: Record<string, unknown>) => {
+            const body = `{"id":"evt_load_${n++}","type":"payin.settled","data":{"pad":"${pad}"}}`
+            return {...req, body, headers: signed(body)}
+          },
+        },
+      ],
+    })
+    const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${l.proc.pid}/status`, 'utf8'))![1]) * 1024
+    expect(result.errors).toBe(0)
+    const codes = Object.keys(result.statusCodeStats ?? {}).sort()
+    expect(codes.every((c) => c === '200' || c === '503')).toBe(true)
+    expect(codes).toContain('503')
+    expect(hwm).toBeLessThan(400 * 1024 * 1024)
+    const done = await l.stop()
+    expect(done.code).toBe(0)
+    expect(done.summary.rejected.queue_full).toBeGreaterThan(0)
+    expect(done.summary.forwarded + done.summary.forward_failed).toBeLessThanOrEqual(8 + 64)
+  })
+})
+
+describe('connections and malformed requests', () => {
+  it('idle connections are closed within seconds (408), malformed requests get 400; both are logged and counted', async () => {
+    const l = await listen(['-o', 'ndjson', '--max-connections', '8'])
+    const started = Date.now()
+    const open = (send?: string) =>
+      new Promise<{ms: number; got: string}>((resolve) => {
+        const s = connect(l.port, '127.0.0.1', () => send && s.write(send))
+        let got = ''
+        s.on('data', (d) => (got += d))
+        s.on('error', () => undefined)
+        s.on('close', () => resolve({ms: Date.now() - started, got}))
+      })
+    const garbage = await open('GARBAGE\x00\r\n\r\n')
+    expect(garbage.got).toMatch(/^HTTP\/1\.1 400 Bad Request/)
+    await l.waitForLog(/rejected 400 malformed_request: the HTTP parser rejected the request/)
+    // Slowloris: 10 connections that send half a request head, against a cap of 8.
+    const slow = await Promise.all(Array.from({length: 10}, () => open('POST / HTTP/1.1\r\nHost: x\r\n')))
+    for (const r of slow) expect(r.ms).toBeLessThan(9_000)
+    expect(slow.filter((r) => r.got.startsWith('HTTP/1.1 408')).length).toBeGreaterThanOrEqual(1)
+    await l.waitForLog(/rejected 408 request_timeout/)
+    await l.waitForLog(/rejected too_many_connections: closed \d+ connection/)
+    const ok = '{"id":"evt_after_slow","type":"payin.settled","data":{}}'
+    expect((await post(l.url, ok)).status).toBe(200)
+    const done = await l.stop()
+    expect(done.summary.rejected.malformed_request).toBe(1)
+    expect(done.summary.rejected.request_timeout).toBeGreaterThanOrEqual(1)
+    expect(done.summary.rejected.too_many_connections).toBeGreaterThanOrEqual(1)
+    expect(done.stderr).toMatch(/Summary: received \d+, verified 1, rejected \d+ \(malformed_request 1/)
+  }, 30_000)
+})
+
+describe('verify reads a bounded payload; secrets stay out of ps', () => {
+  const body = '{"id":"evt_v","type":"payin.settled","data":{}}'
+  const ts = now()
+  const base = ['webhooks', 'verify', '--timestamp', String(ts), '--signature', hmac(ts, body)]
+
+  it('verify --payload-file /dev/zero stops at 1 MB with a one-line usage error (exit 2); so does a huge stdin', async () => {
+    const t = Date.now()
+    const zero = await run([...base, '--payload-file', '/dev/zero'], {env: {PAYOPS_WEBHOOK_SECRET: SECRET}})
+    expect(zero.code).toBe(2)
+    expect(zero.stderr.trim().split('\n')[0]).toMatch(/--payload-file \/dev\/zero: more than 1 MB, the largest body `webhooks listen` accepts/)
+    expect(Date.now() - t).toBeLessThan(15_000)
+    // An endless stdin: the command stops reading and exits; the writer then sees EPIPE.
+    const proc = spawn(process.execPath, [BIN, ...base], {env: cleanEnv({PAYOPS_WEBHOOK_SECRET: SECRET}), stdio: ['pipe', 'pipe', 'pipe']})
+    procs.push(proc)
+    let stderr = ''
+    proc.stderr!.on('data', (d) => (stderr += d))
+    proc.stdin!.on('error', () => undefined)
+    const chunk = Buffer.alloc(64 * 1024, 0x78)
+    const feed = () => {
+      while (proc.exitCode === null && proc.stdin!.writable && proc.stdin!.write(chunk));
+    }
+    proc.stdin!.on('drain', feed)
+    feed()
+    const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve))
+    expect(code).toBe(2)
+    expect(stderr).toMatch(/stdin: more than 1 MB/)
+  })
+
+  it('--secret prints a note on stderr; PAYOPS_WEBHOOK_SECRET and --secret-file do not, on verify, trigger and listen', async () => {
+    const dir = tempDir()
+    const file = join(dir.path, 'webhook.secret')
+    writeFileSync(file, `${SECRET}\n`)
+    const payload = join(dir.path, 'body.json')
+    writeFileSync(payload, body)
+
+    const byFlag = await run([...base, '--payload-file', payload, '--secret', SECRET, '-o', 'table'])
+    expect(byFlag.code).toBe(0)
+    expect(byFlag.stderr).toMatch(NOTE)
+    const byFile = await run([...base, '--payload-file', payload, '--secret-file', file, '-o', 'table'])
+    expect(byFile.code, byFile.stderr).toBe(0)
+    expect(byFile.stdout).toBe('valid\n')
+    expect(byFile.stderr).not.toMatch(NOTE)
+    const byStdin = await run([...base, '--payload-file', payload, '--secret-file', '-', '-o', 'table'], {input: `${SECRET}\n`})
+    expect(byStdin.code, byStdin.stderr).toBe(0)
+    expect((await run([...base, '--secret-file', '-'], {input: body})).code).toBe(2)
+    const byEnv = await run([...base, '--payload-file', payload, '-o', 'table'], {env: {PAYOPS_WEBHOOK_SECRET: SECRET}})
+    expect(byEnv.code).toBe(0)
+    expect(byEnv.stderr).toBe('')
+
+    const l = await listen(['-o', 'ndjson', '--secret-file', file], {})
+    expect(l.stderr()).not.toMatch(NOTE)
+    const trig = await run(['webhooks', 'trigger', 'payin.settled', '--url', l.url, '--secret-file', '-', '-o', 'json'], {input: SECRET})
+    expect(trig.code, trig.stderr).toBe(0)
+    expect(trig.stderr).not.toMatch(NOTE)
+    const trigFlag = await run(['webhooks', 'trigger', 'payin.failed', '--url', l.url, '--secret', SECRET, '-o', 'json'])
+    expect(trigFlag.code).toBe(0)
+    expect(trigFlag.stderr).toMatch(NOTE)
+    await until(() => l.stdout().trim().split('\n').length === 2, () => `two events: ${l.stdout()}`)
+    expect((await l.stop()).code).toBe(0)
+    const flagListener = await listen(['-o', 'ndjson', '--secret', SECRET], {})
+    expect(flagListener.stderr()).toMatch(NOTE)
+    expect((await flagListener.stop()).code).toBe(0)
+    dir.cleanup()
+  })
+})
