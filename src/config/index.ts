@@ -103,6 +103,13 @@ export class ProfileStore {
     return this.read().profiles[name]
   }
 
+  /** The profile a save would replace: refused (exit 2) unless `force`, so none is replaced silently. */
+  replaceable(name: string, force: boolean | undefined): Profile | undefined {
+    const existing = this.get(name)
+    if (existing && !force) throw new UsageError(`Profile "${name}" already exists; use --force to replace it.`)
+    return existing
+  }
+
   require(name: string): Profile {
     const p = this.get(name)
     if (!p) throw new UsageError(`No profile named "${name}". See \`payops profiles list\`.`)

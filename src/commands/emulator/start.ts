@@ -39,9 +39,7 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     if (!isLoopbackHost(f.host)) throw new UsageError(`--host ${f.host} is not a loopback address; the emulator only binds to loopback.`)
     const profileName = f['write-profile'] === undefined ? undefined : validateProfileName(f['write-profile'])
     // Checked before anything listens: an existing profile (perhaps a LIVE one) is never replaced silently.
-    if (profileName && new ProfileStore().get(profileName) && !f.force) {
-      throw new UsageError(`Profile "${profileName}" already exists; use --force to replace it.`)
-    }
+    if (profileName) new ProfileStore().replaceable(profileName, f.force)
     const stopped = this.stopSignal()
     const {startEmulator} = await import('../../emulator/index.js')
     let emu

@@ -27,8 +27,7 @@ export default class ProfilesAdd extends BaseCommand<typeof ProfilesAdd> {
   async run(): Promise<void> {
     const name = validateProfileName(this.args.name)
     const store = new ProfileStore()
-    const existing = store.get(name)
-    if (existing && !this.flags.force) throw new UsageError(`Profile "${name}" already exists; use --force to replace it.`)
+    const existing = store.replaceable(name, this.flags.force)
     const baseUrl = validateBaseUrl(this.flags['base-url'])
     const apiKey = await this.readKey()
     if (keyMode(apiKey) === 'unknown') throw new UsageError(`That key does not start with live_ or test_ (${redactKey(apiKey)}); refusing to save it.`)
