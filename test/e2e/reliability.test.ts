@@ -50,7 +50,7 @@ describe('transport retries against emulator faults', () => {
   it('a move whose response was lost after commit is retried with its key and moves money once', async () => {
     const before = await incoming(b)
     await faults({queue: [{kind: '500', phase: 'after'}], methods: ['POST']})
-    const r = await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '4321', '--debug'])
+    const r = await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '4321', '--debug', '-o', 'table'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/← 500 POST \/api\/subaccounts\/move .*attempt 1\/3/)
     expect(r.stderr).toMatch(/← 200 POST \/api\/subaccounts\/move .*attempt 2\/3/)
