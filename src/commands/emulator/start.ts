@@ -40,7 +40,7 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     const profileName = f['write-profile'] === undefined ? undefined : validateProfileName(f['write-profile'])
     // Checked before anything listens: an existing profile (perhaps a LIVE one) is never replaced silently.
     if (profileName) new ProfileStore().replaceable(profileName, f.force)
-    const stopped = this.stopSignal()
+    const stopped = this.ctx.stopSignal()
     const {startEmulator} = await import('../../emulator/index.js')
     let emu
     try {

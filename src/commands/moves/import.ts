@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
+import {confirmBatch, limitReport} from '../../movements/command.js'
 import {NotConfirmedError, PartialError, UsageError} from '../../errors.js'
 import {formatMoney, toDecimalString} from '../../money.js'
 import {importFile, type ImportPlan} from '../../import/index.js'
@@ -48,6 +49,7 @@ function describeTotals(totals: Record<string, number>): string {
 }
 
 export default class MovesImport extends ApiCommand<typeof MovesImport> {
+  static override areas = ['moves', 'subaccounts'] as const
   static override summary = 'Create moves from a CSV file, exactly once, resumable after any interruption.'
   static override description = `Columns: from, to, and amount (a decimal, with a currency column or --currency) or amount_in_minor_units; optional idempotency_key, auto_approve and metadata.<key> columns. Every row is validated and checked before anything is sent (the file itself, that each source and destination exists for this key, currencies, the profile's limits; all problems are listed with their line numbers; --dry-run does every check and stops there). The row count and the total per currency are shown for confirmation (always on LIVE keys; on test keys unless --yes).
 
@@ -127,7 +129,7 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
     if (pending.length > 0) {
       const currencies = Object.keys(totals)
       const typed = currencies.length === 1 ? toDecimalString(totals[currencies[0]], currencies[0]) : String(pending.length)
-      await this.confirmMovement({action: summaryLine, amount: describeTotals(totals), details: {journal: plan.journalPath}}, movements, typed, {evenOnTest: true})
+      await confirmBatch(this.ctx, this.flags, {action: summaryLine, amount: describeTotals(totals), details: {journal: plan.journalPath}}, movements, typed, {evenOnTest: true})
     }
     const progress = await this.progressBar(plan.rows.length)
     const abort = new AbortController()
@@ -148,7 +150,7 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
     let result
     try {
       const {pipelineSender} = await import('../../import/send.js')
-      const send = pipelineSender(await this.movementPorts(['move.create']))
+      const send = pipelineSender(await this.ctx.movementPorts(['move.create'], {yes: f.yes, overrideLimits: f['override-limits']}))
       result = await importFile.run(plan, {concurrency: f.concurrency, send, signal: abort.signal, onProgress: (n) => progress?.update(n)})
     } finally {
       progress?.stop()
@@ -176,7 +178,7 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
 
   /** Every row over the profile's limits is listed; refused (exit 3) unless --override-limits (confirmed later). */
   private enforceLimits(rows: MatchedRow[]): void {
-    const violations = this.limitReport(this.movements(rows))
+    const violations = limitReport(this.ctx, this.movements(rows))
     if (!violations.length) return
     for (const v of violations) this.out.note(v)
     if (!this.flags['override-limits']) {
@@ -191,9 +193,9 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
   private async confirmResend(count: number): Promise<void> {
     if (this.flags.yes) return
     const what = `send ${plural(count, 'row')} again that ${count === 1 ? 'was' : 'were'} already sent`
-    if (!this.interactive) throw new NotConfirmedError(`Refusing to ${what} without confirmation: no terminal to ask on. Re-run with --yes to confirm.`)
+    if (!this.ctx.prompter.interactive) throw new NotConfirmedError(`Refusing to ${what} without confirmation: no terminal to ask on. Re-run with --yes to confirm.`)
     if (!this.isLive) {
-      if (!(await this.ask(`Send ${plural(count, 'row')} again as new moves?`))) throw new NotConfirmedError('Not confirmed: nothing was sent.')
+      if (!(await this.ctx.prompter.confirm(`Send ${plural(count, 'row')} again as new moves?`))) throw new NotConfirmedError('Not confirmed: nothing was sent.')
       return
     }
     const {input} = await import('@inquirer/prompts')

@@ -1,11 +1,13 @@
 import {Flags, ux} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
+import {renderOutcome, runOne} from '../../movements/command.js'
 import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../../output/columns.js'
 import {amountInput, moneyFlags, parseDate, parseKeyValues, optional} from '../../flags.js'
 import {TRANSFER_RAILS, type AccountTransfer} from '../../api/schemas/transfers.js'
 import {WaitTimeoutError, isFinalTransferStatus} from '../../api/transfers.js'
 
 export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> {
+  static override areas = ['transfers', 'treasury'] as const
   static override summary = 'Transfer funds between two treasury accounts.'
   static override description = [
     '--currency is required and must be the source account\'s currency; --amount is parsed exactly with its minor-unit exponent.',
@@ -35,7 +37,7 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
 
   async run(): Promise<void> {
     const f = this.flags
-    const outcome = await this.movement({
+    const outcome = await runOne(this.ctx, this.flags, {
       kind: 'transfer.create',
       from: f.from,
       to: f.to,
@@ -50,7 +52,7 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
     let transfer = outcome.resource as AccountTransfer
     if (outcome.http_status === 202) this.out.note(`Accepted (202): transfer ${transfer.id} is ${transfer.status}; processing continues${f.wait ? '' : ' (use --wait to follow it)'}.`)
     if (f.wait && !isFinalTransferStatus(transfer.status)) transfer = await this.follow(transfer)
-    await this.renderOutcome(outcome, TRANSFER_COLUMNS, TRANSFER_KNOWN, transfer)
+    await renderOutcome(this.ctx, outcome, TRANSFER_COLUMNS, TRANSFER_KNOWN, transfer)
   }
 
   /** --wait: polls through the API layer; a spinner on a terminal, quiet otherwise. */

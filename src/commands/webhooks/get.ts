@@ -3,6 +3,7 @@ import {ApiCommand} from '../../base-command.js'
 import {WEBHOOK_COLUMNS, WEBHOOK_KNOWN} from '../../output/columns.js'
 
 export default class WebhooksGet extends ApiCommand<typeof WebhooksGet> {
+  static override areas = ['webhooks'] as const
   static override summary = 'Show one webhook endpoint (without its secret).'
   static override args = {id: Args.string({description: 'webhook endpoint id', required: true})}
 

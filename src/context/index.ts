@@ -1,0 +1,81 @@
+/**
+ * The command context: everything a command uses from the world — IO streams (with their TTY
+ * state), the output renderer, the prompter, the clock, the config dir, the resolved profile and
+ * the API — handed to it from one place. `processContext()` builds it from the process; tests build
+ * one from fakes (`test/unit/context.ts`) and call a command's `run(opts, ctx)` in-process, as gh's
+ * Factory does.
+ */
+import type {Readable, Writable} from 'node:stream'
+import type {Api, ApiArea} from '../api/index.js'
+import type {AuditHook} from '../api/client.js'
+import type {ResolvedContext} from '../config/resolve.js'
+import type {MovementKind, MovementPorts, Prompter} from '../movements/types.js'
+import type {Output} from '../output/index.js'
+
+export interface IOStreams {
+  stdout: Writable
+  stderr: Writable
+  stdin: Readable
+  stdinIsTTY: boolean
+  stdoutIsTTY: boolean
+  stderrIsTTY: boolean
+  env: NodeJS.ProcessEnv
+}
+
+export interface Clock {
+  now(): number
+  sleep(ms: number): Promise<void>
+}
+
+export interface CommandContext {
+  io: IOStreams
+  out: Output
+  prompter: Prompter
+  clock: Clock
+  /** Where profiles, the audit trail and local state live (PAYOPS_CONFIG_DIR). */
+  configDir: string
+  /** The profile, key and base URL, with where each came from (resolved on first use). */
+  readonly profile: ResolvedContext
+  readonly isLive: boolean
+  /** The API with the given areas loaded (the client is built once). */
+  api(areas?: readonly ApiArea[]): Promise<Api>
+  /** Records every mutating request (the audit trail). */
+  audit(): AuditHook
+  /** What the movement pipeline needs, for these kinds of movement. */
+  movementPorts(kinds: readonly MovementKind[], flags: {yes?: boolean; overrideLimits?: boolean}): Promise<MovementPorts>
+  /** Resolves on the first SIGINT or SIGTERM. Call it before printing anything long-running. */
+  stopSignal(): Promise<void>
+  /** Closes what was opened (the API's connections). */
+  close(): Promise<void>
+}
+
+/** The process's own streams. */
+export function processIO(): IOStreams {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    env: process.env,
+  }
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+}
+
+/** Resolves on the first SIGINT or SIGTERM of this process. */
+export function processStopSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      resolve()
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+}
