@@ -12,7 +12,7 @@ import {resolveContext, type ResolvedContext} from '../config/resolve.js'
 import {AuthError, UsageError} from '../errors.js'
 import type {MovementKind, MovementPorts} from '../movements/types.js'
 import type {Output} from '../output/index.js'
-import {processIO, processStopSignal, systemClock, type CommandContext, type IOStreams} from './index.js'
+import {processExitNow, processInterrupts, processIO, processStopSignal, systemClock, type CommandContext, type IOStreams} from './index.js'
 import {terminalPrompter} from './prompter.js'
 
 export interface ConnectionFlags {
@@ -120,6 +120,8 @@ export function processContext(opts: FactoryOptions): CommandContext {
       }
     },
     stopSignal: processStopSignal,
+    onInterrupt: processInterrupts,
+    exitNow: processExitNow,
     async close() {
       if (api) await (await api.catch(() => undefined))?.close().catch(() => undefined)
     },

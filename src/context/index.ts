@@ -45,6 +45,10 @@ export interface CommandContext {
   movementPorts(kinds: readonly MovementKind[], flags: {yes?: boolean; overrideLimits?: boolean}): Promise<MovementPorts>
   /** Resolves on the first SIGINT or SIGTERM. Call it before printing anything long-running. */
   stopSignal(): Promise<void>
+  /** Calls `handler` with the count on every SIGINT or SIGTERM until the returned function is called. */
+  onInterrupt(handler: (count: number) => void): () => void
+  /** Ends the process at once (a second Ctrl-C); tests record the code instead. */
+  exitNow(code: number): void
   /** Closes what was opened (the API's connections). */
   close(): Promise<void>
 }
@@ -78,4 +82,20 @@ export function processStopSignal(): Promise<void> {
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
   })
+}
+
+/** Every SIGINT or SIGTERM of this process, counted, until unsubscribed. */
+export function processInterrupts(handler: (count: number) => void): () => void {
+  let count = 0
+  const on = () => handler(++count)
+  process.on('SIGINT', on)
+  process.on('SIGTERM', on)
+  return () => {
+    process.off('SIGINT', on)
+    process.off('SIGTERM', on)
+  }
+}
+
+export function processExitNow(code: number): void {
+  process.exit(code)
 }

@@ -36,6 +36,8 @@ export interface TestContext {
   stop(): void
   /** Milliseconds the fake clock slept in total. */
   slept(): number
+  /** Codes passed to exitNow (a second Ctrl-C). */
+  exits: number[]
 }
 
 export function testContext(o: TestContextOptions = {}): TestContext {
@@ -66,6 +68,9 @@ export function testContext(o: TestContextOptions = {}): TestContext {
   let now = Date.parse('2026-11-23T12:00:00Z')
   let slept = 0
   let stop: () => void = () => undefined
+  let interrupt: ((count: number) => void) | undefined
+  let interrupts = 0
+  const exits: number[] = []
   const stopped = new Promise<void>((resolve) => (stop = resolve))
   const profile: ResolvedContext = {
     profileName: 'test-profile',
@@ -110,7 +115,24 @@ export function testContext(o: TestContextOptions = {}): TestContext {
       newKey: () => 'generated-key',
     }),
     stopSignal: () => stopped,
+    onInterrupt: (handler) => {
+      interrupt = handler
+      return () => (interrupt = undefined)
+    },
+    exitNow: (code) => exits.push(code),
     close: async () => undefined,
   }
-  return {ctx, stdout: () => stdoutText, stderr: () => stderrText, asked, audit, stop: () => stop(), slept: () => slept}
+  return {
+    ctx,
+    stdout: () => stdoutText,
+    stderr: () => stderrText,
+    asked,
+    audit,
+    stop: () => {
+      stop()
+      interrupt?.(++interrupts)
+    },
+    slept: () => slept,
+    exits,
+  }
 }
