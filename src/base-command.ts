@@ -9,7 +9,7 @@ import type {PaginateOptions, Page} from './api/paginate.js'
 import {redact} from './api/redact.js'
 import {classify} from './classify.js'
 import {processContext} from './context/factory.js'
-import {processIO, type CommandContext} from './context/index.js'
+import {endQuietlyOnClosedPipe, processIO, type CommandContext} from './context/index.js'
 import {PayopsError, UsageError} from './errors.js'
 import {readStdin} from './flags.js'
 import type {Summary} from './movements/types.js'
@@ -52,9 +52,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   public override async init(): Promise<void> {
     await super.init()
-    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0)
-    })
+    endQuietlyOnClosedPipe()
     const ctor = this.ctor as typeof BaseCommand
     const {args, flags, argv} = await this.parse({
       flags: ctor.flags,

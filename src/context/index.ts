@@ -96,6 +96,13 @@ export function processInterrupts(handler: (count: number) => void): () => void 
   }
 }
 
+/** `payops … | head`: a reader that went away ends the process quietly, with the exit code so far. */
+export function endQuietlyOnClosedPipe(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+  })
+}
+
 export function processExitNow(code: number): void {
   process.exit(code)
 }
