@@ -245,6 +245,22 @@ export class Output {
   }
 
   /** Renders any JSON value (the `api` command, query results). */
+  /** One line of text on stdout, as it is (banners; never data a script parses). */
+  writeLine(text: string): Promise<void> {
+    return this.write(`${text}\n`)
+  }
+
+  /** One compact JSON line on stdout, whatever the format (a start-up line scripts read). */
+  jsonLine(value: unknown): Promise<void> {
+    return this.write(`${JSON.stringify(value)}\n`)
+  }
+
+  /** --query and --columns apply to data; a command whose output is not data refuses them (exit 2). */
+  refuseSelection(what: string): void {
+    if (this.query !== undefined) throw new UsageError(`--query does not apply to ${what}.`)
+    if (this.selection !== undefined) throw new UsageError(`--columns does not apply to ${what}.`)
+  }
+
   async value(value: unknown): Promise<void> {
     return this.emit(await this.applyQuery(value))
   }

@@ -24,6 +24,7 @@ export interface TestContextOptions {
   stdin?: string
   configDir?: string
   columns?: string[]
+  query?: string
 }
 
 export interface TestContext {
@@ -52,7 +53,7 @@ export function testContext(o: TestContextOptions = {}): TestContext {
   const answers = [...(o.answers ?? [])]
   const asked: string[] = []
   const audit: TestContext['audit'] = []
-  const output = new Output({format: o.format ?? 'json', color: false, stdout: out, stderr: err, columns: o.columns})
+  const output = new Output({format: o.format ?? 'json', color: false, stdout: out, stderr: err, columns: o.columns, query: o.query})
   const prompter: Prompter = {
     interactive: o.interactive ?? false,
     confirm: async (m) => {
