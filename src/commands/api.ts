@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../base-command.js'
-import {confirmMutation, runOne} from '../movements/command.js'
+import {confirmMutation, finishOutcome, runOne} from '../movements/command.js'
 import {readFileArg} from '../flags.js'
-import {PartialError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
 import {buildRawRequest, RAW_METHODS, type RawMethod} from '../api/raw.js'
 
 export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
@@ -41,23 +41,16 @@ export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
       readFile: (file) => readFileArg(file, '-F').toString('utf8'),
     })
     if (f.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only.')
-    const {movementOfRaw} = await import('../movements/raw.js')
-    const movement = movementOfRaw(req)
+    const movement = (await import('../movements/raw.js')).movementOfRaw(req)
     if (movement) {
       // Money moves through the same pipeline as the dedicated commands; the raw body is printed.
       const outcome = await runOne(this.ctx, this.flags, movement)
       await this.out.value(outcome.body)
-      this.out.outcome({kind: outcome.kind, id: outcome.id, idempotency_key: outcome.idempotency_key, status: outcome.status}, outcome.sentence)
-      if (outcome.warning) this.out.warn(outcome.warning)
-      if (outcome.partial) throw new PartialError(outcome.sentence)
-      return
+      return finishOutcome(this.ctx, outcome)
     }
     if (method !== 'GET') await confirmMutation(this.ctx, this.flags, {action: `${method} ${req.path}`})
     const api = await this.api()
-    if (f.paginate) {
-      await this.out.list(api.raw.paginate(req), [])
-      return
-    }
+    if (f.paginate) return this.out.list(api.raw.paginate(req), [])
     const res = await api.raw.send(req)
     if (res.warning) this.out.warn(res.warning)
     if (res.body === undefined) this.out.note(`${res.status} (no body)`)
