@@ -50,7 +50,7 @@ export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
     }
     if (method !== 'GET') await confirmMutation(this.ctx, this.flags, {action: `${method} ${req.path}`})
     const api = await this.api()
-    if (f.paginate) return this.out.list(api.raw.paginate(req), [])
+    if (f.paginate) return void (await this.out.list(api.raw.paginate(req), []))
     const res = await api.raw.send(req)
     if (res.warning) this.out.warn(res.warning)
     if (res.body === undefined) this.out.note(`${res.status} (no body)`)
