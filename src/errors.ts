@@ -147,11 +147,6 @@ export class ApiError extends PayopsError {
   }
 }
 
-export function describeError(err: unknown): string {
-  if (err instanceof ApiError) return err.describe()
-  if (err instanceof Error) return err.message
-  return String(err)
-}
 
 /**
  * An Idempotency-Key that already names a different movement: the request was not carried out.

@@ -6,6 +6,7 @@
 import type * as z from 'zod/mini'
 import {ApiError, NetworkError, ResponseError, UsageError} from '../errors.js'
 import {isLoopbackHost} from '../net.js'
+import {oneLine} from '../text.js'
 import {describeIssues, readErrorBody} from './schemas/common.js'
 import {redact, redactKey, registerSecret} from './redact.js'
 import {FetchTransport, PoolTransport, type Transport} from './transport.js'
@@ -103,7 +104,7 @@ export interface ApiResponse<T> {
 
 type Out<S> = S extends z.ZodMiniType ? z.output<S> : unknown
 
-export {isLoopbackHost}
+export {isLoopbackHost, oneLine}
 
 /** Encodes each interpolated value as one path segment: p`/api/moves/${id}`. */
 export function p(strings: TemplateStringsArray, ...values: Array<string | number>): string {
@@ -446,9 +447,4 @@ function headerValue(v: string | string[] | undefined): string | undefined {
 
 function truncate(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n)}… (${s.length} bytes)` : s
-}
-
-export function oneLine(s: string, n: number): string {
-  const flat = s.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim()
-  return flat.length > n ? `${flat.slice(0, n)}…` : flat
 }

@@ -4,6 +4,7 @@
  */
 import type {Writable} from 'node:stream'
 import {formatMoney, toDecimalString} from '../money.js'
+import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
 import {colorize, type Paint} from './color.js'
 
@@ -138,9 +139,9 @@ export class Output {
 
   private async applyQuery(value: unknown): Promise<unknown> {
     if (!this.query) return value
-    const jmespath = await import('jmespath')
+    const jmespath = await loadJmespath()
     try {
-      return (jmespath.default ?? jmespath).search(value as never, this.query)
+      return jmespath.search(value as never, this.query)
     } catch (err) {
       throw new UsageError(`--query "${this.query}" is not a valid JMESPath expression: ${(err as Error).message}`)
     }
