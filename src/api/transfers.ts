@@ -4,7 +4,7 @@ import {PATHS} from './assumptions.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {describeIssues} from './schemas/common.js'
 import {AccountTransfer, ConversionEstimate, FINAL_TRANSFER_STATUSES, RailOptions, TransferCreateRequest} from './schemas/transfers.js'
-import {NetworkError, NotConfirmedError, UsageError} from '../errors.js'
+import {InterruptedError, NetworkError, NotConfirmedError, UsageError} from '../errors.js'
 
 export interface TransferFilters {
   limit?: number
@@ -45,8 +45,8 @@ export interface WaitOptions {
   timeoutMs: number
   /** Time between two polls (milliseconds). */
   intervalMs?: number
-  /** A non-final status (other than `approved`) unchanged for this many polls in a row counts as stable. */
-  stablePolls?: number
+  /** Stops the wait (Ctrl-C): {@link WaitInterruptedError} with the last state seen. */
+  signal?: AbortSignal
   /** Called whenever the status changes. */
   onStatus?: (transfer: AccountTransfer) => void
   sleep?: (ms: number) => Promise<void>
@@ -56,10 +56,10 @@ export interface WaitOptions {
 export interface WaitResult {
   transfer: AccountTransfer
   /**
-   * `final`: settled, failed or canceled; `stable`: unchanged for `stablePolls` polls;
-   * `awaiting_approval`: `created`, which only an approval moves on.
+   * `final`: settled, failed or canceled; `awaiting_approval`: `created`, which only an approval
+   * moves on.
    */
-  outcome: 'final' | 'stable' | 'awaiting_approval'
+  outcome: 'final' | 'awaiting_approval'
 }
 
 /** `--wait` ran out of time; `last` is the transfer as last seen. Exit 7. */
@@ -73,6 +73,16 @@ export class WaitTimeoutError extends NetworkError {
 
   override toJSON(): Record<string, unknown> {
     return {...super.toJSON(), transfer_id: this.last.id, last_status: this.last.status}
+  }
+}
+
+/** The wait was stopped (Ctrl-C); `last` is the transfer as last seen. Exit 130. */
+export class WaitInterruptedError extends InterruptedError {
+  override name = 'WaitInterruptedError'
+  readonly last: AccountTransfer
+  constructor(last: AccountTransfer) {
+    super(`Stopped waiting; transfer ${last.id} is ${last.status}.`)
+    this.last = last
   }
 }
 
@@ -144,37 +154,37 @@ export class TransfersApi {
   }
 
   /**
-   * Polls until the transfer reaches a final status (settled, failed, canceled) or its status stays
-   * the same for `stablePolls` polls in a row; throws {@link WaitTimeoutError} after `timeoutMs`.
-   * `approved` means queued for initiation, so it is never taken as stable; a `created` transfer
-   * awaits an approval and is returned at once.
+   * Polls until the transfer reaches a final status (settled, failed, canceled); throws
+   * {@link WaitTimeoutError} after `timeoutMs`, or {@link WaitInterruptedError} when `signal`
+   * aborts. A `created` transfer awaits an approval and is returned at once.
    */
   async waitFor(transfer: AccountTransfer, opts: WaitOptions): Promise<WaitResult> {
     const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)))
     const now = opts.now ?? Date.now
     const interval = opts.intervalMs ?? 1000
-    const stablePolls = opts.stablePolls ?? 3
     const deadline = now() + opts.timeoutMs
     let last = transfer
-    let unchanged = 0
+    const aborted = new Promise<'aborted'>((resolve) => {
+      if (opts.signal?.aborted) resolve('aborted')
+      opts.signal?.addEventListener('abort', () => resolve('aborted'), {once: true})
+    })
+    const stopped = async <T>(p: Promise<T>) => {
+      if ((await Promise.race([p.then(() => 'done' as const), aborted])) === 'aborted') throw new WaitInterruptedError(last)
+      return p
+    }
     if (isFinalTransferStatus(last.status)) return {transfer: last, outcome: 'final'}
     if (last.status === 'created') return {transfer: last, outcome: 'awaiting_approval'}
     for (;;) {
       const remaining = deadline - now()
       if (remaining <= 0) throw new WaitTimeoutError(last, opts.timeoutMs)
-      await sleep(Math.min(interval, remaining))
-      const seen = await this.find(last)
+      await stopped(sleep(Math.min(interval, remaining)))
+      const seen = await stopped(this.find(last))
       if (seen) {
-        if (seen.status === last.status) unchanged++
-        else {
-          unchanged = 0
-          opts.onStatus?.(seen)
-        }
+        if (seen.status !== last.status) opts.onStatus?.(seen)
         last = seen
       }
       if (isFinalTransferStatus(last.status)) return {transfer: last, outcome: 'final'}
       if (last.status === 'created') return {transfer: last, outcome: 'awaiting_approval'}
-      if (unchanged >= stablePolls && last.status !== 'approved') return {transfer: last, outcome: 'stable'}
       if (now() >= deadline) throw new WaitTimeoutError(last, opts.timeoutMs)
     }
   }

@@ -3,7 +3,7 @@
  * documented transfer list until the status is final (a spinner on a terminal, quiet otherwise).
  */
 import type {AccountTransfer} from '../api/schemas/transfers.js'
-import {WaitTimeoutError, isFinalTransferStatus} from '../api/transfers.js'
+import {WaitInterruptedError, WaitTimeoutError, isFinalTransferStatus} from '../api/transfers.js'
 import type {CommandContext} from '../context/index.js'
 import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../output/columns.js'
 import {renderOutcome, runOne, type GuardFlags} from './command.js'
@@ -37,21 +37,26 @@ export async function runTransferCreate(opts: TransferCreateOptions, ctx: Comman
 async function follow(transfer: AccountTransfer, opts: TransferCreateOptions, ctx: CommandContext, spinner?: Spinner): Promise<AccountTransfer> {
   const api = await ctx.api(['transfers'])
   spinner?.start(`Waiting for transfer ${transfer.id}`, transfer.status)
+  const stop = new AbortController()
+  const unsubscribe = ctx.onInterrupt(() => stop.abort())
   try {
     const {transfer: last, outcome} = await api.transfers.waitFor(transfer, {
       timeoutMs: opts.waitTimeoutSec * 1000,
       intervalMs: opts.pollIntervalMs,
       sleep: ctx.clock.sleep,
       now: ctx.clock.now,
+      signal: stop.signal,
       onStatus: (t) => spinner?.status(t.status),
     })
     spinner?.stop(last.status)
-    if (outcome === 'stable') ctx.out.note(`Transfer ${last.id} is ${last.status} (not final) and has stopped changing; stopped waiting.`)
     if (outcome === 'awaiting_approval') ctx.out.note(`Transfer ${last.id} is created and awaits approval (\`payops transfers approve ${last.id}\`); nothing to wait for.`)
     return last
   } catch (err) {
-    spinner?.stop('timed out')
-    if (err instanceof WaitTimeoutError) await ctx.out.resource(err.last, TRANSFER_COLUMNS, TRANSFER_KNOWN)
+    spinner?.stop(err instanceof WaitInterruptedError ? 'stopped' : 'timed out')
+    // The last state seen is printed either way; exit 7 (timeout) or 130 (Ctrl-C).
+    if (err instanceof WaitTimeoutError || err instanceof WaitInterruptedError) await ctx.out.resource(err.last, TRANSFER_COLUMNS, TRANSFER_KNOWN)
     throw err
+  } finally {
+    unsubscribe()
   }
 }

@@ -169,11 +169,11 @@ describe('transfers create --wait', () => {
     }
   })
 
-  it('a synchronous initiated transfer stops once its status stays unchanged', async () => {
-    const r = await create(['--from', main, '--to', reserve, '--amount', '5', '--currency', 'USD', '--rail', 'wire', '--wait', '--poll-interval', '100'])
-    expect(r.code, r.stderr).toBe(0)
+  it('a transfer that stays initiated is waited on until --wait-timeout (exit 7), its last state on stdout', async () => {
+    const r = await create(['--from', main, '--to', reserve, '--amount', '5', '--currency', 'USD', '--rail', 'wire', '--wait', '--poll-interval', '100', '--wait-timeout', '1'])
+    expect(r.code, r.stderr).toBe(7)
     expect(r.json().status).toBe('initiated')
-    expect(r.stderr).toMatch(/has stopped changing/)
+    expect(r.stderr).toMatch(/Timed out after 1s waiting for account transfer .*last status: initiated/)
   })
 
   it('a transfer advanced by the bank side is seen by the next poll', async () => {

@@ -71,3 +71,24 @@ describe('runTransferCreate', () => {
     expect(seen).toHaveLength(1)
   })
 })
+
+describe('runTransferCreate: Ctrl-C while waiting', () => {
+  it('stops waiting with the last state on stdout, "Stopped waiting; transfer X is <status>", exit 130', async () => {
+    const {api} = fakeClient(['approved', 'initiated'])
+    const t = testContext({api: {transfers: api}})
+    const spins: string[] = []
+    const running = runTransferCreate({request, guard: {}, wait: true, waitTimeoutSec: 60, pollIntervalMs: 1000}, t.ctx, {
+      start: () => undefined,
+      status: (s) => {
+        spins.push(s)
+        t.stop()
+      },
+      stop: (s) => spins.push(`stop ${s}`),
+    })
+    const err = await running.catch((e) => e)
+    expect(err.exitCode).toBe(130)
+    expect(err.message).toBe('Stopped waiting; transfer tr_1 is initiated.')
+    expect(JSON.parse(t.stdout())).toMatchObject({status: 'initiated'})
+    expect(spins).toEqual(['initiated', 'stop stopped'])
+  })
+})

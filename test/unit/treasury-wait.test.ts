@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/api/client.js'
 import type {AccountTransfer} from '../../src/api/schemas/transfers.js'
-import {TransfersApi, WaitTimeoutError, isFinalTransferStatus} from '../../src/api/transfers.js'
+import {TransfersApi, WaitInterruptedError, WaitTimeoutError, isFinalTransferStatus} from '../../src/api/transfers.js'
 import {ExitCode} from '../../src/errors.js'
 
 const base: AccountTransfer = {
@@ -52,16 +52,27 @@ describe('transfers.waitFor', () => {
     expect(s.polls()).toBe(4)
   })
 
-  it('a non-final status unchanged for stablePolls polls is stable', async () => {
+  it('a non-final status that stops changing is waited on until the timeout (only a final status ends the wait)', async () => {
     const s = scripted(['initiated'])
-    const r = await s.api.waitFor({...base, status: 'initiated'}, {...s.opts, timeoutMs: 60_000, stablePolls: 2})
-    expect(r.outcome).toBe('stable')
-    expect(s.polls()).toBe(2)
+    const err = await s.api.waitFor({...base, status: 'initiated'}, {...s.opts, timeoutMs: 10_000}).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(WaitTimeoutError)
+    expect(s.polls()).toBeGreaterThan(3)
   })
 
-  it('approved (queued for initiation) is never taken as stable: it times out, exit 7, with the last state', async () => {
+  it('an abort (Ctrl-C) stops the wait with the last state, exit 130', async () => {
+    const s = scripted(['approved', 'initiated'])
+    const stop = new AbortController()
+    const err = await s.api
+      .waitFor(base, {...s.opts, timeoutMs: 60_000, signal: stop.signal, onStatus: () => stop.abort()})
+      .catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(WaitInterruptedError)
+    expect((err as WaitInterruptedError).exitCode).toBe(130)
+    expect((err as WaitInterruptedError).message).toBe('Stopped waiting; transfer t1 is initiated.')
+  })
+
+  it('approved (queued for initiation) times out, exit 7, with the last state', async () => {
     const s = scripted(['approved'])
-    const err = await s.api.waitFor(base, {...s.opts, timeoutMs: 5_000, stablePolls: 2}).catch((e: unknown) => e)
+    const err = await s.api.waitFor(base, {...s.opts, timeoutMs: 5_000}).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(WaitTimeoutError)
     const w = err as WaitTimeoutError
     expect(w.exitCode).toBe(ExitCode.NETWORK)

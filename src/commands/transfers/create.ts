@@ -10,7 +10,7 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
   static override description = [
     '--currency is required and must be the source account\'s currency; --amount is parsed exactly with its minor-unit exponent.',
     'Always sends an Idempotency-Key (generated when not given, printed on stderr): re-running with the same key returns the same transfer instead of a second one, and a key that already names another transfer (other accounts, amount, currency or rail) is refused (exit 5).',
-    'With auto-approval (the default) the transfer is approved and initiated at once; when the API answers 202 (async initiation) it continues in the background. --wait polls the transfer list until the status is final (settled, failed, canceled) or, past `approved`, unchanged for 3 polls, with a spinner on a terminal; --wait-timeout ends the wait with exit 7 (the last state is still printed).',
+    'With auto-approval (the default) the transfer is approved and initiated at once; when the API answers 202 (async initiation) it continues in the background. --wait polls the transfer list until the status is final (settled, failed, canceled), with a spinner on a terminal; --wait-timeout ends the wait with exit 7 and Ctrl-C with exit 130, the last state printed either way.',
   ].join('\n')
   static override examples = [
     '<%= config.bin %> transfers create --from ACC_USD --to ACC_USD_2 --amount 1500.00 --currency USD --rail same_day_ach',
@@ -27,7 +27,7 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
     'scheduled-date': Flags.string({summary: 'Send day YYYY-MM-DD (America/New_York); default: immediate.'}),
     metadata: Flags.string({summary: 'client_metadata entry key=value (repeatable).', multiple: true}),
     'idempotency-key': Flags.string({summary: 'Idempotency-Key to send (default: a new UUID, printed on stderr).'}),
-    wait: Flags.boolean({summary: 'Poll until the status stops changing (settled, failed, canceled, or stable).'}),
+    wait: Flags.boolean({summary: 'Poll until the status is final (settled, failed, canceled); Ctrl-C stops waiting (exit 130).'}),
     'wait-timeout': Flags.integer({summary: 'Seconds --wait may take before exit 7.', default: 60, min: 1}),
     'poll-interval': Flags.integer({summary: 'Milliseconds between two polls of --wait.', default: 1000, min: 50}),
     ...ApiCommand.guardFlags,
