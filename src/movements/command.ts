@@ -72,6 +72,12 @@ export async function runBatch(ctx: CommandContext, flags: GuardFlags, requests:
     }
   }
   await ctx.out.list(results, RESULT_COLUMNS)
+  // A 207 was carried out (approved) though not settled: say so and what to do, never "could not approve".
+  const partial = settled.flatMap((s) => ('outcome' in s && s.outcome.partial ? [s.outcome] : []))
+  if (partial.length && !results.some((r) => r.result === 'error')) {
+    if (partial.length === 1 && results.length === 1) throw new PartialError(partial[0].sentence)
+    throw new PartialError(`${partial.length} of ${results.length} were approved but not settled (${partial.map((o) => o.id).join(', ')}): each stays approved and can no longer be approved or canceled; replaying a move's create with its Idempotency-Key asks the API to continue its settlement.`)
+  }
   new BulkReport(results, codes).throwIfFailed(verb)
 }
 

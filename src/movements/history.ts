@@ -17,6 +17,7 @@ function known(r: AuditRecord): Known {
     currency_code: r.currency_code ?? null,
     from: r.from ?? null,
     to: r.to ?? null,
+    idempotency_key: r.idempotency_key ?? null,
   }
 }
 
@@ -34,11 +35,15 @@ export function historyOf(read: () => AuditRecord[]): History {
     },
     byResource(id) {
       const list = all()
+      let found: Known | undefined
       for (let i = list.length - 1; i >= 0; i--) {
         const r = list[i]
-        if (r.resource_id === id && succeeded(r) && r.amount_in_minor_units != null && r.currency_code && r.to) return known(r)
+        if (r.resource_id !== id || !succeeded(r)) continue
+        if (!found && r.amount_in_minor_units != null && r.currency_code && r.to) found = known(r)
+        // The key of the request that made it (a create), for the next step after a 207.
+        if (found && r.idempotency_key) return {...found, idempotency_key: r.idempotency_key}
       }
-      return undefined
+      return found
     },
   }
 }

@@ -83,9 +83,11 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
 }
 
 function planMoveApprove(r: Extract<MovementRequest, {kind: 'move.approve'}>, ports: MovementPorts): Plan {
-  const known = needsDetails(ports) ? ports.history.byResource(r.id) : undefined
+  const recorded = ports.history.byResource(r.id)
+  const known = needsDetails(ports) ? recorded : undefined
   const amount = describeKnown(known)
   const base = {
+    recorded,
     request: r,
     noun: 'move' as const,
     idempotencyKey: null,

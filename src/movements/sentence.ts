@@ -67,6 +67,7 @@ export function sentence({plan, kind, seen, partial, confirmedByRetry}: Sentence
   const op = plan.request.kind
   if (op === 'move.approve' || op === 'transfer.approve') {
     const label = noun === 'move' ? 'move' : 'account transfer'
+    if (partial && noun === 'move') return `Approved move ${seen.id} (${what}) but its settlement failed: it stays approved, and can no longer be approved or canceled (both answer 400). ${continueSettlement(plan, seen)}`
     if (partial) return `Approved ${label} ${seen.id} (${what}) but it is not settled: ${state}.`
     return `Approved ${label} ${seen.id} (${what}): ${seen.status === 'settled' ? 'settled now' : `now ${state}`}.`
   }
@@ -77,7 +78,8 @@ export function sentence({plan, kind, seen, partial, confirmedByRetry}: Sentence
     const retry = confirmedByRetry
       ? ` The first answer was lost; a retry with the same Idempotency-Key ${key} confirmed it: it was made once, by this run.`
       : ''
-    return `${verb} ${seen.id}: ${what}, ${state}.${retry}`
+    const next = partial && noun === 'move' ? ` Its settlement failed; ${key ? `re-run this command with --idempotency-key ${key} to ask the API to continue it.` : 'it stays approved.'}` : ''
+    return `${verb} ${seen.id}: ${what}, ${state}.${retry}${next}`
   }
   if (kind === 'replayed') {
     return `Replayed: Idempotency-Key ${key} already names ${noun} ${seen.id} (${what}, ${state}), made earlier; ${nothing}.`
@@ -86,4 +88,11 @@ export function sentence({plan, kind, seen, partial, confirmedByRetry}: Sentence
   return partial
     ? `Idempotency-Key ${key} names ${noun} ${seen.id} (${what}), which was awaiting approval: this run approved it now, but it is not settled.`
     : `Idempotency-Key ${key} names ${noun} ${seen.id} (${what}), which was awaiting approval: this run ${seen.status === 'settled' ? 'settled it now' : `moved it on to ${state}`}.`
+}
+
+/** The next step for a move left approved: replaying its create with its key continues settlement. */
+function continueSettlement(plan: Plan, seen: Seen): string {
+  const key = plan.recorded?.idempotency_key
+  if (!key || !seen.from || !seen.to) return 'Its create was not sent from this machine, so its Idempotency-Key is unknown here: ask the provider to settle or fail it.'
+  return `To ask the API to continue its settlement, replay its create with the same key: payops moves create --from ${seen.from} --to ${seen.to} --amount-minor ${seen.amount_in_minor_units} --idempotency-key ${key}`
 }

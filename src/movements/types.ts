@@ -65,6 +65,8 @@ export interface Known {
   currency_code?: string | null
   from?: string | null
   to?: string | null
+  /** The Idempotency-Key of the request that made it (its create), when this machine sent it. */
+  idempotency_key?: string | null
 }
 
 /** Lookups in the local record of earlier requests (the audit trail). */
@@ -151,6 +153,8 @@ export interface Plan {
   expected?: Described
   currency: string | null
   autoApprove?: boolean
+  /** What this machine recorded of the movement (approvals: the create's key, for the next step). */
+  recorded?: Known
   send(): Promise<ApiResponse<Record<string, unknown>>>
 }
 

@@ -93,6 +93,26 @@ describe('created, replayed, advanced', () => {
   }, 60_000)
 })
 
+describe('a 207 says what happened and what to do next', () => {
+  it('approve with a failed settlement: approved, not settled, never "could not approve"; the suggested replay settles it', async () => {
+    const before = await totals(c)
+    const created = await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '6.00', '--no-auto-approve'])
+    const id = created.json().id as string
+    await emu.control('POST', '/_emulator/fail-next-settlement', {count: 1})
+    const r = await cli(['moves', 'approve', id])
+    expect(r.code).toBe(6)
+    expect(r.stderr).not.toMatch(/could not approve/)
+    expect(r.stderr).toMatch(/its settlement failed: it stays approved, and can no longer be approved or canceled/)
+    const next = /payops (moves create .*--idempotency-key \S+)/.exec(r.stderr)
+    expect(next, r.stderr).not.toBeNull()
+    expect((await cli(['moves', 'cancel', id])).code).toBe(8)
+    const replay = await cli(next![1].split(' '))
+    expect(replay.code, replay.stderr).toBe(0)
+    expect(outcomeOf(replay)).toMatchObject({kind: 'advanced', id, status: 'settled'})
+    expect((await totals(c)).incoming).toBe(before.incoming + 600)
+  })
+})
+
 describe('a key that names another movement', () => {
   it('moves: other destination and amount are exit 5, naming both, and nothing moves', async () => {
     const key = `k-${Date.now()}`
