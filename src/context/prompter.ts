@@ -27,6 +27,15 @@ export function terminalPrompter(io: IOStreams, note: (text: string) => void): P
         throw aborted(err)
       }
     },
+    async select(message, choices) {
+      if (!interactive) return []
+      const {checkbox} = await import('@inquirer/prompts')
+      try {
+        return await checkbox({message, choices, theme, pageSize: 15}, {input: io.stdin, output: io.stderr})
+      } catch (err) {
+        throw aborted(err)
+      }
+    },
     async input(message) {
       if (!interactive) return ''
       const {input} = await import('@inquirer/prompts')

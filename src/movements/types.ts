@@ -83,6 +83,8 @@ export interface Prompter {
   readonly interactive: boolean
   confirm(message: string): Promise<boolean>
   input(message: string): Promise<string>
+  /** Picks any number of choices (a checkbox list); the values chosen. */
+  select?(message: string, choices: Array<{value: string; name: string}>): Promise<string[]>
   /** A line (or lines) on stderr. */
   note(text: string): void
 }

@@ -25,6 +25,9 @@ export interface TestContextOptions {
   configDir?: string
   columns?: string[]
   query?: string
+  /** What the checkbox prompt picks (default: everything offered). */
+  select?: (choices: Array<{value: string; name: string}>) => string[]
+  stdoutIsTTY?: boolean
 }
 
 export interface TestContext {
@@ -65,6 +68,11 @@ export function testContext(o: TestContextOptions = {}): TestContext {
       return answers.shift() ?? ''
     },
     note: (t) => output.note(t),
+    select: async (m, choices) => {
+      asked.push(m)
+      const pick = o.select ?? ((c: Array<{value: string}>) => c.map((x) => x.value))
+      return pick(choices)
+    },
   }
   let now = Date.parse('2026-11-23T12:00:00Z')
   let slept = 0
@@ -90,7 +98,7 @@ export function testContext(o: TestContextOptions = {}): TestContext {
   }
   const api = (o.api ?? {}) as unknown as Api
   const ctx: CommandContext = {
-    io: {stdout: out, stderr: err, stdin, stdinIsTTY: Boolean(o.interactive), stdoutIsTTY: false, stderrIsTTY: Boolean(o.interactive), env: {}},
+    io: {stdout: out, stderr: err, stdin, stdinIsTTY: Boolean(o.interactive), stdoutIsTTY: Boolean(o.stdoutIsTTY), stderrIsTTY: Boolean(o.interactive), env: {}},
     out: output,
     prompter,
     clock: {

@@ -1,0 +1,155 @@
+/**
+ * The approval queue: what awaits an approval. Account transfers in `created` come from the
+ * service (the documented list, status=created). Moves cannot be listed by the API, so the moves
+ * are those this machine created without auto-approval (every `moves create`, import row and `api`
+ * money call is in the audit trail) that no later record shows approved, settled or canceled —
+ * labelled as known locally. On a terminal the operator picks some and they are approved through
+ * the movement pipeline (limits, typed confirmation of the total on LIVE); otherwise the list is
+ * printed, ready for `payops moves approve -`.
+ */
+import type {AuditRecord} from '../audit/index.js'
+import type {CommandContext} from '../context/index.js'
+import {formatMoney} from '../money.js'
+import type {Column} from '../output/index.js'
+import {runBatch, type GuardFlags} from './command.js'
+import type {MovementRequest} from './types.js'
+
+export interface PendingItem extends Record<string, unknown> {
+  kind: 'move' | 'transfer'
+  id: string
+  amount_in_minor_units: number | null
+  currency_code: string | null
+  from: string | null
+  to: string | null
+  from_name: string | null
+  to_name: string | null
+  created_at: string | null
+  /** `service` (read from the API now) or `local` (this machine's audit trail). */
+  source: 'service' | 'local'
+}
+
+const short = (id: string | null) => (id ? `${id.slice(0, 8)}…` : '')
+const named = (name: unknown, id: unknown) => (name ? `${String(name)} (${short(id as string)})` : short(id as string))
+
+export const APPROVAL_COLUMNS: Column[] = [
+  {key: 'kind'},
+  {key: 'id'},
+  {key: 'amount', money: {amount: 'amount_in_minor_units', currency: 'currency_code'}},
+  {key: 'from', get: (r) => named(r.from_name, r.from)},
+  {key: 'to', get: (r) => named(r.to_name, r.to)},
+  {key: 'source'},
+  {key: 'created_at', header: 'created'},
+]
+
+const CREATE = 'POST /api/subaccounts/move'
+const ok = (r: AuditRecord) => r.kind === 'outcome' && typeof r.status === 'number' && r.status >= 200 && r.status < 300
+
+/**
+ * Moves this machine created without auto-approval and has not seen approved, settled or
+ * canceled since: the last recorded status of each move must still be `created`. Pure.
+ */
+export function pendingMovesOf(records: AuditRecord[]): PendingItem[] {
+  const last = new Map<string, {status: string | null; rec: AuditRecord}>()
+  for (const r of records) {
+    if (!ok(r) || !r.resource_id) continue
+    const create = `${r.method} ${r.path}` === CREATE
+    const onMove = create || r.path === `/api/subaccounts/move/${r.resource_id}` || r.path === `/api/subaccounts/move/${r.resource_id}/approve`
+    if (!onMove) continue
+    const status = r.resource_status ?? (r.method === 'DELETE' ? 'canceled' : null)
+    const prev = last.get(r.resource_id)
+    last.set(r.resource_id, {status: status ?? prev?.status ?? null, rec: create || !prev ? r : prev.rec})
+  }
+  const out: PendingItem[] = []
+  for (const [id, {status, rec}] of last) {
+    if (status !== 'created') continue
+    out.push({
+      kind: 'move',
+      id,
+      amount_in_minor_units: rec.amount_in_minor_units ?? null,
+      currency_code: rec.currency_code ?? null,
+      from: rec.from ?? null,
+      to: rec.to ?? null,
+      from_name: null,
+      to_name: null,
+      created_at: rec.time,
+      source: 'local',
+    })
+  }
+  return out
+}
+
+/** Everything awaiting approval: transfers from the service, moves known locally, with names. */
+export async function listPending(ctx: CommandContext, kinds: {moves: boolean; transfers: boolean}): Promise<PendingItem[]> {
+  const items: PendingItem[] = []
+  if (kinds.transfers) {
+    const api = await ctx.api(['transfers', 'treasury'])
+    const labels = new Map<string, string>()
+    for await (const a of api.treasury.accounts({limit: 500}, {all: true})) labels.set(a.id, a.label)
+    for await (const t of api.transfers.list({status: ['created'], limit: 500}, {all: true})) {
+      items.push({
+        kind: 'transfer',
+        id: t.id,
+        amount_in_minor_units: t.amount_in_minor_units,
+        currency_code: t.currency_code,
+        from: t.from_account_id,
+        to: t.to_account_id,
+        from_name: labels.get(t.from_account_id) ?? null,
+        to_name: labels.get(t.to_account_id) ?? null,
+        created_at: t.created_at ?? null,
+        source: 'service',
+      })
+    }
+  }
+  if (kinds.moves) {
+    const {readAudit} = await import('../audit/index.js')
+    const moves = pendingMovesOf(readAudit(ctx.configDir))
+    if (moves.length) {
+      const api = await ctx.api(['subaccounts'])
+      const names = new Map<string, string | null>()
+      const nameOf = async (id: string | null) => {
+        if (!id) return null
+        if (!names.has(id)) names.set(id, await api.subaccounts.get(id).then((r) => r.data.name, () => null))
+        return names.get(id) ?? null
+      }
+      for (const m of moves) {
+        m.from_name = await nameOf(m.from)
+        m.to_name = await nameOf(m.to)
+      }
+    }
+    items.push(...moves)
+  }
+  return items
+}
+
+export interface ApprovalsOptions {
+  moves: boolean
+  transfers: boolean
+  guard: GuardFlags
+}
+
+/** Lists the queue; on a terminal (table output) offers a selection and approves the chosen ones. */
+export async function runApprovals(opts: ApprovalsOptions, ctx: CommandContext): Promise<void> {
+  const items = await listPending(ctx, opts)
+  const canPick = ctx.prompter.interactive && ctx.io.stdoutIsTTY && !ctx.out.machine && ctx.prompter.select !== undefined
+  if (!canPick || items.length === 0) {
+    await ctx.out.list(items, APPROVAL_COLUMNS)
+    if (items.some((i) => i.source === 'local')) ctx.out.note(ctx.out.paint.dim('Moves are known locally (this machine\'s audit trail): one approved elsewhere may still be listed, and its approval then answers 400.'))
+    return
+  }
+  const chosen = await ctx.prompter.select!(
+    'Approve which? (space to pick, enter to go on)',
+    items.map((i) => ({
+      value: `${i.kind}:${i.id}`,
+      name: `${i.kind === 'move' ? 'Move    ' : 'Transfer'} ${formatMoney(i.amount_in_minor_units, i.currency_code) || '(amount unknown)'}  ${named(i.from_name, i.from)} → ${named(i.to_name, i.to)}${i.source === 'local' ? '  (known locally)' : ''}`,
+    })),
+  )
+  if (chosen.length === 0) {
+    ctx.out.note('Nothing chosen: nothing was approved.')
+    return
+  }
+  const requests: MovementRequest[] = chosen.map((v) => {
+    const [kind, id] = v.split(':')
+    return kind === 'move' ? {kind: 'move.approve', id} : {kind: 'transfer.approve', id}
+  })
+  await runBatch(ctx, opts.guard, requests, {action: `Approve ${requests.length} item${requests.length === 1 ? '' : 's'} from the queue`}, 'approve')
+}
