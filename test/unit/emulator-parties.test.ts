@@ -9,7 +9,7 @@ import {createRequestListener} from '../../src/emulator/http.js'
 import {Router} from '../../src/emulator/router.js'
 import {registerRoutes} from '../../src/emulator/routes/index.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
-import {Store, type Entity} from '../../src/emulator/store.js'
+import {Store, type Entity} from '../../src/emulator/store/index.js'
 
 let server: Server
 let base: string
@@ -318,7 +318,7 @@ describe('payins', () => {
 })
 
 describe('session tokens', () => {
-  const key = () => new Uint8Array(Buffer.from(app.store.sessionSigningSecret(), 'hex'))
+  const key = () => new Uint8Array(Buffer.from(app.store.tokens.signingSecret(), 'hex'))
 
   it('POST /api/session-tokens answers bare with a verifiable HS256 JWT for the payee', async () => {
     const payee = entity('test').payees.items[0]
@@ -383,9 +383,9 @@ describe('session tokens', () => {
 
 describe('persistence', () => {
   it('parties, payins and the signing secret survive a save and load', () => {
-    const secret = app.store.sessionSigningSecret()
+    const secret = app.store.tokens.signingSecret()
     const loaded = Store.fromJSON(JSON.parse(JSON.stringify(app.store)))
-    expect(loaded.sessionSigningSecret()).toBe(secret)
+    expect(loaded.tokens.signingSecret()).toBe(secret)
     const e = loaded.entityByRole('test')!
     expect(e.payers.items.map((p) => p.id)).toEqual(entity('test').payers.items.map((p) => p.id))
     expect(e.payees.get(entity('test').payees.items[5].id)?.default_payment_method).toEqual(entity('test').payees.items[5].default_payment_method)

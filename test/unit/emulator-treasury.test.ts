@@ -5,7 +5,7 @@ import {Faults, Router, createRequestListener} from '../../src/emulator/index.js
 import {EventBus} from '../../src/emulator/events.js'
 import {registerRoutes} from '../../src/emulator/routes/index.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
-import type {Store} from '../../src/emulator/store.js'
+import type {Store} from '../../src/emulator/store/index.js'
 import {AccountTransfer, ConversionEstimate} from '../../src/api/schemas/transfers.js'
 import {BankTransaction, SimulatedCredit, TreasuryAccount} from '../../src/api/schemas/treasury.js'
 
@@ -363,7 +363,7 @@ describe('account transfers', () => {
   })
 
   it('state survives a JSON round trip of the store', async () => {
-    const {Store} = await import('../../src/emulator/store.js')
+    const {Store} = await import('../../src/emulator/store/index.js')
     const copy = Store.fromJSON(JSON.parse(JSON.stringify(store)))
     const e = copy.entityByRole('test')!
     expect(e.accountTransfers.size).toBe(store.entityByRole('test')!.accountTransfers.size)

@@ -12,11 +12,12 @@ import * as z from 'zod/mini'
 import {ClientMetadata} from '../../api/schemas/common.js'
 import {COUNTRY_CODES, PartyListQuery} from '../../api/schemas/parties.js'
 import type {AppContext} from '../context.js'
-import {created, notFound, ok, parseInput} from '../http.js'
+import {notFound} from '../errors.js'
+import {created, ok, parseInput} from '../handler.js'
 import {paginate} from '../pagination.js'
 import type {Router} from '../router.js'
 import {addGeneratedParties} from '../seed-parties.js'
-import {ENTITY_ROLES, randomRoutingNumber, type Entity, type PartyKind, type PartyRecord} from '../store.js'
+import {ENTITY_ROLES, randomRoutingNumber, type Entity, type PartyKind, type PartyRecord} from '../store/index.js'
 
 const DAY_MS = 86_400_000
 
@@ -111,7 +112,7 @@ export function register(router: Router, app: AppContext): void {
       const added: PartyRecord[] = []
       for (const r of body.records ?? []) {
         added.push(
-          app.store.createParty(entity, kind, {
+          app.store.parties.create(entity, kind, {
             name: r.name,
             email: r.email,
             country_code: r.country_code ?? null,

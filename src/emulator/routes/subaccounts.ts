@@ -4,10 +4,11 @@
  */
 import {ActivityQuery, SubaccountCreateRequest} from '../../api/schemas/subaccounts.js'
 import type {AppContext} from '../context.js'
-import {created, notFound, ok, parseInput, validationError} from '../http.js'
+import {notFound, validationError} from '../errors.js'
+import {created, ok, parseInput} from '../handler.js'
 import {paginate} from '../pagination.js'
 import type {Router} from '../router.js'
-import type {ActivityRecord, Entity, SubaccountRecord} from '../store.js'
+import type {ActivityRecord, Entity, SubaccountRecord} from '../store/index.js'
 
 export function subaccountView(s: SubaccountRecord) {
   return {
@@ -55,7 +56,7 @@ export function register(router: Router, app: AppContext): void {
     if (!main || main.currency_code !== 'USD') {
       throw validationError(`subaccounts are not supported for the operating account currency ${main?.currency_code ?? '(none)'}`)
     }
-    return created({data: subaccountView(app.store.createSubaccount(entity, {name: body.name, currency_code: main.currency_code}))})
+    return created({data: subaccountView(app.store.subaccounts.create(entity, {name: body.name, currency_code: main.currency_code}))})
   })
 
   router.add('GET', '/api/subaccounts/:subaccount_id', (ctx) => ok({data: subaccountView(findSubaccount(ctx.entity, ctx.params.subaccount_id))}))

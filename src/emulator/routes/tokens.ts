@@ -12,9 +12,10 @@ import {randomUUID} from 'node:crypto'
 import {SignJWT} from 'jose'
 import {PartySessionTokenRequest, PayeeSessionTokenRequest, type PartyType} from '../../api/schemas/parties.js'
 import type {AppContext} from '../context.js'
-import {notFound, ok, parseInput} from '../http.js'
+import {notFound} from '../errors.js'
+import {ok, parseInput} from '../handler.js'
 import type {Router} from '../router.js'
-import type {Entity} from '../store.js'
+import type {Entity} from '../store/index.js'
 import {findPayee} from './parties.js'
 
 export const SESSION_TOKEN_ISSUER = 'payops-emulator'
@@ -34,7 +35,7 @@ export interface MintedToken {
 
 /** The HS256 key of the store's signing secret. */
 export function signingKey(app: AppContext): Uint8Array {
-  return new Uint8Array(Buffer.from(app.store.sessionSigningSecret(), 'hex'))
+  return new Uint8Array(Buffer.from(app.store.tokens.signingSecret(), 'hex'))
 }
 
 export async function mintSessionToken(app: AppContext, entity: Entity, partyId: string, partyType: PartyType, scopes: readonly string[]): Promise<MintedToken> {
