@@ -52,7 +52,7 @@ export function register(router: Router, app: AppContext): void {
     return ok({pending_settlement_failures: app.faults.settlementFailures})
   })
 
-  router.add('POST', '/_emulator/moves/:move_id/fail', (ctx) => {
+  router.add('POST', '/_emulator/moves/{move_id}/fail', (ctx) => {
     const id = ctx.params.move_id
     let move: MoveRecord | undefined
     for (const e of app.store.entities.values()) move ??= e.moves.get(id)

@@ -15,7 +15,7 @@
  * Idempotency-Key run one after the other (per entity), and the lookup-then-insert itself never
  * awaits.
  */
-import {PATHS} from '../../api/assumptions.js'
+import {PATHS} from '../../api/paths.js'
 import {MoveCreateRequest} from '../../api/schemas/moves.js'
 import type {AppContext} from '../context.js'
 import {HttpError, notFound, validationError} from '../errors.js'
@@ -127,13 +127,13 @@ function createMove(app: AppContext, ctx: RequestContext, key: string | undefine
 
 export function register(router: Router, app: AppContext): void {
   const inFlight = new KeyedMutex()
-  router.add('POST', '/api/subaccounts/move', (ctx) => {
+  router.add('POST', PATHS.moveCreate, (ctx) => {
     const key = idempotencyKeyOf(ctx)
     if (key === undefined) return createMove(app, ctx, undefined)
     return inFlight.run(`${ctx.entity.id}\n${key}`, () => createMove(app, ctx, key))
   })
 
-  router.add('POST', '/api/subaccounts/move/:move_id/approve', (ctx) => {
+  router.add('POST', PATHS.moveApprove, (ctx) => {
     const entity = ctx.entity
     const move = findMove(entity, ctx.params.move_id)
     if (move.status !== 'created') throw validationError(`move cannot be approved in status ${move.status}`)

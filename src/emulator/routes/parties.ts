@@ -7,6 +7,7 @@
  *   country_sub_division?, city?, address_line?, postal_code?, client_metadata?, has_default?}]}`
  *   -> 201 `{entity, ids, data}` (data: each party as the API shows it, plus its internal `has_default`)
  */
+import {PATHS} from '../../api/paths.js'
 import {randomInt} from 'node:crypto'
 import * as z from 'zod/mini'
 import {ClientMetadata} from '../../api/schemas/common.js'
@@ -98,7 +99,7 @@ const AddPartiesBody = z
 
 export function register(router: Router, app: AppContext): void {
   for (const kind of ['payer', 'payee'] as const) {
-    router.add('GET', `/api/${kind}s`, (ctx) => {
+    router.add('GET', PATHS[`${kind}s`], (ctx) => {
       const q = parseInput(PartyListQuery, ctx.query)
       const {filter, scope} = partyFilter(kind, q)
       return ok(paginate(tableOf(ctx.entity, kind).items, {limit: q.limit, order: q.order ?? 'desc', cursor: q.cursor, filter, scope}, partyView))
@@ -130,5 +131,5 @@ export function register(router: Router, app: AppContext): void {
     })
   }
 
-  router.add('GET', '/api/payees/:payee_id', (ctx) => ok({data: partyView(findPayee(ctx.entity, ctx.params.payee_id))}))
+  router.add('GET', PATHS.payee, (ctx) => ok({data: partyView(findPayee(ctx.entity, ctx.params.payee_id))}))
 }

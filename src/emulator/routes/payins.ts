@@ -14,6 +14,7 @@
  *   emits payin.failed.
  * - GET /_emulator/payins?entity=test -> `{data: [Payin]}` newest first.
  */
+import {PATHS} from '../../api/paths.js'
 import * as z from 'zod/mini'
 import {ClientMetadata} from '../../api/schemas/common.js'
 import {CalendarDate, PAYIN_RAILS, PAYIN_STATUSES, type PayinStatus} from '../../api/schemas/parties.js'
@@ -88,7 +89,7 @@ const AdvanceBody = z.object({
 })
 
 export function register(router: Router, app: AppContext): void {
-  router.add('GET', '/api/payins/:payin_id', (ctx) => ok({data: payinView(findPayin(ctx.entity, ctx.params.payin_id))}))
+  router.add('GET', PATHS.payin, (ctx) => ok({data: payinView(findPayin(ctx.entity, ctx.params.payin_id))}))
 
   router.add('POST', '/_emulator/payins', (ctx) => {
     const body = parseInput(CreatePayinBody, ctx.body)
@@ -119,7 +120,7 @@ export function register(router: Router, app: AppContext): void {
     return created({data: payinView(payin)})
   })
 
-  router.add('POST', '/_emulator/payins/:payin_id/advance', (ctx) => {
+  router.add('POST', '/_emulator/payins/{payin_id}/advance', (ctx) => {
     const body = parseInput(AdvanceBody, ctx.body)
     const id = ctx.params.payin_id
     let payin: PayinRecord | undefined

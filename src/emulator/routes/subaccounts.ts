@@ -2,6 +2,7 @@
  * Subaccounts: create, get, and the activity list (transfer lines from moves, bai2 lines from
  * simulated inbound credits).
  */
+import {PATHS} from '../../api/paths.js'
 import {ActivityQuery, SubaccountCreateRequest} from '../../api/schemas/subaccounts.js'
 import type {AppContext} from '../context.js'
 import {notFound, validationError} from '../errors.js'
@@ -49,7 +50,7 @@ export function findSubaccount(entity: Entity, id: string): SubaccountRecord {
 }
 
 export function register(router: Router, app: AppContext): void {
-  router.add('POST', '/api/subaccounts', (ctx) => {
+  router.add('POST', PATHS.subaccounts, (ctx) => {
     const body = parseInput(SubaccountCreateRequest, ctx.body)
     const entity = ctx.entity
     const main = entity.mainAccount()
@@ -59,9 +60,9 @@ export function register(router: Router, app: AppContext): void {
     return created({data: subaccountView(app.store.subaccounts.create(entity, {name: body.name, currency_code: main.currency_code}))})
   })
 
-  router.add('GET', '/api/subaccounts/:subaccount_id', (ctx) => ok({data: subaccountView(findSubaccount(ctx.entity, ctx.params.subaccount_id))}))
+  router.add('GET', PATHS.subaccount, (ctx) => ok({data: subaccountView(findSubaccount(ctx.entity, ctx.params.subaccount_id))}))
 
-  router.add('GET', '/api/subaccounts/:subaccount_id/activity', (ctx) => {
+  router.add('GET', PATHS.subaccountActivity, (ctx) => {
     const q = parseInput(ActivityQuery, ctx.query)
     const sub = findSubaccount(ctx.entity, ctx.params.subaccount_id)
     const gte = q.effective_at_gte === undefined ? undefined : Date.parse(q.effective_at_gte)

@@ -17,7 +17,7 @@
  * - POST /_emulator/transfers/{id}/advance {status?} one step, or to `initiated|settled|failed`
  */
 import * as z from 'zod/mini'
-import {PATHS} from '../../api/assumptions.js'
+import {PATHS} from '../../api/paths.js'
 import {
   ACH_RAILS,
   ConversionEstimateQuery,
@@ -197,7 +197,7 @@ export function register(router: Router, app: AppContext): void {
     return inFlight.run(`${ctx.entity.id}\n${key}`, () => create(ctx, key))
   })
 
-  router.add('POST', '/api/treasury/account-transfers/:account_transfer_id/approve', (ctx) => {
+  router.add('POST', PATHS.transferApprove, (ctx) => {
     const entity = ctx.entity
     const t = findTransfer(entity, ctx.params.account_transfer_id)
     if (t.status !== 'created') throw validationError(`account transfer cannot be approved in status ${t.status}`)
@@ -206,7 +206,7 @@ export function register(router: Router, app: AppContext): void {
     return ok({data: transferView(t)})
   })
 
-  router.add('GET', '/api/treasury/account-transfers', (ctx) => {
+  router.add('GET', PATHS.transfers, (ctx) => {
     const q = parseInput(TransfersQuery, ctx.query)
     const accounts = q.account_id && q.account_id.length ? new Set(q.account_id) : undefined
     const rails = q.rail && q.rail.length ? expandRails(q.rail) : undefined
@@ -230,7 +230,7 @@ export function register(router: Router, app: AppContext): void {
     return ok(paginate(ctx.entity.accountTransfers.items, {limit: q.limit, order: q.order ?? 'desc', cursor: q.cursor, filter, scope}, transferView))
   })
 
-  router.add('GET', '/api/treasury/account-transfers/conversion-estimate', (ctx) => {
+  router.add('GET', PATHS.conversionEstimate, (ctx) => {
     const q = parseInput(ConversionEstimateQuery, ctx.query)
     if (q.from_account_id === q.to_account_id) throw validationError('invalid account pair: from_account_id and to_account_id must differ')
     const from = findAccount(ctx.entity, q.from_account_id)
@@ -255,7 +255,7 @@ export function register(router: Router, app: AppContext): void {
     })
   })
 
-  router.add('GET', '/api/treasury/account-transfers/rail-options', (ctx) => {
+  router.add('GET', PATHS.railOptions, (ctx) => {
     const q = parseInput(RailOptionsQuery, ctx.query)
     if (q.from_account_id === q.to_account_id) throw validationError('invalid account pair: from_account_id and to_account_id must differ')
     const from = findAccount(ctx.entity, q.from_account_id)
@@ -275,7 +275,7 @@ export function register(router: Router, app: AppContext): void {
     return ok({entity: body.entity, enabled: body.enabled, delay_ms: asyncDelay(entity) ?? null})
   })
 
-  router.add('POST', '/_emulator/transfers/:account_transfer_id/advance', (ctx) => {
+  router.add('POST', '/_emulator/transfers/{account_transfer_id}/advance', (ctx) => {
     const body = parseInput(AdvanceBody, ctx.body)
     const id = ctx.params.account_transfer_id
     let found: {entity: Entity; t: AccountTransferRecord} | undefined

@@ -9,6 +9,7 @@
  * the main account (its incoming total and a `bai2` activity line) and `subaccount.credit_received`
  * is emitted.
  */
+import {PATHS} from '../../api/paths.js'
 import {AccountsQuery, BankTransactionsQuery, SimulateCreditRequest, UpdateLabelRequest} from '../../api/schemas/treasury.js'
 import type {AppContext} from '../context.js'
 import {HttpError, notFound, validationError} from '../errors.js'
@@ -131,19 +132,19 @@ function simulateCredit(app: AppContext, ctx: RequestContext, reference: string 
 }
 
 export function register(router: Router, app: AppContext): void {
-  router.add('GET', '/api/treasury/accounts', (ctx) => {
+  router.add('GET', PATHS.treasuryAccounts, (ctx) => {
     const q = parseInput(AccountsQuery, ctx.query)
     return ok(paginate(ctx.entity.treasuryAccounts.items, {limit: q.limit, order: q.order ?? 'desc', cursor: q.cursor, scope: 'treasury-accounts'}, accountView))
   })
 
-  router.add('POST', '/api/treasury/accounts/:account_id/update-label', (ctx) => {
+  router.add('POST', PATHS.treasuryAccountLabel, (ctx) => {
     const account = findAccount(ctx.entity, ctx.params.account_id)
     const body = parseInput(UpdateLabelRequest, ctx.body)
     app.store.treasury.updateLabel(account, body.label)
     return ok({data: accountView(account)})
   })
 
-  router.add('GET', '/api/treasury/accounts/:account_id/bank-transactions', (ctx) => {
+  router.add('GET', PATHS.bankTransactions, (ctx) => {
     const q = parseInput(BankTransactionsQuery, ctx.query)
     const account = findAccount(ctx.entity, ctx.params.account_id)
     const gte = q.transaction_date_gte
@@ -158,7 +159,7 @@ export function register(router: Router, app: AppContext): void {
     return ok(paginate(items, {limit: q.limit, order: q.order ?? 'desc', cursor: q.cursor, filter, scope}, bankTransactionView))
   })
 
-  router.add('GET', '/api/treasury/accounts/:account_id/bank-transactions/:bank_transaction_id', (ctx) => {
+  router.add('GET', PATHS.bankTransaction, (ctx) => {
     const account = findAccount(ctx.entity, ctx.params.account_id)
     const t = ctx.entity.bankTransactions.get(account.id)?.get(ctx.params.bank_transaction_id)
     if (!t) throw notFound(`bank transaction ${ctx.params.bank_transaction_id} not found on treasury account ${account.id}`)
@@ -166,7 +167,7 @@ export function register(router: Router, app: AppContext): void {
   })
 
   const inFlight = new KeyedMutex()
-  router.add('POST', '/api/treasury/accounts/:account_id/simulate-inbound-credit', (ctx) => {
+  router.add('POST', PATHS.simulateInboundCredit, (ctx) => {
     const reference = referenceOf(ctx)
     if (reference === undefined) return simulateCredit(app, ctx, undefined)
     return inFlight.run(`${ctx.entity.id}\n${reference}`, () => simulateCredit(app, ctx, reference))

@@ -8,7 +8,7 @@
  * - GET  /_emulator/webhook-deliveries       ?endpoint_id=&event_id= delivery attempts, oldest first
  */
 import * as z from 'zod/mini'
-import {PATHS} from '../../api/assumptions.js'
+import {PATHS} from '../../api/paths.js'
 import {WEBHOOK_EVENT_TYPES} from '../../api/schemas/events.js'
 import {EVENT_TYPE_DESCRIPTIONS, WebhookCreateRequest, WebhookListQuery, WebhookUpdateRequest} from '../../api/schemas/webhooks.js'
 import {sampleData} from '../../webhooks/samples.js'
