@@ -10,6 +10,7 @@ import {Router} from '../../src/emulator/router.js'
 import {registerRoutes} from '../../src/emulator/routes/index.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
 import {Store, type Entity} from '../../src/emulator/store/index.js'
+import {caller, type Res} from './emulator-helpers.js'
 
 let server: Server
 let base: string
@@ -17,19 +18,7 @@ let app: AppContext
 let keys: {test: string; test_other: string; live: string}
 const events: EmulatorEvent[] = []
 
-interface Res {
-  status: number
-  body: any
-}
-
-async function call(method: string, path: string, opts: {key?: string | null; body?: unknown} = {}): Promise<Res> {
-  const headers: Record<string, string> = {}
-  if (opts.key !== null) headers['x-api-key'] = opts.key ?? keys.test
-  if (opts.body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(base + path, {method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body)})
-  const text = await res.text()
-  return {status: res.status, body: text ? JSON.parse(text) : undefined}
-}
+const call = caller(() => ({baseUrl: base, keys}))
 
 function qs(query: Record<string, string | number | boolean | undefined>): string {
   const entries = Object.entries(query).filter(([, v]) => v !== undefined) as Array<[string, string | number | boolean]>

@@ -2,21 +2,11 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ActivityItem, Subaccount} from '../../src/api/schemas/subaccounts.js'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {isValidRoutingNumber} from '../../src/emulator/store/index.js'
+import {caller, type Res} from './emulator-helpers.js'
 
 let em: RunningEmulator
 
-interface Res {
-  status: number
-  body: any
-}
-
-async function call(method: string, path: string, opts: {key?: string; body?: unknown; headers?: Record<string, string>} = {}): Promise<Res> {
-  const headers: Record<string, string> = {'x-api-key': opts.key ?? em.keys.test, ...opts.headers}
-  if (opts.body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(em.baseUrl + path, {method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body)})
-  const text = await res.text()
-  return {status: res.status, body: text ? JSON.parse(text) : undefined}
-}
+const call = caller(() => em)
 
 async function newSubaccount(name: string, key?: string): Promise<any> {
   const res = await call('POST', '/api/subaccounts', {body: {name}, key})
