@@ -1,7 +1,8 @@
 /**
- * Every API shape the spec does not show, and how payops assumes it, in one place. The client and
- * the emulator both read paths from here, and the README's assumptions table is generated from
- * this list (`npm run readme`), so a correction is one edit.
+ * Every API shape the spec does not show, and how payops assumes it, in one place. The assumed
+ * paths are in paths.ts (ASSUMED_PATHS, re-exported here), which the client and the emulator both
+ * read, and the README's assumptions table is generated from this list (`npm run readme`), so a
+ * correction is one edit.
  */
 
 export interface Assumption {
@@ -11,15 +12,8 @@ export interface Assumption {
   assumed: string
 }
 
-export const PATHS = {
-  moveCancel: '/api/subaccounts/move/{move_id}',
-  transferCreate: '/api/treasury/account-transfers',
-  webhooks: '/api/webhooks',
-  webhook: '/api/webhooks/{webhook_id}',
-  webhookEnable: '/api/webhooks/{webhook_id}/enable',
-  webhookDisable: '/api/webhooks/{webhook_id}/disable',
-  webhookEventTypes: '/api/webhooks/event-types',
-} as const
+/** Every API path (the assumed ones among them: ASSUMED_PATHS), kept in paths.ts. */
+export {ASSUMED_PATHS, PATHS} from './paths.js'
 
 export const ASSUMPTIONS: Assumption[] = [
   {

@@ -1,6 +1,6 @@
 import type {ApiClient, SendOptions} from './client.js'
-import {fillPath, p} from './client.js'
-import {PATHS} from './assumptions.js'
+import {fillPath} from './client.js'
+import {PATHS} from './paths.js'
 import {Move, MoveCreateRequest} from './schemas/moves.js'
 import {describeIssues} from './schemas/common.js'
 import {UsageError} from '../errors.js'
@@ -26,11 +26,11 @@ export class MovesApi {
   /** Creates a move; always with an Idempotency-Key so that a retry can never move money twice. */
   create(input: MoveCreateInput, idempotencyKey: string, opts: SendOptions = {}) {
     const body = validateMoveCreate(input)
-    return this.client.request({method: 'POST', path: '/api/subaccounts/move', body, idempotencyKey, schema: Move, ...opts})
+    return this.client.request({method: 'POST', path: PATHS.moveCreate, body, idempotencyKey, schema: Move, ...opts})
   }
 
   approve(id: string, opts: SendOptions = {}) {
-    return this.client.request({method: 'POST', path: p`/api/subaccounts/move/${id}/approve`, body: {}, schema: Move, ...opts})
+    return this.client.request({method: 'POST', path: fillPath(PATHS.moveApprove, {move_id: id}), body: {}, schema: Move, ...opts})
   }
 
   cancel(id: string, opts: SendOptions = {}) {

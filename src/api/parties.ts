@@ -1,6 +1,7 @@
 /** Payers and payees: the two lists (identical parameters) and GET /api/payees/{id}. */
 import type {ApiClient} from './client.js'
-import {p} from './client.js'
+import {fillPath} from './client.js'
+import {PATHS} from './paths.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {Party, type PartyFilters} from './schemas/parties.js'
 
@@ -14,7 +15,7 @@ export class PartiesApi {
   ) {}
 
   listPage(filters: PartyFilters, cursor?: string) {
-    return this.client.page(`/api/${this.collection}`, {...filters, cursor}, Party)
+    return this.client.page(PATHS[this.collection], {...filters, cursor}, Party)
   }
 
   list(filters: PartyFilters, opts: PaginateOptions) {
@@ -28,6 +29,6 @@ export class PayeesApi extends PartiesApi {
   }
 
   get(id: string) {
-    return this.api.request({method: 'GET', path: p`/api/payees/${id}`, schema: Party})
+    return this.api.request({method: 'GET', path: fillPath(PATHS.payee, {payee_id: id}), schema: Party})
   }
 }

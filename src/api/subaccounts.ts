@@ -1,5 +1,6 @@
 import type {ApiClient} from './client.js'
-import {p} from './client.js'
+import {fillPath} from './client.js'
+import {PATHS} from './paths.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {ActivityItem, Subaccount} from './schemas/subaccounts.js'
 
@@ -17,11 +18,11 @@ export class SubaccountsApi {
   constructor(private readonly client: ApiClient) {}
 
   create(name: string) {
-    return this.client.request({method: 'POST', path: '/api/subaccounts', body: {name}, schema: Subaccount})
+    return this.client.request({method: 'POST', path: PATHS.subaccounts, body: {name}, schema: Subaccount})
   }
 
   get(id: string) {
-    return this.client.request({method: 'GET', path: p`/api/subaccounts/${id}`, schema: Subaccount})
+    return this.client.request({method: 'GET', path: fillPath(PATHS.subaccount, {subaccount_id: id}), schema: Subaccount})
   }
 
   /** The currency of each subaccount (fetched once per id, a few at a time). */
@@ -39,7 +40,7 @@ export class SubaccountsApi {
   }
 
   activityPage(id: string, filters: ActivityFilters, cursor?: string) {
-    return this.client.page(p`/api/subaccounts/${id}/activity`, {...filters, cursor}, ActivityItem)
+    return this.client.page(fillPath(PATHS.subaccountActivity, {subaccount_id: id}), {...filters, cursor}, ActivityItem)
   }
 
   activity(id: string, filters: ActivityFilters, opts: PaginateOptions) {

@@ -5,6 +5,7 @@
  */
 import {decodeJwt, type JWTPayload} from 'jose'
 import type {ApiClient} from './client.js'
+import {PATHS} from './paths.js'
 import {registerSecret} from './redact.js'
 import {describeIssues} from './schemas/common.js'
 import {
@@ -52,7 +53,7 @@ export class TokensApi {
   /** POST /api/session-tokens: a token for one payee. */
   async forPayee(payeeId: string) {
     const body = validate(PayeeSessionTokenRequest, {payee_id: payeeId}, 'session-token request')
-    const res = await this.client.request({method: 'POST', path: '/api/session-tokens', body, schema: SessionTokenResponse, bare: true})
+    const res = await this.client.request({method: 'POST', path: PATHS.sessionTokens, body, schema: SessionTokenResponse, bare: true})
     registerSecret(res.data.token)
     return {...res, warning: warningOf(res.body)}
   }
@@ -60,7 +61,7 @@ export class TokensApi {
   /** POST /api/session-tokens/party: a token for a payer, a payee or an external party. */
   async forParty(partyId: string, partyType: PartyType) {
     const body = validate(PartySessionTokenRequest, {party_id: partyId, party_type: partyType}, 'session-token request')
-    const res = await this.client.request({method: 'POST', path: '/api/session-tokens/party', body, schema: SessionTokenResponse, bare: true})
+    const res = await this.client.request({method: 'POST', path: PATHS.partySessionTokens, body, schema: SessionTokenResponse, bare: true})
     registerSecret(res.data.token)
     return {...res, warning: warningOf(res.body)}
   }

@@ -1,6 +1,6 @@
 import type {ApiClient, SendOptions} from './client.js'
-import {fillPath, p} from './client.js'
-import {PATHS} from './assumptions.js'
+import {fillPath} from './client.js'
+import {PATHS} from './paths.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {describeIssues} from './schemas/common.js'
 import {AccountTransfer, ConversionEstimate, FINAL_TRANSFER_STATUSES, RailOptions, TransferCreateRequest} from './schemas/transfers.js'
@@ -93,7 +93,7 @@ export class TransfersApi {
   constructor(private readonly client: ApiClient) {}
 
   listPage(filters: TransferFilters, cursor?: string) {
-    return this.client.page('/api/treasury/account-transfers', {...filters, cursor}, AccountTransfer)
+    return this.client.page(PATHS.transfers, {...filters, cursor}, AccountTransfer)
   }
 
   list(filters: TransferFilters, opts: PaginateOptions) {
@@ -103,17 +103,17 @@ export class TransfersApi {
   /** Creates a transfer; always with an Idempotency-Key so that a retry can never move money twice. */
   create(input: TransferCreateInput, idempotencyKey: string, opts: SendOptions = {}) {
     const body = validateTransferCreate(input)
-    return this.client.request({method: 'POST', path: fillPath(PATHS.transferCreate, {}), body, idempotencyKey, schema: AccountTransfer, ...opts})
+    return this.client.request({method: 'POST', path: PATHS.transferCreate, body, idempotencyKey, schema: AccountTransfer, ...opts})
   }
 
   approve(id: string, opts: SendOptions = {}) {
-    return this.client.request({method: 'POST', path: p`/api/treasury/account-transfers/${id}/approve`, body: {}, schema: AccountTransfer, ...opts})
+    return this.client.request({method: 'POST', path: fillPath(PATHS.transferApprove, {account_transfer_id: id}), body: {}, schema: AccountTransfer, ...opts})
   }
 
   estimate(fromAccountId: string, toAccountId: string, amountMinor: number) {
     return this.client.request({
       method: 'GET',
-      path: '/api/treasury/account-transfers/conversion-estimate',
+      path: PATHS.conversionEstimate,
       query: {from_account_id: fromAccountId, to_account_id: toAccountId, amount_in_minor_units: amountMinor},
       schema: ConversionEstimate,
     })
@@ -122,7 +122,7 @@ export class TransfersApi {
   rails(fromAccountId: string, toAccountId: string) {
     return this.client.request({
       method: 'GET',
-      path: '/api/treasury/account-transfers/rail-options',
+      path: PATHS.railOptions,
       query: {from_account_id: fromAccountId, to_account_id: toAccountId},
       schema: RailOptions,
     })

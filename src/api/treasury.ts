@@ -1,5 +1,6 @@
 import type {ApiClient, SendOptions} from './client.js'
-import {p} from './client.js'
+import {fillPath} from './client.js'
+import {PATHS} from './paths.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {describeIssues} from './schemas/common.js'
 import {BankTransaction, SimulateCreditRequest, SimulatedCredit, TreasuryAccount, UpdateLabelRequest} from './schemas/treasury.js'
@@ -34,7 +35,7 @@ export class TreasuryApi {
   constructor(private readonly client: ApiClient) {}
 
   accountsPage(filters: ListFilters, cursor?: string) {
-    return this.client.page('/api/treasury/accounts', {...filters, cursor}, TreasuryAccount)
+    return this.client.page(PATHS.treasuryAccounts, {...filters, cursor}, TreasuryAccount)
   }
 
   accounts(filters: ListFilters, opts: PaginateOptions) {
@@ -78,11 +79,11 @@ export class TreasuryApi {
   updateLabel(id: string, label: string) {
     const r = UpdateLabelRequest.safeParse({label})
     if (!r.success) throw new UsageError(`Invalid label: ${describeIssues(r.error)}`)
-    return this.client.request({method: 'POST', path: p`/api/treasury/accounts/${id}/update-label`, body: r.data, schema: TreasuryAccount})
+    return this.client.request({method: 'POST', path: fillPath(PATHS.treasuryAccountLabel, {account_id: id}), body: r.data, schema: TreasuryAccount})
   }
 
   transactionsPage(accountId: string, filters: BankTransactionFilters, cursor?: string) {
-    return this.client.page(p`/api/treasury/accounts/${accountId}/bank-transactions`, {...filters, cursor}, BankTransaction)
+    return this.client.page(fillPath(PATHS.bankTransactions, {account_id: accountId}), {...filters, cursor}, BankTransaction)
   }
 
   transactions(accountId: string, filters: BankTransactionFilters, opts: PaginateOptions) {
@@ -90,7 +91,7 @@ export class TreasuryApi {
   }
 
   transaction(accountId: string, id: string) {
-    return this.client.request({method: 'GET', path: p`/api/treasury/accounts/${accountId}/bank-transactions/${id}`, schema: BankTransaction})
+    return this.client.request({method: 'GET', path: fillPath(PATHS.bankTransaction, {account_id: accountId, bank_transaction_id: id}), schema: BankTransaction})
   }
 
   /** Always with an Idempotency-Key (the sandbox reference), so that a retry never credits twice. */
@@ -98,7 +99,7 @@ export class TreasuryApi {
     const body = validateSimulateCredit(input)
     return this.client.request({
       method: 'POST',
-      path: p`/api/treasury/accounts/${accountId}/simulate-inbound-credit`,
+      path: fillPath(PATHS.simulateInboundCredit, {account_id: accountId}),
       body,
       idempotencyKey,
       schema: SimulatedCredit,

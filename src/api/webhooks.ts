@@ -1,6 +1,6 @@
 import type {ApiClient} from './client.js'
 import {fillPath} from './client.js'
-import {PATHS} from './assumptions.js'
+import {PATHS} from './paths.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {describeIssues} from './schemas/common.js'
 import {

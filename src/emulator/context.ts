@@ -2,7 +2,7 @@
  * What every route module receives at registration: the store, the fault knobs the control API
  * turns, and a log sink for the operator (internal errors, persistence failures).
  */
-import type {Store} from './store.js'
+import type {Store} from './store/index.js'
 import type {EventBus} from './events.js'
 import type {TransportFaults} from './faults.js'
 

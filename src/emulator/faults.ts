@@ -5,7 +5,7 @@
  * generator, or queued one by one for deterministic tests. Only `/api/` requests are affected.
  */
 import * as z from 'zod/mini'
-import {mulberry32} from './seed-parties.js'
+import {mulberry32} from './random.js'
 
 export const FAULT_KINDS = ['500', '502', '503', '504', '429', 'reset', 'latency'] as const
 export type FaultKind = (typeof FAULT_KINDS)[number]

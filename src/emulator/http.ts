@@ -8,118 +8,19 @@
  * INTERNAL_ERROR and the server keeps serving.
  */
 import {randomBytes} from 'node:crypto'
-import type {IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:http'
-import type * as z from 'zod/mini'
-import {describeIssues} from '../api/schemas/common.js'
+import type {IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:http'
 import {isLoopbackHost} from '../net.js'
 import type {AppContext} from './context.js'
-import type {Router} from './router.js'
+import {HttpError, validationError} from './errors.js'
 import type {Fault} from './faults.js'
-import type {ApiKeyRecord, Entity} from './store.js'
+import {RequestContext} from './handler.js'
+import type {Router} from './router.js'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 /** Past this, an oversized body is not even drained: the connection is closed after the 413. */
 const MAX_DRAIN_BYTES = 32 * MAX_BODY_BYTES
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-
-export class HttpError extends Error {
-  readonly status: number
-  readonly code: string
-  readonly headers?: Record<string, string>
-  constructor(status: number, code: string, message: string, headers?: Record<string, string>) {
-    super(message)
-    this.name = 'HttpError'
-    this.status = status
-    this.code = code
-    this.headers = headers
-  }
-}
-
-export const validationError = (message: string) => new HttpError(400, 'VALIDATION_ERROR', message)
-export const notFound = (message: string, code = 'NOT_FOUND') => new HttpError(404, code, message)
-
-/** What a handler returns: a status and a JSON body (serialised once, by the server). */
-export interface Reply {
-  status: number
-  body: unknown
-  headers?: Record<string, string>
-}
-
-export type Handler = (ctx: RequestContext) => Reply | Promise<Reply>
-
-export const ok = (body: unknown): Reply => ({status: 200, body})
-export const created = (body: unknown): Reply => ({status: 201, body})
-
-/** Parses `value` with a request schema; a 400 VALIDATION_ERROR naming the fields when it fails. */
-export function parseInput<S extends z.ZodMiniType>(schema: S, value: unknown, prefix = ''): z.output<S> {
-  const r = schema.safeParse(value)
-  if (!r.success) throw validationError(describeIssues(r.error, prefix))
-  return r.data
-}
-
-export type Query = Record<string, string | string[]>
-
-/** One request as a handler sees it. */
-export class RequestContext {
-  readonly requestId: string
-  readonly method: string
-  readonly path: string
-  readonly params: Record<string, string>
-  readonly req: IncomingMessage
-  /** The parsed JSON object body of POST/PUT/PATCH (`{}` when empty); undefined otherwise. */
-  body: unknown = undefined
-  /** The API key record of an authenticated `/api/` request. */
-  apiKey?: ApiKeyRecord
-  private caller?: Entity
-  private readonly rawQuery: string
-  private parsedQuery?: Query
-
-  constructor(init: {requestId: string; method: string; path: string; rawQuery: string; params: Record<string, string>; req: IncomingMessage}) {
-    this.requestId = init.requestId
-    this.method = init.method
-    this.path = init.path
-    this.rawQuery = init.rawQuery
-    this.params = init.params
-    this.req = init.req
-  }
-
-  get headers(): IncomingHttpHeaders {
-    return this.req.headers
-  }
-
-  /** A request header by lower-case name (first value when repeated). */
-  header(name: string): string | undefined {
-    const v = this.req.headers[name]
-    return Array.isArray(v) ? v[0] : v
-  }
-
-  /** Query parameters; a repeated parameter is an array of its values. */
-  get query(): Query {
-    if (!this.parsedQuery) {
-      const out: Query = Object.create(null) as Query
-      if (this.rawQuery) {
-        for (const [k, v] of new URLSearchParams(this.rawQuery)) {
-          const prev = out[k]
-          out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]
-        }
-      }
-      this.parsedQuery = out
-    }
-    return this.parsedQuery
-  }
-
-  /** The caller's entity (every `/api/` route is authenticated before its handler runs). */
-  get entity(): Entity {
-    if (!this.caller) throw new HttpError(401, 'AUTHENTICATION_ERROR', 'missing x-api-key header')
-    return this.caller
-  }
-
-  setCaller(key: ApiKeyRecord, entity: Entity): void {
-    this.apiKey = key
-    this.caller = entity
-  }
-}
 
 // Request ids come from a pooled random buffer: one syscall per 512 requests.
 const ID_BYTES = 8

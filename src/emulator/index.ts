@@ -13,7 +13,7 @@ import {StateFile, loadState} from './persist.js'
 import {Router} from './router.js'
 import {registerRoutes} from './routes/index.js'
 import {createSeededStore} from './seed.js'
-import type {EmulatorKeys, Store} from './store.js'
+import type {EmulatorKeys, Store} from './store/index.js'
 
 export interface EmulatorOptions {
   /** Default 0: a free port. */
@@ -28,7 +28,7 @@ export interface EmulatorOptions {
   faults?: FaultConfig
 }
 
-export type {EmulatorKeys} from './store.js'
+export type {EmulatorKeys} from './store/index.js'
 
 export interface RunningEmulator {
   baseUrl: string
@@ -106,10 +106,15 @@ function stopServer(server: Server): Promise<void> {
 }
 
 export {Router} from './router.js'
-export {HttpError, RequestContext, createRequestListener, created, notFound, ok, parseInput, validationError} from './http.js'
-export type {Handler, Reply} from './http.js'
+export {createRequestListener} from './http.js'
+export {HttpError, notFound, validationError} from './errors.js'
+export {RequestContext, created, ok, parseInput} from './handler.js'
+export type {Handler, Reply} from './handler.js'
 export {paginate} from './pagination.js'
 export type {ListPage, PageOptions} from './pagination.js'
 export {Faults} from './context.js'
 export type {AppContext} from './context.js'
-export {Store, Table, Grouped, Entity} from './store.js'
+export {Store, Table, Grouped, Entity} from './store/index.js'
+// What `payops emulator start` reads to turn its flags into a fault configuration.
+export {FAULT_KINDS, FaultConfig} from './faults.js'
+export type {FaultKind, FaultPhase} from './faults.js'

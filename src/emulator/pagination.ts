@@ -9,7 +9,7 @@
  * filter the scan starts at the cursor and stops after `limit + 1` matches; `total_count` then
  * needs one pass over the list.
  */
-import {validationError} from './http.js'
+import {validationError} from './errors.js'
 import {lowerBound, upperBound, type Row} from './store.js'
 
 export const DEFAULT_LIMIT = 50

@@ -18,7 +18,7 @@ import {basename, dirname, join} from 'node:path'
 import * as z from 'zod/mini'
 import {describeIssues} from '../api/schemas/common.js'
 import {ExitCode, PayopsError, UsageError} from '../errors.js'
-import {ENTITY_ROLES, Entity, Grouped, Store, Table} from './store.js'
+import {ENTITY_ROLES, Entity, Grouped, Store, Table} from './store/index.js'
 
 export const SAVE_DEBOUNCE_MS = 200
 export const SAVE_MAX_WAIT_MS = 1000

@@ -1,10 +1,12 @@
 /**
- * A small path router. Patterns use `:name` (or the spec's `{name}`) for one path segment.
+ * A small path router. Patterns are the API's path templates (src/api/paths.ts): `{name}` for one
+ * path segment, the spec's syntax, which the client fills with `fillPath`. They are read here,
+ * in {@link normalizePattern}, the one place that converts them (to `:name`, which is also accepted).
  * The most specific pattern that matches a path decides: static segments win over parameters,
  * left to right, so `/api/subaccounts/move` beats `/api/subaccounts/:subaccount_id`. If that
  * pattern lacks the request's method the answer is 405 with the methods it has.
  */
-import type {Handler} from './http.js'
+import type {Handler} from './handler.js'
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 export type Method = (typeof METHODS)[number]
@@ -112,6 +114,7 @@ function countSegments(path: string): number {
   return n
 }
 
+/** `/a/{id}` -> `/a/:id`, without a trailing slash. */
 function normalizePattern(pattern: string): string {
   if (!pattern.startsWith('/')) throw new Error(`route pattern must start with "/": ${pattern}`)
   const p = pattern.replace(/\{([^}/]+)\}/g, ':$1')

@@ -5,7 +5,8 @@
  * spread over the ~2 years before the start of the current UTC day).
  */
 import {randomInt} from 'node:crypto'
-import type {EntityRole, Entity, NewParty, PartyKind, PartyRecord, PayinStatusValue, Store} from './store.js'
+import {mulberry32, seededRand, type Rand} from './random.js'
+import type {EntityRole, Entity, NewParty, PartyKind, PartyRecord, PayinStatusValue, Store} from './store/index.js'
 
 export const PARTY_SEED_COUNTS: Record<EntityRole, {payers: number; payees: number; payins: number}> = {
   test: {payers: 250, payees: 300, payins: 8},
@@ -16,29 +17,7 @@ export const PARTY_SEED_COUNTS: Record<EntityRole, {payers: number; payees: numb
 const DAY_MS = 86_400_000
 export const SEED_SPAN_DAYS = 730
 
-export type Rand = () => number
-
-/** mulberry32: a tiny, fast, well-distributed 32-bit PRNG. Returns floats in [0, 1). */
-export function mulberry32(seed: number): Rand {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-  }
-}
-
-/** A generator seeded from a string (FNV-1a). */
-export function seededRand(label: string): Rand {
-  let h = 0x811c9dc5
-  for (let i = 0; i < label.length; i++) {
-    h ^= label.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  return mulberry32(h >>> 0)
-}
+export {mulberry32, seededRand, type Rand} from './random.js'
 
 const int = (r: Rand, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1))
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]
@@ -130,7 +109,7 @@ function generateParties(r: Rand, count: number, anchorMs: number): NewParty[] {
 export function addGeneratedParties(store: Store, entity: Entity, kind: PartyKind, count: number): PartyRecord[] {
   const r = mulberry32(randomInt(0, 2 ** 32 - 1))
   const base = (kind === 'payer' ? entity.payers : entity.payees).size
-  return Array.from({length: count}, (_, i) => store.createParty(entity, kind, generateParty(r, base + i + 1)))
+  return Array.from({length: count}, (_, i) => store.parties.create(entity, kind, generateParty(r, base + i + 1)))
 }
 
 const PAYIN_SEED_STATUSES: PayinStatusValue[] = ['created', 'approved', 'initiated', 'debited', 'settled', 'settled', 'failed', 'canceled']
@@ -146,7 +125,7 @@ export function seedParties(store: Store, entity: Entity, role: EntityRole, now 
   const anchor = Math.floor(now / DAY_MS) * DAY_MS
   for (const kind of ['payer', 'payee'] as const) {
     const r = seededRand(`${role}:${kind}`)
-    for (const p of generateParties(r, kind === 'payer' ? counts.payers : counts.payees, anchor)) store.createParty(entity, kind, p)
+    for (const p of generateParties(r, kind === 'payer' ? counts.payers : counts.payees, anchor)) store.parties.create(entity, kind, p)
   }
   const r = seededRand(`${role}:payin`)
   const payers = entity.payers.items.filter((p) => p.default_payment_method !== null)
@@ -158,7 +137,7 @@ export function seedParties(store: Store, entity: Entity, role: EntityRole, now 
     const status = PAYIN_SEED_STATUSES[i % PAYIN_SEED_STATUSES.length]
     const pm = payer.default_payment_method!
     const initiated = ['initiated', 'debited', 'settled'].includes(status) || (status === 'failed' && r() < 0.5)
-    store.createPayin(entity, {
+    store.payins.create(entity, {
       id: seededUuid(r),
       payer_id: payer.id,
       amount_in_minor_units: int(r, 1, 5000) * 100 + int(r, 0, 99),

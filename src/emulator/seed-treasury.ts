@@ -4,7 +4,7 @@
  * sandbox credit's 400 paths can be exercised), and a few bank-reported lines on its main account,
  * some of them without the fields the bank did not report.
  */
-import type {Entity, NewBankTransaction, Store} from './store.js'
+import type {Entity, NewBankTransaction, Store} from './store/index.js'
 
 export const EXTRA_TEST_ACCOUNTS = [
   {label: 'GBP operating account', currency_code: 'GBP', simulated: true},
@@ -25,6 +25,6 @@ export const SEED_BANK_LINES: readonly NewBankTransaction[] = [
 export function seedTreasury(store: Store, entity: Entity): void {
   if (entity.role !== 'test') return
   const main = entity.mainAccount()
-  for (const a of EXTRA_TEST_ACCOUNTS) store.createTreasuryAccount(entity, {...a})
-  if (main) for (const line of SEED_BANK_LINES) store.addBankTransaction(entity, main.id, {...line})
+  for (const a of EXTRA_TEST_ACCOUNTS) store.treasury.createAccount(entity, {...a})
+  if (main) for (const line of SEED_BANK_LINES) store.treasury.addBankTransaction(entity, main.id, {...line})
 }

@@ -3,7 +3,7 @@
  * entity, each with a USD main operating account and a few subaccounts. Keys are random per fresh
  * start; a reset re-seeds the data but keeps every key (and the entity ids they name).
  */
-import {ENTITY_ROLES, Store, type EntityRole, type Mode} from './store.js'
+import {ENTITY_ROLES, Store, type EntityRole, type Mode} from './store/index.js'
 import {seedParties} from './seed-parties.js'
 import {seedTreasury} from './seed-treasury.js'
 
@@ -40,8 +40,8 @@ function seedEntities(store: Store, entityIds: Partial<Record<EntityRole, string
   for (const role of ENTITY_ROLES) {
     const seed = SEED[role]
     const entity = store.addEntity({role, name: seed.name, mode: seed.mode, id: entityIds[role]})
-    const account = store.createTreasuryAccount(entity, {label: seed.account.label, currency_code: seed.account.currency_code, simulated: seed.mode === 'test'})
-    for (const name of seed.subaccounts) store.createSubaccount(entity, {name, currency_code: account.currency_code})
+    const account = store.treasury.createAccount(entity, {label: seed.account.label, currency_code: seed.account.currency_code, simulated: seed.mode === 'test'})
+    for (const name of seed.subaccounts) store.subaccounts.create(entity, {name, currency_code: account.currency_code})
     seedParties(store, entity, role)
     seedTreasury(store, entity)
   }

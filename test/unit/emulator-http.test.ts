@@ -4,27 +4,11 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {Faults, HttpError, Router, createRequestListener, ok, startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
 import {EventBus} from '../../src/emulator/events.js'
+import {caller, type Res} from './emulator-helpers.js'
 
 let em: RunningEmulator
 
-interface Res {
-  status: number
-  body: any
-  headers: Headers
-}
-
-async function call(method: string, path: string, opts: {key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string>} = {}): Promise<Res> {
-  const headers: Record<string, string> = {...opts.headers}
-  const key = opts.key === undefined ? em.keys.test : opts.key
-  if (key !== null) headers['x-api-key'] = key
-  let body: string | undefined
-  if (opts.raw !== undefined) body = opts.raw
-  else if (opts.body !== undefined) body = JSON.stringify(opts.body)
-  if (body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(em.baseUrl + path, {method, headers, body})
-  const text = await res.text()
-  return {status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers}
-}
+const call = caller(() => em)
 
 function expectError(res: Res, status: number, code: string): void {
   expect(res.status).toBe(status)

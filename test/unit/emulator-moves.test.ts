@@ -1,24 +1,11 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {Move} from '../../src/api/schemas/moves.js'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
+import {caller, type Res} from './emulator-helpers.js'
 
 let em: RunningEmulator
 
-interface Res {
-  status: number
-  body: any
-}
-
-async function call(method: string, path: string, opts: {key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string>} = {}): Promise<Res> {
-  const headers: Record<string, string> = {...opts.headers}
-  const key = opts.key === undefined ? em.keys.test : opts.key
-  if (key !== null) headers['x-api-key'] = key
-  const body = opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body))
-  if (body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(em.baseUrl + path, {method, headers, body})
-  const text = await res.text()
-  return {status: res.status, body: text ? JSON.parse(text) : undefined}
-}
+const call = caller(() => em)
 
 let seq = 0
 async function newSubaccount(key?: string): Promise<string> {

@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {HttpError} from '../../src/emulator/http.js'
+import {HttpError} from '../../src/emulator/errors.js'
 import {encodeCursor, paginate, type ListPage, type Order} from '../../src/emulator/pagination.js'
-import {Table, type Row} from '../../src/emulator/store.js'
+import {Table, type Row} from '../../src/emulator/store/index.js'
 
 interface Item extends Row {
   n: number

@@ -9,7 +9,8 @@ import {createRequestListener} from '../../src/emulator/http.js'
 import {Router} from '../../src/emulator/router.js'
 import {registerRoutes} from '../../src/emulator/routes/index.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
-import {Store, type Entity} from '../../src/emulator/store.js'
+import {Store, type Entity} from '../../src/emulator/store/index.js'
+import {caller, type Res} from './emulator-helpers.js'
 
 let server: Server
 let base: string
@@ -17,19 +18,7 @@ let app: AppContext
 let keys: {test: string; test_other: string; live: string}
 const events: EmulatorEvent[] = []
 
-interface Res {
-  status: number
-  body: any
-}
-
-async function call(method: string, path: string, opts: {key?: string | null; body?: unknown} = {}): Promise<Res> {
-  const headers: Record<string, string> = {}
-  if (opts.key !== null) headers['x-api-key'] = opts.key ?? keys.test
-  if (opts.body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(base + path, {method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body)})
-  const text = await res.text()
-  return {status: res.status, body: text ? JSON.parse(text) : undefined}
-}
+const call = caller(() => ({baseUrl: base, keys}))
 
 function qs(query: Record<string, string | number | boolean | undefined>): string {
   const entries = Object.entries(query).filter(([, v]) => v !== undefined) as Array<[string, string | number | boolean]>
@@ -318,7 +307,7 @@ describe('payins', () => {
 })
 
 describe('session tokens', () => {
-  const key = () => new Uint8Array(Buffer.from(app.store.sessionSigningSecret(), 'hex'))
+  const key = () => new Uint8Array(Buffer.from(app.store.tokens.signingSecret(), 'hex'))
 
   it('POST /api/session-tokens answers bare with a verifiable HS256 JWT for the payee', async () => {
     const payee = entity('test').payees.items[0]
@@ -383,9 +372,9 @@ describe('session tokens', () => {
 
 describe('persistence', () => {
   it('parties, payins and the signing secret survive a save and load', () => {
-    const secret = app.store.sessionSigningSecret()
+    const secret = app.store.tokens.signingSecret()
     const loaded = Store.fromJSON(JSON.parse(JSON.stringify(app.store)))
-    expect(loaded.sessionSigningSecret()).toBe(secret)
+    expect(loaded.tokens.signingSecret()).toBe(secret)
     const e = loaded.entityByRole('test')!
     expect(e.payers.items.map((p) => p.id)).toEqual(entity('test').payers.items.map((p) => p.id))
     expect(e.payees.get(entity('test').payees.items[5].id)?.default_payment_method).toEqual(entity('test').payees.items[5].default_payment_method)

@@ -4,22 +4,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {KeyedMutex} from '../../src/emulator/locks.js'
-
-interface Res {
-  status: number
-  body: any
-}
-
-async function call(em: RunningEmulator, method: string, path: string, opts: {key?: string | null; body?: unknown; idem?: string} = {}): Promise<Res> {
-  const headers: Record<string, string> = {}
-  const key = opts.key === undefined ? em.keys.test : opts.key
-  if (key !== null) headers['x-api-key'] = key
-  if (opts.idem) headers['idempotency-key'] = opts.idem
-  if (opts.body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(em.baseUrl + path, {method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body)})
-  const text = await res.text()
-  return {status: res.status, body: text ? JSON.parse(text) : undefined}
-}
+import {call, type Res} from './emulator-helpers.js'
 
 let dir: string
 const running: RunningEmulator[] = []

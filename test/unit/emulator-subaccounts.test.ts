@@ -1,22 +1,12 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ActivityItem, Subaccount} from '../../src/api/schemas/subaccounts.js'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
-import {isValidRoutingNumber} from '../../src/emulator/store.js'
+import {isValidRoutingNumber} from '../../src/emulator/store/index.js'
+import {caller, type Res} from './emulator-helpers.js'
 
 let em: RunningEmulator
 
-interface Res {
-  status: number
-  body: any
-}
-
-async function call(method: string, path: string, opts: {key?: string; body?: unknown; headers?: Record<string, string>} = {}): Promise<Res> {
-  const headers: Record<string, string> = {'x-api-key': opts.key ?? em.keys.test, ...opts.headers}
-  if (opts.body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(em.baseUrl + path, {method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body)})
-  const text = await res.text()
-  return {status: res.status, body: text ? JSON.parse(text) : undefined}
-}
+const call = caller(() => em)
 
 async function newSubaccount(name: string, key?: string): Promise<any> {
   const res = await call('POST', '/api/subaccounts', {body: {name}, key})
@@ -272,8 +262,8 @@ describe('GET /api/subaccounts/{id}/activity', () => {
     expect(empty.body).toEqual({data: [], has_more: false, total_count: 0, next_cursor: null, previous_cursor: null})
 
     const entity = em.store.entityByRole('test')!
-    em.store.addActivity(entity, fresh.id, {source: 'bai2', direction: 'credit', amount_in_minor_units: 5000, effective_at: '2024-05-01T12:00:00.000Z'})
-    em.store.addActivity(entity, fresh.id, {source: 'bai2', direction: 'credit', amount_in_minor_units: 777, currency_code: 'GBP'})
+    em.store.subaccounts.addActivity(entity, fresh.id, {source: 'bai2', direction: 'credit', amount_in_minor_units: 5000, effective_at: '2024-05-01T12:00:00.000Z'})
+    em.store.subaccounts.addActivity(entity, fresh.id, {source: 'bai2', direction: 'credit', amount_in_minor_units: 777, currency_code: 'GBP'})
     const res = await call('GET', activityPath(fresh.id, {order: 'asc'}))
     expect(res.body.data).toHaveLength(2)
     expect(res.body.data[0]).toMatchObject({source: 'bai2', direction: 'credit', amount_in_cents: 5000, currency_code: 'USD', effective_at: '2024-05-01T12:00:00.000Z'})

@@ -5,9 +5,10 @@ import {Faults, Router, createRequestListener} from '../../src/emulator/index.js
 import {EventBus} from '../../src/emulator/events.js'
 import {registerRoutes} from '../../src/emulator/routes/index.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
-import type {Store} from '../../src/emulator/store.js'
+import type {Store} from '../../src/emulator/store/index.js'
 import {AccountTransfer, ConversionEstimate} from '../../src/api/schemas/transfers.js'
 import {BankTransaction, SimulatedCredit, TreasuryAccount} from '../../src/api/schemas/treasury.js'
+import {caller, type Res} from './emulator-helpers.js'
 
 let server: Server
 let baseUrl: string
@@ -15,18 +16,7 @@ let store: Store
 let events: EventBus
 let keys: {test: string; test_other: string; live: string}
 
-interface Res {
-  status: number
-  body: any
-}
-
-async function call(method: string, path: string, opts: {key?: string; body?: unknown; headers?: Record<string, string>} = {}): Promise<Res> {
-  const headers: Record<string, string> = {'x-api-key': opts.key ?? keys.test, ...opts.headers}
-  if (opts.body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(baseUrl + path, {method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body)})
-  const text = await res.text()
-  return {status: res.status, body: text ? JSON.parse(text) : undefined}
-}
+const call = caller(() => ({baseUrl, keys}))
 
 function expectError(res: Res, status: number, code: string, message?: RegExp): void {
   expect(res.status, JSON.stringify(res.body)).toBe(status)
@@ -363,7 +353,7 @@ describe('account transfers', () => {
   })
 
   it('state survives a JSON round trip of the store', async () => {
-    const {Store} = await import('../../src/emulator/store.js')
+    const {Store} = await import('../../src/emulator/store/index.js')
     const copy = Store.fromJSON(JSON.parse(JSON.stringify(store)))
     const e = copy.entityByRole('test')!
     expect(e.accountTransfers.size).toBe(store.entityByRole('test')!.accountTransfers.size)

@@ -4,23 +4,13 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {WebhookEndpoint, WebhookEndpointWithSecret} from '../../src/api/schemas/webhooks.js'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {verify} from '../../src/webhooks/signature.js'
+import {caller, type Res} from './emulator-helpers.js'
 
 let em: RunningEmulator
 /** Refuses connections at once: endpoints that must never reach the network. */
 const NOWHERE = 'https://127.0.0.1:1'
 
-interface Res {
-  status: number
-  body: any
-}
-
-async function call(method: string, path: string, opts: {key?: string; body?: unknown} = {}): Promise<Res> {
-  const headers: Record<string, string> = {'x-api-key': opts.key ?? em.keys.test}
-  if (opts.body !== undefined) headers['content-type'] = 'application/json'
-  const res = await fetch(em.baseUrl + path, {method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body)})
-  const text = await res.text()
-  return {status: res.status, body: text ? JSON.parse(text) : undefined}
-}
+const call = caller(() => em)
 
 const control = (method: string, path: string, body?: unknown) => call(method, path, {body, key: 'none'})
 

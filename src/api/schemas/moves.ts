@@ -2,6 +2,7 @@ import * as z from 'zod/mini'
 import {ClientMetadata, MinorUnits, Timestamp, Uuid, drift, fillFrom, lowerStatus, renameKeys} from './common.js'
 
 export const MOVE_STATUSES = ['created', 'approved', 'settled', 'canceled', 'failed'] as const
+export type MoveStatus = (typeof MOVE_STATUSES)[number]
 
 /**
  * POST /api/subaccounts/move body. `amount_in_cents` is the deprecated alias, still accepted;

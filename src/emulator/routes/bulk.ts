@@ -5,7 +5,8 @@
  */
 import * as z from 'zod/mini'
 import type {AppContext} from '../context.js'
-import {notFound, ok, parseInput} from '../http.js'
+import {notFound} from '../errors.js'
+import {ok, parseInput} from '../handler.js'
 import type {Router} from '../router.js'
 
 const BulkActivity = z.object({
@@ -19,7 +20,7 @@ export function register(router: Router, app: AppContext): void {
     const entity = [...app.store.entities.values()].find((e) => e.subaccounts.has(body.subaccount_id))
     if (!entity) throw notFound(`subaccount ${body.subaccount_id} not found`)
     for (let i = 0; i < body.count; i++) {
-      app.store.bookSubaccountFlow(entity, body.subaccount_id, {source: 'bai2', direction: 'credit', amount_in_minor_units: 100 + (i % 10_000)})
+      app.store.subaccounts.bookFlow(entity, body.subaccount_id, {source: 'bai2', direction: 'credit', amount_in_minor_units: 100 + (i % 10_000)})
     }
     return ok({created: body.count})
   })

@@ -12,10 +12,11 @@
  */
 import * as z from 'zod/mini'
 import type {AppContext} from '../context.js'
-import {created, notFound, ok, parseInput, validationError} from '../http.js'
+import {notFound, validationError} from '../errors.js'
+import {created, ok, parseInput} from '../handler.js'
 import type {Router} from '../router.js'
 import {reseed} from '../seed.js'
-import {ENTITY_ROLES, type Entity, type MoveRecord} from '../store.js'
+import {ENTITY_ROLES, type Entity, type MoveRecord} from '../store/index.js'
 import {moveView} from './moves.js'
 
 const FailSettlementBody = z.object({
@@ -51,13 +52,13 @@ export function register(router: Router, app: AppContext): void {
     return ok({pending_settlement_failures: app.faults.settlementFailures})
   })
 
-  router.add('POST', '/_emulator/moves/:move_id/fail', (ctx) => {
+  router.add('POST', '/_emulator/moves/{move_id}/fail', (ctx) => {
     const id = ctx.params.move_id
     let move: MoveRecord | undefined
     for (const e of app.store.entities.values()) move ??= e.moves.get(id)
     if (!move) throw notFound(`move ${id} not found`)
     if (move.status !== 'created' && move.status !== 'approved') throw validationError(`move cannot fail in status ${move.status}`)
-    app.store.setMoveStatus(move, 'failed')
+    app.store.moves.setStatus(move, 'failed')
     return ok({data: moveView(move)})
   })
 

@@ -6,7 +6,7 @@
  */
 import type {AppContext} from '../context.js'
 import {FaultConfig} from '../faults.js'
-import {ok, parseInput} from '../http.js'
+import {ok, parseInput} from '../handler.js'
 import type {Router} from '../router.js'
 
 export function register(router: Router, app: AppContext): void {

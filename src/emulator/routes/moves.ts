@@ -15,13 +15,14 @@
  * Idempotency-Key run one after the other (per entity), and the lookup-then-insert itself never
  * awaits.
  */
-import {PATHS} from '../../api/assumptions.js'
+import {PATHS} from '../../api/paths.js'
 import {MoveCreateRequest} from '../../api/schemas/moves.js'
 import type {AppContext} from '../context.js'
-import {HttpError, created, notFound, ok, parseInput, validationError, type Reply, type RequestContext} from '../http.js'
+import {HttpError, notFound, validationError} from '../errors.js'
+import {created, ok, parseInput, type Reply, type RequestContext} from '../handler.js'
 import {KeyedMutex} from '../locks.js'
 import type {Router} from '../router.js'
-import type {Entity, MoveRecord} from '../store.js'
+import type {Entity, MoveRecord} from '../store/index.js'
 import {findSubaccount} from './subaccounts.js'
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
@@ -71,11 +72,11 @@ export function findMove(entity: Entity, id: string): MoveRecord {
  * API armed a settlement failure: then it stays `approved` and a warning comes back.
  */
 function approveAndSettle(app: AppContext, entity: Entity, move: MoveRecord): {warning?: string} {
-  if (move.status === 'created') app.store.setMoveStatus(move, 'approved')
+  if (move.status === 'created') app.store.moves.setStatus(move, 'approved')
   if (app.faults.takeSettlementFailure()) {
     return {warning: `move ${move.id} was approved but its settlement failed; it remains approved`}
   }
-  app.store.settleMove(entity, move)
+  app.store.moves.settle(entity, move)
   return {}
 }
 
@@ -102,7 +103,7 @@ function replay(app: AppContext, entity: Entity, move: MoveRecord, body: unknown
 function createMove(app: AppContext, ctx: RequestContext, key: string | undefined): Reply {
   const entity = ctx.entity
   if (key !== undefined) {
-    const existing = app.store.moveByIdempotencyKey(entity, key)
+    const existing = app.store.moves.byIdempotencyKey(entity, key)
     if (existing) return replay(app, entity, existing, ctx.body)
   }
   const input = parseInput(MoveCreateRequest, ctx.body)
@@ -111,7 +112,7 @@ function createMove(app: AppContext, ctx: RequestContext, key: string | undefine
   if (from.currency_code !== to.currency_code) {
     throw validationError(`subaccounts have incompatible currencies (${from.currency_code} and ${to.currency_code})`)
   }
-  const move = app.store.createMove(entity, {
+  const move = app.store.moves.create(entity, {
     from_subaccount_id: from.id,
     to_subaccount_id: to.id,
     amount_in_minor_units: (input.amount_in_minor_units ?? input.amount_in_cents)!,
@@ -126,13 +127,13 @@ function createMove(app: AppContext, ctx: RequestContext, key: string | undefine
 
 export function register(router: Router, app: AppContext): void {
   const inFlight = new KeyedMutex()
-  router.add('POST', '/api/subaccounts/move', (ctx) => {
+  router.add('POST', PATHS.moveCreate, (ctx) => {
     const key = idempotencyKeyOf(ctx)
     if (key === undefined) return createMove(app, ctx, undefined)
     return inFlight.run(`${ctx.entity.id}\n${key}`, () => createMove(app, ctx, key))
   })
 
-  router.add('POST', '/api/subaccounts/move/:move_id/approve', (ctx) => {
+  router.add('POST', PATHS.moveApprove, (ctx) => {
     const entity = ctx.entity
     const move = findMove(entity, ctx.params.move_id)
     if (move.status !== 'created') throw validationError(`move cannot be approved in status ${move.status}`)
@@ -143,7 +144,7 @@ export function register(router: Router, app: AppContext): void {
   router.add('DELETE', PATHS.moveCancel, (ctx) => {
     const move = findMove(ctx.entity, ctx.params.move_id)
     if (move.status !== 'created') throw validationError(`move cannot be canceled in status ${move.status}`)
-    app.store.setMoveStatus(move, 'canceled')
+    app.store.moves.setStatus(move, 'canceled')
     return ok({data: moveView(move)})
   })
 }

@@ -7,16 +7,18 @@
  *   country_sub_division?, city?, address_line?, postal_code?, client_metadata?, has_default?}]}`
  *   -> 201 `{entity, ids, data}` (data: each party as the API shows it, plus its internal `has_default`)
  */
+import {PATHS} from '../../api/paths.js'
 import {randomInt} from 'node:crypto'
 import * as z from 'zod/mini'
 import {ClientMetadata} from '../../api/schemas/common.js'
 import {COUNTRY_CODES, PartyListQuery} from '../../api/schemas/parties.js'
 import type {AppContext} from '../context.js'
-import {created, notFound, ok, parseInput} from '../http.js'
+import {notFound} from '../errors.js'
+import {created, ok, parseInput} from '../handler.js'
 import {paginate} from '../pagination.js'
 import type {Router} from '../router.js'
 import {addGeneratedParties} from '../seed-parties.js'
-import {ENTITY_ROLES, randomRoutingNumber, type Entity, type PartyKind, type PartyRecord} from '../store.js'
+import {ENTITY_ROLES, randomRoutingNumber, type Entity, type PartyKind, type PartyRecord} from '../store/index.js'
 
 const DAY_MS = 86_400_000
 
@@ -97,7 +99,7 @@ const AddPartiesBody = z
 
 export function register(router: Router, app: AppContext): void {
   for (const kind of ['payer', 'payee'] as const) {
-    router.add('GET', `/api/${kind}s`, (ctx) => {
+    router.add('GET', PATHS[`${kind}s`], (ctx) => {
       const q = parseInput(PartyListQuery, ctx.query)
       const {filter, scope} = partyFilter(kind, q)
       return ok(paginate(tableOf(ctx.entity, kind).items, {limit: q.limit, order: q.order ?? 'desc', cursor: q.cursor, filter, scope}, partyView))
@@ -111,7 +113,7 @@ export function register(router: Router, app: AppContext): void {
       const added: PartyRecord[] = []
       for (const r of body.records ?? []) {
         added.push(
-          app.store.createParty(entity, kind, {
+          app.store.parties.create(entity, kind, {
             name: r.name,
             email: r.email,
             country_code: r.country_code ?? null,
@@ -129,5 +131,5 @@ export function register(router: Router, app: AppContext): void {
     })
   }
 
-  router.add('GET', '/api/payees/:payee_id', (ctx) => ok({data: partyView(findPayee(ctx.entity, ctx.params.payee_id))}))
+  router.add('GET', PATHS.payee, (ctx) => ok({data: partyView(findPayee(ctx.entity, ctx.params.payee_id))}))
 }

@@ -14,14 +14,16 @@
  *   emits payin.failed.
  * - GET /_emulator/payins?entity=test -> `{data: [Payin]}` newest first.
  */
+import {PATHS} from '../../api/paths.js'
 import * as z from 'zod/mini'
 import {ClientMetadata} from '../../api/schemas/common.js'
 import {CalendarDate, PAYIN_RAILS, PAYIN_STATUSES, type PayinStatus} from '../../api/schemas/parties.js'
 import type {AppContext} from '../context.js'
-import {HttpError, created, notFound, ok, parseInput, validationError} from '../http.js'
+import {HttpError, notFound, validationError} from '../errors.js'
+import {created, ok, parseInput} from '../handler.js'
 import type {Router} from '../router.js'
 import {endToEndId} from '../seed-parties.js'
-import {ENTITY_ROLES, type Entity, type PayinRecord} from '../store.js'
+import {ENTITY_ROLES, type Entity, type PayinRecord} from '../store/index.js'
 
 export function payinView(p: PayinRecord) {
   const payment_method: Record<string, string> = {account_last_four: p.payment_method.account_last_four, routing_number: p.payment_method.routing_number}
@@ -87,7 +89,7 @@ const AdvanceBody = z.object({
 })
 
 export function register(router: Router, app: AppContext): void {
-  router.add('GET', '/api/payins/:payin_id', (ctx) => ok({data: payinView(findPayin(ctx.entity, ctx.params.payin_id))}))
+  router.add('GET', PATHS.payin, (ctx) => ok({data: payinView(findPayin(ctx.entity, ctx.params.payin_id))}))
 
   router.add('POST', '/_emulator/payins', (ctx) => {
     const body = parseInput(CreatePayinBody, ctx.body)
@@ -105,7 +107,7 @@ export function register(router: Router, app: AppContext): void {
       payer = [...entity.payers.items].reverse().find((p) => p.default_payment_method !== null)
       if (!payer) throw validationError(`entity ${role} has no payer with a default payment method`)
     }
-    const payin = app.store.createPayin(entity, {
+    const payin = app.store.payins.create(entity, {
       payer_id: payer.id,
       amount_in_minor_units: body.amount_in_minor_units,
       currency_code: currency,
@@ -118,7 +120,7 @@ export function register(router: Router, app: AppContext): void {
     return created({data: payinView(payin)})
   })
 
-  router.add('POST', '/_emulator/payins/:payin_id/advance', (ctx) => {
+  router.add('POST', '/_emulator/payins/{payin_id}/advance', (ctx) => {
     const body = parseInput(AdvanceBody, ctx.body)
     const id = ctx.params.payin_id
     let payin: PayinRecord | undefined
@@ -140,7 +142,7 @@ export function register(router: Router, app: AppContext): void {
       if (next === 'initiated' && payin.payment_method.end_to_end_id === null) {
         payin.payment_method.end_to_end_id = endToEndId(payin.payment_method.routing_number)
       }
-      app.store.setPayinStatus(payin, next)
+      app.store.payins.setStatus(payin, next)
       if (next === 'settled') app.events.emit(entity.id, 'payin.settled', {payin_id: payin.id})
       if (next === 'failed') app.events.emit(entity.id, 'payin.failed', {payin_id: payin.id})
     }

@@ -2,12 +2,14 @@
  * Subaccounts: create, get, and the activity list (transfer lines from moves, bai2 lines from
  * simulated inbound credits).
  */
+import {PATHS} from '../../api/paths.js'
 import {ActivityQuery, SubaccountCreateRequest} from '../../api/schemas/subaccounts.js'
 import type {AppContext} from '../context.js'
-import {created, notFound, ok, parseInput, validationError} from '../http.js'
+import {notFound, validationError} from '../errors.js'
+import {created, ok, parseInput} from '../handler.js'
 import {paginate} from '../pagination.js'
 import type {Router} from '../router.js'
-import type {ActivityRecord, Entity, SubaccountRecord} from '../store.js'
+import type {ActivityRecord, Entity, SubaccountRecord} from '../store/index.js'
 
 export function subaccountView(s: SubaccountRecord) {
   return {
@@ -48,19 +50,19 @@ export function findSubaccount(entity: Entity, id: string): SubaccountRecord {
 }
 
 export function register(router: Router, app: AppContext): void {
-  router.add('POST', '/api/subaccounts', (ctx) => {
+  router.add('POST', PATHS.subaccounts, (ctx) => {
     const body = parseInput(SubaccountCreateRequest, ctx.body)
     const entity = ctx.entity
     const main = entity.mainAccount()
     if (!main || main.currency_code !== 'USD') {
       throw validationError(`subaccounts are not supported for the operating account currency ${main?.currency_code ?? '(none)'}`)
     }
-    return created({data: subaccountView(app.store.createSubaccount(entity, {name: body.name, currency_code: main.currency_code}))})
+    return created({data: subaccountView(app.store.subaccounts.create(entity, {name: body.name, currency_code: main.currency_code}))})
   })
 
-  router.add('GET', '/api/subaccounts/:subaccount_id', (ctx) => ok({data: subaccountView(findSubaccount(ctx.entity, ctx.params.subaccount_id))}))
+  router.add('GET', PATHS.subaccount, (ctx) => ok({data: subaccountView(findSubaccount(ctx.entity, ctx.params.subaccount_id))}))
 
-  router.add('GET', '/api/subaccounts/:subaccount_id/activity', (ctx) => {
+  router.add('GET', PATHS.subaccountActivity, (ctx) => {
     const q = parseInput(ActivityQuery, ctx.query)
     const sub = findSubaccount(ctx.entity, ctx.params.subaccount_id)
     const gte = q.effective_at_gte === undefined ? undefined : Date.parse(q.effective_at_gte)

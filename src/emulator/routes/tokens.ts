@@ -8,13 +8,15 @@
  *   (404 PAYEE_NOT_FOUND), a payer too (404 NOT_FOUND); an `external` party is the caller's own
  *   reference to someone outside the service and is not looked up. Answers `{data: {...}}`.
  */
+import {PATHS} from '../../api/paths.js'
 import {randomUUID} from 'node:crypto'
 import {SignJWT} from 'jose'
 import {PartySessionTokenRequest, PayeeSessionTokenRequest, type PartyType} from '../../api/schemas/parties.js'
 import type {AppContext} from '../context.js'
-import {notFound, ok, parseInput} from '../http.js'
+import {notFound} from '../errors.js'
+import {ok, parseInput} from '../handler.js'
 import type {Router} from '../router.js'
-import type {Entity} from '../store.js'
+import type {Entity} from '../store/index.js'
 import {findPayee} from './parties.js'
 
 export const SESSION_TOKEN_ISSUER = 'payops-emulator'
@@ -34,7 +36,7 @@ export interface MintedToken {
 
 /** The HS256 key of the store's signing secret. */
 export function signingKey(app: AppContext): Uint8Array {
-  return new Uint8Array(Buffer.from(app.store.sessionSigningSecret(), 'hex'))
+  return new Uint8Array(Buffer.from(app.store.tokens.signingSecret(), 'hex'))
 }
 
 export async function mintSessionToken(app: AppContext, entity: Entity, partyId: string, partyType: PartyType, scopes: readonly string[]): Promise<MintedToken> {
@@ -51,13 +53,13 @@ export async function mintSessionToken(app: AppContext, entity: Entity, partyId:
 }
 
 export function register(router: Router, app: AppContext): void {
-  router.add('POST', '/api/session-tokens', async (ctx) => {
+  router.add('POST', PATHS.sessionTokens, async (ctx) => {
     const body = parseInput(PayeeSessionTokenRequest, ctx.body)
     const payee = findPayee(ctx.entity, body.payee_id)
     return ok(await mintSessionToken(app, ctx.entity, payee.id, 'payee', PAYEE_ENDPOINT_SCOPES))
   })
 
-  router.add('POST', '/api/session-tokens/party', async (ctx) => {
+  router.add('POST', PATHS.partySessionTokens, async (ctx) => {
     const body = parseInput(PartySessionTokenRequest, ctx.body)
     const entity = ctx.entity
     if (body.party_type === 'payee') findPayee(entity, body.party_id)

@@ -17,7 +17,7 @@
  * - POST /_emulator/transfers/{id}/advance {status?} one step, or to `initiated|settled|failed`
  */
 import * as z from 'zod/mini'
-import {PATHS} from '../../api/assumptions.js'
+import {PATHS} from '../../api/paths.js'
 import {
   ACH_RAILS,
   ConversionEstimateQuery,
@@ -31,11 +31,12 @@ import {
 } from '../../api/schemas/transfers.js'
 import type {AppContext} from '../context.js'
 import {convertMinor, hasRate} from '../fx.js'
-import {HttpError, created, notFound, ok, parseInput, validationError, type Reply, type RequestContext} from '../http.js'
+import {HttpError, notFound, validationError} from '../errors.js'
+import {created, ok, parseInput, type Reply, type RequestContext} from '../handler.js'
 import {KeyedMutex} from '../locks.js'
 import {paginate} from '../pagination.js'
 import type {Router} from '../router.js'
-import {ENTITY_ROLES, type AccountTransferRecord, type Entity, type TransferStatus, type TreasuryAccountRecord} from '../store.js'
+import {ENTITY_ROLES, type AccountTransferRecord, type Entity, type TransferStatus, type TreasuryAccountRecord} from '../store/index.js'
 import {findAccount, todayUtc} from './treasury.js'
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
@@ -101,7 +102,7 @@ export function register(router: Router, app: AppContext): void {
     const to = entity.treasuryAccounts.get(t.to_account_id)
     const date = todayUtc()
     if (from) {
-      store.addBankTransaction(entity, from.id, {
+      store.treasury.addBankTransaction(entity, from.id, {
         amount_in_minor_units: t.amount_in_minor_units,
         currency_code: from.currency_code,
         description: 'ACCOUNT TRANSFER OUT',
@@ -113,7 +114,7 @@ export function register(router: Router, app: AppContext): void {
     }
     if (to) {
       const amount = to.currency_code === t.currency_code ? t.amount_in_minor_units : convertMinor(t.amount_in_minor_units, t.currency_code, to.currency_code).destinationMinor
-      store.addBankTransaction(entity, to.id, {
+      store.treasury.addBankTransaction(entity, to.id, {
         amount_in_minor_units: amount,
         currency_code: to.currency_code,
         description: 'ACCOUNT TRANSFER IN',
@@ -126,7 +127,7 @@ export function register(router: Router, app: AppContext): void {
   }
 
   function moveTo(entity: Entity, t: AccountTransferRecord, status: TransferStatus): void {
-    store.setTransferStatus(t, status)
+    store.transfers.setStatus(t, status)
     if (status === 'settled') settle(entity, t)
   }
 
@@ -157,7 +158,7 @@ export function register(router: Router, app: AppContext): void {
   function create(ctx: RequestContext, key: string | undefined): Reply {
     const entity = ctx.entity
     if (key !== undefined) {
-      const existing = store.transferByIdempotencyKey(entity, key)
+      const existing = store.transfers.byIdempotencyKey(entity, key)
       if (existing) return ok({data: transferView(existing)})
     }
     const input = parseInput(TransferCreateRequest, ctx.body)
@@ -169,7 +170,7 @@ export function register(router: Router, app: AppContext): void {
     if (!allowedRails(from, to).includes(input.rail)) {
       throw validationError(`unsupported rail ${input.rail} between ${from.currency_code} and ${to.currency_code} accounts: ACH and instant rails need two USD accounts; use wire`)
     }
-    const t = store.createAccountTransfer(entity, {
+    const t = store.transfers.create(entity, {
       from_account_id: from.id,
       to_account_id: to.id,
       amount_in_minor_units: input.amount_in_minor_units,
@@ -180,12 +181,12 @@ export function register(router: Router, app: AppContext): void {
       idempotency_key: key,
     })
     if (input.auto_approve === false) return created({data: transferView(t)})
-    store.setTransferStatus(t, 'approved')
+    store.transfers.setStatus(t, 'approved')
     if (asyncDelay(entity) !== undefined) {
       scheduleAsync(entity, t)
       return {status: 202, body: {data: transferView(t)}}
     }
-    store.setTransferStatus(t, 'initiated')
+    store.transfers.setStatus(t, 'initiated')
     return created({data: transferView(t)})
   }
 
@@ -196,16 +197,16 @@ export function register(router: Router, app: AppContext): void {
     return inFlight.run(`${ctx.entity.id}\n${key}`, () => create(ctx, key))
   })
 
-  router.add('POST', '/api/treasury/account-transfers/:account_transfer_id/approve', (ctx) => {
+  router.add('POST', PATHS.transferApprove, (ctx) => {
     const entity = ctx.entity
     const t = findTransfer(entity, ctx.params.account_transfer_id)
     if (t.status !== 'created') throw validationError(`account transfer cannot be approved in status ${t.status}`)
-    store.setTransferStatus(t, 'approved')
+    store.transfers.setStatus(t, 'approved')
     scheduleAsync(entity, t)
     return ok({data: transferView(t)})
   })
 
-  router.add('GET', '/api/treasury/account-transfers', (ctx) => {
+  router.add('GET', PATHS.transfers, (ctx) => {
     const q = parseInput(TransfersQuery, ctx.query)
     const accounts = q.account_id && q.account_id.length ? new Set(q.account_id) : undefined
     const rails = q.rail && q.rail.length ? expandRails(q.rail) : undefined
@@ -229,7 +230,7 @@ export function register(router: Router, app: AppContext): void {
     return ok(paginate(ctx.entity.accountTransfers.items, {limit: q.limit, order: q.order ?? 'desc', cursor: q.cursor, filter, scope}, transferView))
   })
 
-  router.add('GET', '/api/treasury/account-transfers/conversion-estimate', (ctx) => {
+  router.add('GET', PATHS.conversionEstimate, (ctx) => {
     const q = parseInput(ConversionEstimateQuery, ctx.query)
     if (q.from_account_id === q.to_account_id) throw validationError('invalid account pair: from_account_id and to_account_id must differ')
     const from = findAccount(ctx.entity, q.from_account_id)
@@ -254,7 +255,7 @@ export function register(router: Router, app: AppContext): void {
     })
   })
 
-  router.add('GET', '/api/treasury/account-transfers/rail-options', (ctx) => {
+  router.add('GET', PATHS.railOptions, (ctx) => {
     const q = parseInput(RailOptionsQuery, ctx.query)
     if (q.from_account_id === q.to_account_id) throw validationError('invalid account pair: from_account_id and to_account_id must differ')
     const from = findAccount(ctx.entity, q.from_account_id)
@@ -274,7 +275,7 @@ export function register(router: Router, app: AppContext): void {
     return ok({entity: body.entity, enabled: body.enabled, delay_ms: asyncDelay(entity) ?? null})
   })
 
-  router.add('POST', '/_emulator/transfers/:account_transfer_id/advance', (ctx) => {
+  router.add('POST', '/_emulator/transfers/{account_transfer_id}/advance', (ctx) => {
     const body = parseInput(AdvanceBody, ctx.body)
     const id = ctx.params.account_transfer_id
     let found: {entity: Entity; t: AccountTransferRecord} | undefined

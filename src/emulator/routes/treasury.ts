@@ -9,13 +9,15 @@
  * the main account (its incoming total and a `bai2` activity line) and `subaccount.credit_received`
  * is emitted.
  */
+import {PATHS} from '../../api/paths.js'
 import {AccountsQuery, BankTransactionsQuery, SimulateCreditRequest, UpdateLabelRequest} from '../../api/schemas/treasury.js'
 import type {AppContext} from '../context.js'
-import {HttpError, created, notFound, ok, parseInput, validationError, type RequestContext} from '../http.js'
+import {HttpError, notFound, validationError} from '../errors.js'
+import {created, ok, parseInput, type RequestContext} from '../handler.js'
 import {KeyedMutex} from '../locks.js'
 import {paginate} from '../pagination.js'
 import type {Router} from '../router.js'
-import type {BankTransactionRecord, Entity, TreasuryAccountRecord} from '../store.js'
+import type {BankTransactionRecord, Entity, TreasuryAccountRecord} from '../store/index.js'
 
 export const MAX_REFERENCE_LENGTH = 255
 
@@ -91,7 +93,7 @@ function simulateCredit(app: AppContext, ctx: RequestContext, reference: string 
   }
   const fingerprint = JSON.stringify([account.id, input.rail, input.amount_in_minor_units, input.transaction_date ?? null, input.sender_info ?? null, input.subaccount_id ?? null])
   if (reference !== undefined) {
-    const existing = app.store.creditByReference(entity, reference)
+    const existing = app.store.treasury.creditByReference(entity, reference)
     if (existing) {
       if (existing.request_fingerprint !== fingerprint) {
         throw new HttpError(409, 'DUPLICATE_SANDBOX_REFERENCE', `sandbox reference (Idempotency-Key) was already used for bank transaction ${existing.id} with a different request`)
@@ -100,7 +102,7 @@ function simulateCredit(app: AppContext, ctx: RequestContext, reference: string 
     }
   }
   const date = input.transaction_date ?? todayUtc()
-  const line = app.store.addBankTransaction(entity, account.id, {
+  const line = app.store.treasury.addBankTransaction(entity, account.id, {
     amount_in_minor_units: input.amount_in_minor_units,
     currency_code: account.currency_code,
     description: input.rail === 'wire' ? 'WIRE IN (SIMULATED)' : 'ACH CREDIT (SIMULATED)',
@@ -112,7 +114,7 @@ function simulateCredit(app: AppContext, ctx: RequestContext, reference: string 
     request_fingerprint: reference === undefined ? undefined : fingerprint,
   })
   if (input.subaccount_id !== undefined) {
-    app.store.bookSubaccountFlow(entity, input.subaccount_id, {
+    app.store.subaccounts.bookFlow(entity, input.subaccount_id, {
       source: 'bai2',
       direction: 'credit',
       amount_in_minor_units: input.amount_in_minor_units,
@@ -130,19 +132,19 @@ function simulateCredit(app: AppContext, ctx: RequestContext, reference: string 
 }
 
 export function register(router: Router, app: AppContext): void {
-  router.add('GET', '/api/treasury/accounts', (ctx) => {
+  router.add('GET', PATHS.treasuryAccounts, (ctx) => {
     const q = parseInput(AccountsQuery, ctx.query)
     return ok(paginate(ctx.entity.treasuryAccounts.items, {limit: q.limit, order: q.order ?? 'desc', cursor: q.cursor, scope: 'treasury-accounts'}, accountView))
   })
 
-  router.add('POST', '/api/treasury/accounts/:account_id/update-label', (ctx) => {
+  router.add('POST', PATHS.treasuryAccountLabel, (ctx) => {
     const account = findAccount(ctx.entity, ctx.params.account_id)
     const body = parseInput(UpdateLabelRequest, ctx.body)
-    app.store.updateTreasuryAccountLabel(account, body.label)
+    app.store.treasury.updateLabel(account, body.label)
     return ok({data: accountView(account)})
   })
 
-  router.add('GET', '/api/treasury/accounts/:account_id/bank-transactions', (ctx) => {
+  router.add('GET', PATHS.bankTransactions, (ctx) => {
     const q = parseInput(BankTransactionsQuery, ctx.query)
     const account = findAccount(ctx.entity, ctx.params.account_id)
     const gte = q.transaction_date_gte
@@ -157,7 +159,7 @@ export function register(router: Router, app: AppContext): void {
     return ok(paginate(items, {limit: q.limit, order: q.order ?? 'desc', cursor: q.cursor, filter, scope}, bankTransactionView))
   })
 
-  router.add('GET', '/api/treasury/accounts/:account_id/bank-transactions/:bank_transaction_id', (ctx) => {
+  router.add('GET', PATHS.bankTransaction, (ctx) => {
     const account = findAccount(ctx.entity, ctx.params.account_id)
     const t = ctx.entity.bankTransactions.get(account.id)?.get(ctx.params.bank_transaction_id)
     if (!t) throw notFound(`bank transaction ${ctx.params.bank_transaction_id} not found on treasury account ${account.id}`)
@@ -165,7 +167,7 @@ export function register(router: Router, app: AppContext): void {
   })
 
   const inFlight = new KeyedMutex()
-  router.add('POST', '/api/treasury/accounts/:account_id/simulate-inbound-credit', (ctx) => {
+  router.add('POST', PATHS.simulateInboundCredit, (ctx) => {
     const reference = referenceOf(ctx)
     if (reference === undefined) return simulateCredit(app, ctx, undefined)
     return inFlight.run(`${ctx.entity.id}\n${reference}`, () => simulateCredit(app, ctx, reference))

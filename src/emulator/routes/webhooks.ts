@@ -8,17 +8,18 @@
  * - GET  /_emulator/webhook-deliveries       ?endpoint_id=&event_id= delivery attempts, oldest first
  */
 import * as z from 'zod/mini'
-import {PATHS} from '../../api/assumptions.js'
+import {PATHS} from '../../api/paths.js'
 import {WEBHOOK_EVENT_TYPES} from '../../api/schemas/events.js'
 import {EVENT_TYPE_DESCRIPTIONS, WebhookCreateRequest, WebhookListQuery, WebhookUpdateRequest} from '../../api/schemas/webhooks.js'
 import {sampleData} from '../../webhooks/samples.js'
 import {generateSecret} from '../../webhooks/signature.js'
 import type {AppContext} from '../context.js'
 import {WebhookDeliveries} from '../delivery.js'
-import {created, notFound, ok, parseInput} from '../http.js'
+import {notFound} from '../errors.js'
+import {created, ok, parseInput} from '../handler.js'
 import {paginate} from '../pagination.js'
 import type {Router} from '../router.js'
-import {ENTITY_ROLES, type Entity, type WebhookRecord} from '../store.js'
+import {ENTITY_ROLES, type Entity, type WebhookRecord} from '../store/index.js'
 
 export function webhookView(w: WebhookRecord) {
   return {
@@ -66,7 +67,7 @@ export function register(router: Router, app: AppContext): void {
 
   router.add('POST', PATHS.webhooks, (ctx) => {
     const body = parseInput(WebhookCreateRequest, ctx.body)
-    const rec = app.store.createWebhook(ctx.entity, {
+    const rec = app.store.webhooks.create(ctx.entity, {
       url: body.url,
       description: blankToNull(body.description) ?? null,
       event_types: body.event_types,
@@ -85,13 +86,13 @@ export function register(router: Router, app: AppContext): void {
   router.add('PATCH', PATHS.webhook, (ctx) => {
     const hook = findWebhook(ctx.entity, ctx.params.webhook_id)
     const body = parseInput(WebhookUpdateRequest, ctx.body)
-    app.store.updateWebhook(hook, {url: body.url, description: blankToNull(body.description), event_types: body.event_types})
+    app.store.webhooks.update(hook, {url: body.url, description: blankToNull(body.description), event_types: body.event_types})
     return ok({data: webhookView(hook)})
   })
 
   router.add('DELETE', PATHS.webhook, (ctx) => {
     const hook = findWebhook(ctx.entity, ctx.params.webhook_id)
-    app.store.deleteWebhook(ctx.entity, hook.id)
+    app.store.webhooks.delete(ctx.entity, hook.id)
     return ok({data: webhookView(hook)})
   })
 
@@ -101,7 +102,7 @@ export function register(router: Router, app: AppContext): void {
   ] as const) {
     router.add('POST', path, (ctx) => {
       const hook = findWebhook(ctx.entity, ctx.params.webhook_id)
-      if (hook.is_active !== active) app.store.updateWebhook(hook, {is_active: active})
+      if (hook.is_active !== active) app.store.webhooks.update(hook, {is_active: active})
       return ok({data: webhookView(hook)})
     })
   }

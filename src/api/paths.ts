@@ -1,0 +1,52 @@
+/**
+ * Every API path template, once. The client's areas (src/api/*.ts) fill them with `fillPath`
+ * (src/api/client.ts) and the emulator registers its routes with them (src/emulator/routes/), so a
+ * path is written in one place and the two cannot drift apart.
+ *
+ * Template syntax: `{name}` stands for one path segment (the spec's syntax). The client encodes
+ * each value as one segment; the emulator's router reads the template as is and hands the decoded
+ * segment to its handler as `ctx.params.name`.
+ */
+
+/** Paths the spec documents. */
+export const DOCUMENTED_PATHS = {
+  subaccounts: '/api/subaccounts',
+  subaccount: '/api/subaccounts/{subaccount_id}',
+  subaccountActivity: '/api/subaccounts/{subaccount_id}/activity',
+  moveCreate: '/api/subaccounts/move',
+  moveApprove: '/api/subaccounts/move/{move_id}/approve',
+  treasuryAccounts: '/api/treasury/accounts',
+  treasuryAccountLabel: '/api/treasury/accounts/{account_id}/update-label',
+  bankTransactions: '/api/treasury/accounts/{account_id}/bank-transactions',
+  bankTransaction: '/api/treasury/accounts/{account_id}/bank-transactions/{bank_transaction_id}',
+  simulateInboundCredit: '/api/treasury/accounts/{account_id}/simulate-inbound-credit',
+  transfers: '/api/treasury/account-transfers',
+  transferApprove: '/api/treasury/account-transfers/{account_transfer_id}/approve',
+  conversionEstimate: '/api/treasury/account-transfers/conversion-estimate',
+  railOptions: '/api/treasury/account-transfers/rail-options',
+  payers: '/api/payers',
+  payees: '/api/payees',
+  payee: '/api/payees/{payee_id}',
+  payin: '/api/payins/{payin_id}',
+  sessionTokens: '/api/session-tokens',
+  partySessionTokens: '/api/session-tokens/party',
+} as const
+
+/**
+ * Paths of operations the spec says exist without showing them: how payops assumes them (each
+ * one also described in ASSUMPTIONS, src/api/assumptions.ts).
+ */
+export const ASSUMED_PATHS = {
+  moveCancel: '/api/subaccounts/move/{move_id}',
+  transferCreate: '/api/treasury/account-transfers',
+  webhooks: '/api/webhooks',
+  webhook: '/api/webhooks/{webhook_id}',
+  webhookEnable: '/api/webhooks/{webhook_id}/enable',
+  webhookDisable: '/api/webhooks/{webhook_id}/disable',
+  webhookEventTypes: '/api/webhooks/event-types',
+} as const
+
+/** Every API path by name. */
+export const PATHS = {...DOCUMENTED_PATHS, ...ASSUMED_PATHS} as const
+
+export type PathName = keyof typeof PATHS

@@ -1,0 +1,157 @@
+/**
+ * The emulator's state, split by area like `src/api/` and `src/emulator/routes/`: this module keeps
+ * the entities and their API keys and saves/restores the whole; each area's records and
+ * operations live in their own module (subaccounts, moves, treasury, transfers, parties, payins,
+ * tokens, webhooks) and are reached as `store.<area>`, as the client reaches `api.<area>`.
+ * Everything stored is plain JSON-serialisable data so that `--state FILE` can persist it; wire
+ * shapes (views) are built by the route modules.
+ */
+import {randomBytes, randomUUID} from 'node:crypto'
+import {Grouped, StoreCore, Table, randomRoutingNumber, type EntityRole, type Mode} from './core.js'
+import {Entity} from './entity.js'
+import {MovesStore} from './moves.js'
+import {PartiesStore} from './parties.js'
+import {PayinsStore} from './payins.js'
+import {SubaccountsStore} from './subaccounts.js'
+import {TokensStore} from './tokens.js'
+import {TransfersStore} from './transfers.js'
+import {TreasuryStore} from './treasury.js'
+import {WebhooksStore} from './webhooks.js'
+
+export * from './core.js'
+export {Entity} from './entity.js'
+export type {MoveRecord, MoveStatus, MoveTables, NewMove} from './moves.js'
+export type {NewParty, PartyKind, PartyRecord, PartyTables, PaymentMethodRecord} from './parties.js'
+export type {NewPayin, PayinRecord, PayinStatusValue, PayinTables} from './payins.js'
+export type {ActivityRecord, ActivitySource, Booking, Direction, NewActivity, SubaccountRecord, SubaccountTables} from './subaccounts.js'
+export type {AccountTransferRecord, NewAccountTransfer, TransferStatus, TransferTables} from './transfers.js'
+export type {BankTransactionRecord, NewBankTransaction, TreasuryAccountRecord, TreasuryTables} from './treasury.js'
+export type {WebhookRecord, WebhookTables} from './webhooks.js'
+export {MovesStore, PartiesStore, PayinsStore, SubaccountsStore, TokensStore, TransfersStore, TreasuryStore, WebhooksStore}
+
+export interface ApiKeyRecord {
+  key: string
+  entity_id: string
+  read_only: boolean
+  created_at: string
+}
+
+export interface EmulatorKeys {
+  test: string
+  test_other: string
+  live: string
+}
+
+const STATE_VERSION = 1
+
+export class Store extends StoreCore {
+  readonly entities = new Map<string, Entity>()
+  readonly apiKeys = new Map<string, ApiKeyRecord>()
+  /** The first full-access key issued to each seeded entity: what `emulator start` prints. */
+  readonly primaryKeys: Partial<Record<EntityRole, string>> = {}
+
+  readonly subaccounts = new SubaccountsStore(this)
+  readonly moves = new MovesStore(this, this.subaccounts, () => this.entities.values())
+  readonly treasury = new TreasuryStore(this, this.subaccounts)
+  readonly transfers = new TransfersStore(this)
+  readonly parties = new PartiesStore(this)
+  readonly payins = new PayinsStore(this)
+  readonly tokens = new TokensStore(this)
+  readonly webhooks = new WebhooksStore(this)
+
+  // ---- entities and keys ----
+
+  addEntity(init: {role: EntityRole; name: string; mode: Mode; id?: string}): Entity {
+    const e = new Entity({
+      id: init.id ?? randomUUID(),
+      role: init.role,
+      name: init.name,
+      mode: init.mode,
+      routing_number: randomRoutingNumber(),
+      created_at: this.now(),
+    })
+    this.entities.set(e.id, e)
+    this.changed()
+    return e
+  }
+
+  entityByRole(role: EntityRole): Entity | undefined {
+    for (const e of this.entities.values()) if (e.role === role) return e
+    return undefined
+  }
+
+  /** Issues a new random key (`test_…`/`live_…` by the entity's mode), or registers `key` as given. */
+  issueKey(entity: Entity, opts: {readOnly?: boolean; key?: string} = {}): ApiKeyRecord {
+    const key = opts.key ?? `${entity.mode}_${randomBytes(16).toString('hex')}`
+    const rec: ApiKeyRecord = {key, entity_id: entity.id, read_only: opts.readOnly ?? false, created_at: this.now()}
+    this.apiKeys.set(key, rec)
+    if (!rec.read_only && this.primaryKeys[entity.role] === undefined) this.primaryKeys[entity.role] = key
+    this.changed()
+    return rec
+  }
+
+  /** The caller behind an API key, or undefined when the key is unknown. */
+  authenticate(key: string): {key: ApiKeyRecord; entity: Entity} | undefined {
+    const rec = this.apiKeys.get(key)
+    if (!rec) return undefined
+    const entity = this.entities.get(rec.entity_id)
+    return entity ? {key: rec, entity} : undefined
+  }
+
+  keys(): EmulatorKeys {
+    const k = this.primaryKeys
+    if (!k.test || !k.test_other || !k.live) throw new Error('the store has not been seeded with its three entities')
+    return {test: k.test, test_other: k.test_other, live: k.live}
+  }
+
+  /** Drops every entity and resource; API keys (and which entity id they name) stay. */
+  clearData(): void {
+    this.entities.clear()
+    this.subaccounts.clear()
+    this.changed()
+  }
+
+  // ---- persistence ----
+
+  toJSON(): Record<string, unknown> {
+    return {
+      version: STATE_VERSION,
+      seq: this.seq,
+      clock: this.clock,
+      primary_keys: this.primaryKeys,
+      api_keys: [...this.apiKeys.values()],
+      entities: [...this.entities.values()].map((e) => e.toJSON()),
+      session_signing_secret: this.tokens.saved(),
+    }
+  }
+
+  static fromJSON(json: unknown): Store {
+    if (!json || typeof json !== 'object' || Array.isArray(json)) throw new Error('state is not a JSON object')
+    const j = json as Record<string, unknown>
+    if (j.version !== STATE_VERSION) throw new Error(`unsupported state version ${String(j.version)} (expected ${STATE_VERSION})`)
+    if (!Array.isArray(j.entities) || !Array.isArray(j.api_keys)) throw new Error('state lacks "entities" or "api_keys"')
+    const s = new Store()
+    for (const ej of j.entities as Array<Record<string, unknown>>) {
+      const e = Entity.fromJSON(ej)
+      s.entities.set(e.id, e)
+      s.subaccounts.remember(e)
+    }
+    for (const k of j.api_keys as ApiKeyRecord[]) {
+      if (typeof k?.key !== 'string' || typeof k.entity_id !== 'string') throw new Error('state has a malformed API key record')
+      s.apiKeys.set(k.key, {key: k.key, entity_id: k.entity_id, read_only: k.read_only === true, created_at: String(k.created_at ?? '')})
+    }
+    Object.assign(s.primaryKeys, (j.primary_keys ?? {}) as Record<string, string>)
+    // Sequence numbers and the clock resume past everything already stored.
+    let maxSeq = typeof j.seq === 'number' ? j.seq : 0
+    for (const e of s.entities.values()) {
+      for (const field of Object.values(e)) {
+        if (field instanceof Table) maxSeq = Math.max(maxSeq, field.items.at(-1)?.seq ?? 0)
+        else if (field instanceof Grouped) for (const key of field.keys()) maxSeq = Math.max(maxSeq, field.get(key)?.items.at(-1)?.seq ?? 0)
+      }
+    }
+    s.seq = maxSeq
+    s.clock = typeof j.clock === 'number' ? j.clock : 0
+    if (typeof j.session_signing_secret === 'string') s.tokens.restore(j.session_signing_secret)
+    return s
+  }
+}
