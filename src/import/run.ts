@@ -1,10 +1,10 @@
 /** Sends the rows of an import with bounded concurrency, journaling every key and outcome. */
 import {ApiError, AuditTrailError, PayopsError} from '../errors.js'
-import {contentHash, type ImportRow} from './csv.js'
+import {contentHash} from './csv.js'
 import type {JournalState, JournalWriter} from './journal.js'
-import type {RowSender} from './send.js'
+import type {KeyedRow, RowSender} from './send.js'
 
-export type KeyedRow = ImportRow & {key: string}
+export type {KeyedRow} from './send.js'
 
 export interface Failure extends Record<string, unknown> {
   line: number

@@ -4,7 +4,10 @@
  */
 import {sendConfirmed, type MovementPorts} from '../movements/index.js'
 import type {Move} from '../api/schemas/moves.js'
-import type {KeyedRow} from './run.js'
+import type {ImportRow} from './csv.js'
+
+/** A row with the Idempotency-Key it is sent with. */
+export type KeyedRow = ImportRow & {key: string}
 
 /**
  * `created`: this run made the move (even when a retry is what confirmed it). `replayed`: an

@@ -7,7 +7,9 @@
  * a movement, it is reported as made by this run, because an operator told "nothing moved" may pay
  * again, while one told "this run moved it" never will.
  */
-import type {Known, OutcomeKind} from './types.js'
+import type {Described, Known, OutcomeKind} from './types.js'
+
+export type {Described} from './types.js'
 
 export interface ClassifyInput {
   /** Create kinds answer 200 (or a 207 in upper case) to a replay; approve and cancel move a movement on. */
@@ -61,13 +63,6 @@ export function classifyOutcome(i: ClassifyInput): OutcomeKind {
   return 'replayed'
 }
 
-export interface Described {
-  from?: string
-  to?: string
-  amount_in_minor_units: number
-  currency_code?: string | null
-  rail?: string | null
-}
 
 /** The fields in which an answer differs from the request (empty when it describes the request). */
 export function mismatches(expected: Described, got: Partial<Described>): string[] {

@@ -9,7 +9,6 @@ import type {SubaccountsApi} from '../api/subaccounts.js'
 import type {TransfersApi} from '../api/transfers.js'
 import type {TreasuryApi} from '../api/treasury.js'
 import type {Movement} from '../guardrails.js'
-import type {Described} from './classify.js'
 
 /** An amount as the operator gave it: a decimal in the source's currency, or minor units. */
 export type AmountInput = {decimal: string} | {minor: number}
@@ -56,6 +55,15 @@ export type MovementRequest =
     }
 
 export type MovementKind = MovementRequest['kind']
+
+/** What a movement is: its route and amount (for transfers also currency and rail). */
+export interface Described {
+  from?: string
+  to?: string
+  amount_in_minor_units: number
+  currency_code?: string | null
+  rail?: string | null
+}
 
 /** What this machine knows of a movement from its audit trail. */
 export interface Known {

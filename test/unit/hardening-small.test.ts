@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ProfileStore} from '../../src/config/index.js'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
-import {canAdd} from '../../src/emulator/store.js'
+import {canAdd} from '../../src/emulator/store/index.js'
 
 const MAX = Number.MAX_SAFE_INTEGER
 

@@ -10,7 +10,7 @@ import {ResponseError, UsageError} from '../../src/errors.js'
 import {parsePartyFilters} from '../../src/flags.js'
 import {payinPath} from '../../src/emulator/routes/payins.js'
 import {generateParty, mulberry32, seedParties, seededRand, seededRoutingNumber, seededUuid} from '../../src/emulator/seed-parties.js'
-import {Store, isValidRoutingNumber} from '../../src/emulator/store.js'
+import {Store, isValidRoutingNumber} from '../../src/emulator/store/index.js'
 
 const U = '3f1c2a9e-6b7d-4c8e-9f01-23456789abcd'
 
