@@ -10,7 +10,7 @@
  * needs one pass over the list.
  */
 import {validationError} from './errors.js'
-import {lowerBound, upperBound, type Row} from './store.js'
+import {lowerBound, upperBound, type Row} from './store/index.js'
 
 export const DEFAULT_LIMIT = 50
 export const MAX_LIMIT = 500
