@@ -1,0 +1,64 @@
+/** `payops approvals`: the queue from the service and from this machine's audit trail, end to end. */
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {run, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {runInPty} from './pty.js'
+
+let emu: Emulator
+const dir = tempDir()
+let a: string
+let b: string
+const cli = (args: string[], opts: {input?: string} = {}) => run(args, {configDir: dir.path, ...opts})
+
+beforeAll(async () => {
+  emu = await startEmulator()
+  await cli(['profiles', 'add', 'sandbox', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {input: emu.keys.test})
+  a = (await cli(['subaccounts', 'create', '--name', 'Payroll'])).json().id
+  b = (await cli(['subaccounts', 'create', '--name', 'Vendors'])).json().id
+})
+afterAll(async () => {
+  await emu?.stop()
+  dir.cleanup()
+})
+
+describe('payops approvals', () => {
+  it('lists moves created here without auto-approval (not the settled, canceled or approved ones) and created transfers, with names', async () => {
+    const p1 = (await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '11.00', '--no-auto-approve'])).json().id
+    const p2 = (await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '12.00', '--no-auto-approve'])).json().id
+    const canceled = (await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '13.00', '--no-auto-approve'])).json().id
+    expect((await cli(['moves', 'cancel', canceled])).code).toBe(0)
+    const approved = (await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '14.00', '--no-auto-approve'])).json().id
+    expect((await cli(['moves', 'approve', approved])).code).toBe(0)
+    await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '15.00'])
+    const accounts = (await cli(['treasury', 'accounts', 'list'])).json() as Array<{id: string; currency_code: string; label: string}>
+    const [main, reserve] = accounts.filter((x) => x.currency_code === 'USD')
+    const t = (await cli(['transfers', 'create', '--from', main.id, '--to', reserve.id, '--amount', '9.00', '--currency', 'USD', '--rail', 'wire', '--no-auto-approve'])).json().id
+
+    const r = await cli(['approvals', '-o', 'json'])
+    expect(r.code, r.stderr).toBe(0)
+    const items = r.json() as Array<Record<string, unknown>>
+    const moves = items.filter((i) => i.kind === 'move')
+    expect(moves.map((m) => m.id).sort()).toEqual([p1, p2].sort())
+    expect(moves.find((m) => m.id === p1)).toMatchObject({amount_in_minor_units: 1100, currency_code: 'USD', from: a, to: b, from_name: 'Payroll', to_name: 'Vendors', source: 'local'})
+    expect(items.find((i) => i.kind === 'transfer' && i.id === t)).toMatchObject({amount_in_minor_units: 900, source: 'service', from_name: main.label})
+
+    const table = await cli(['approvals', '-o', 'table', '--kind', 'moves'])
+    expect(table.stdout).toMatch(/11\.00 USD\s+Payroll \(.{8}…\)\s+Vendors/)
+    expect(table.stdout).not.toMatch(/transfer/)
+
+    // Scriptable: the list feeds moves approve.
+    const ids = moves.map((m) => m.id).join('\n')
+    const approve = await cli(['moves', 'approve', '-'], {input: ids})
+    expect(approve.code, approve.stderr).toBe(0)
+    const after = (await cli(['approvals', '-o', 'json', '--kind', 'moves'])).json()
+    expect(after).toEqual([])
+  }, 120_000)
+
+  it('on a terminal it offers a checkbox list and approves what was picked', async () => {
+    const id = (await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '21.00', '--no-auto-approve'])).json().id
+    const r = await runInPty(['approvals', '--kind', 'moves'], [{when: /Approve which\?/, answer: ' '}], {PAYOPS_CONFIG_DIR: dir.path})
+    expect(r.code, r.output).toBe(0)
+    expect(r.output).toMatch(/21\.00 USD\s+Payroll .*→ Vendors/)
+    expect(r.output).toMatch(new RegExp(`Approved move ${id} .*settled now`))
+    expect((await cli(['approvals', '-o', 'json', '--kind', 'moves'])).json()).toEqual([])
+  }, 60_000)
+})
