@@ -3,14 +3,12 @@
  * resolved once (flag > environment > profile, with the notes that make a stray key visible), the
  * API client with its audit hook, the terminal prompter and the movement pipeline's ports.
  */
-import {randomUUID} from 'node:crypto'
 import type {Api, ApiArea} from '../api/index.js'
 import {redactKey} from '../api/redact.js'
 import {auditHook} from '../audit/hook.js'
 import {configDir as defaultConfigDir, readProfiles} from '../config/index.js'
 import {resolveContext, type ResolvedContext} from '../config/resolve.js'
 import {AuthError, UsageError} from '../errors.js'
-import type {MovementKind, MovementPorts} from '../movements/types.js'
 import type {Output} from '../output/index.js'
 import {processExitNow, processInterrupts, processIO, processStopSignal, systemClock, type CommandContext, type IOStreams} from './index.js'
 import {terminalPrompter} from './prompter.js'
@@ -102,23 +100,6 @@ export function processContext(opts: FactoryOptions): CommandContext {
       return a
     },
     audit,
-    async movementPorts(kinds: readonly MovementKind[], flags: {yes?: boolean; overrideLimits?: boolean}): Promise<MovementPorts> {
-      const {AREAS_FOR_KIND} = await import('../movements/index.js')
-      const a = await ctx.api([...new Set(kinds.flatMap((k) => AREAS_FOR_KIND[k]))])
-      const {auditHistory} = await import('../movements/history.js')
-      const r = profile()
-      return {
-        api: a,
-        audit: audit(),
-        history: auditHistory(dir),
-        prompter: ctx.prompter,
-        paint: out.paint,
-        profile: {name: r.profileName ?? null, live: r.mode === 'live', limits: r.profile?.limits, keyLabel: redactKey(r.apiKey)},
-        yes: Boolean(flags.yes),
-        overrideLimits: Boolean(flags.overrideLimits),
-        newKey: () => randomUUID(),
-      }
-    },
     stopSignal: processStopSignal,
     onInterrupt: processInterrupts,
     exitNow: processExitNow,

@@ -9,8 +9,19 @@ import type {Readable, Writable} from 'node:stream'
 import type {Api, ApiArea} from '../api/index.js'
 import type {AuditHook} from '../api/client.js'
 import type {ResolvedContext} from '../config/resolve.js'
-import type {MovementKind, MovementPorts, Prompter} from '../movements/types.js'
 import type {Output} from '../output/index.js'
+
+/** How a command asks the operator (a terminal's prompts); a fake in tests. */
+export interface Prompter {
+  /** A terminal to ask on (stdin and stderr are TTYs). */
+  readonly interactive: boolean
+  confirm(message: string): Promise<boolean>
+  input(message: string): Promise<string>
+  /** Picks any number of choices (a checkbox list); the values chosen. */
+  select?(message: string, choices: Array<{value: string; name: string}>): Promise<string[]>
+  /** A line (or lines) on stderr. */
+  note(text: string): void
+}
 
 export interface IOStreams {
   stdout: Writable
@@ -41,8 +52,6 @@ export interface CommandContext {
   api(areas?: readonly ApiArea[]): Promise<Api>
   /** Records every mutating request (the audit trail). */
   audit(): AuditHook
-  /** What the movement pipeline needs, for these kinds of movement. */
-  movementPorts(kinds: readonly MovementKind[], flags: {yes?: boolean; overrideLimits?: boolean}): Promise<MovementPorts>
   /** Resolves on the first SIGINT or SIGTERM. Call it before printing anything long-running. */
   stopSignal(): Promise<void>
   /** Calls `handler` with the count on every SIGINT or SIGTERM until the returned function is called. */

@@ -1,7 +1,6 @@
 /** The terminal prompter (@inquirer/prompts on stderr); none without a terminal. */
 import {InterruptedError} from '../errors.js'
-import type {Prompter} from '../movements/types.js'
-import type {IOStreams} from './index.js'
+import type {IOStreams, Prompter} from './index.js'
 
 /** An answer is shown as given, without a tick: the guard decides whether it confirms. */
 const theme = {prefix: {idle: '?', done: '›'}}

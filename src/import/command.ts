@@ -6,7 +6,7 @@
  */
 import type {CommandContext} from '../context/index.js'
 import {NotConfirmedError, PartialError, UsageError} from '../errors.js'
-import {confirmBatch, limitReport, type GuardFlags} from '../movements/command.js'
+import {confirmBatch, limitReport, portsOf, type GuardFlags} from '../movements/command.js'
 import {formatMoney, toDecimalString} from '../money.js'
 import type {Column} from '../output/index.js'
 import {importFile, type ImportPlan} from './index.js'
@@ -140,7 +140,7 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
   })
   let result
   try {
-    const send = pipelineSender(await ctx.movementPorts(['move.create'], {yes: opts.guard.yes, overrideLimits: opts.guard['override-limits']}))
+    const send = pipelineSender(await portsOf(ctx, ['move.create'], opts.guard))
     result = await importFile.run(plan, {concurrency: f.concurrency, send, signal: abort.signal, onProgress: (n) => progress?.update(n)})
   } finally {
     progress?.stop()

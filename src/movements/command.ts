@@ -11,18 +11,36 @@ import {limitViolations, type Movement} from '../guardrails.js'
 import {RESULT_COLUMNS} from '../output/columns.js'
 import type {Column} from '../output/index.js'
 import {guard, type GuardOptions} from './guard.js'
-import type {MovementPorts, MovementRequest, Outcome, Summary} from './types.js'
+import {randomUUID} from 'node:crypto'
+import {auditHistory} from './history.js'
+import type {MovementKind, MovementPorts, MovementRequest, Outcome, Summary} from './types.js'
 
 export interface GuardFlags {
   yes?: boolean
   'override-limits'?: boolean
 }
 
-const portFlags = (f: GuardFlags) => ({yes: f.yes, overrideLimits: f['override-limits']})
+/** What the movement pipeline needs, from a command's context and flags. */
+export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[], flags: GuardFlags): Promise<MovementPorts> {
+  const {AREAS_FOR_KIND} = await import('./index.js')
+  const api = await ctx.api([...new Set(kinds.flatMap((k) => AREAS_FOR_KIND[k]))])
+  const r = ctx.profile
+  return {
+    api,
+    audit: ctx.audit(),
+    history: auditHistory(ctx.configDir),
+    prompter: ctx.prompter,
+    paint: ctx.out.paint,
+    profile: {name: r.profileName ?? null, live: r.mode === 'live', limits: r.profile?.limits, keyLabel: redactKey(r.apiKey)},
+    yes: Boolean(flags.yes),
+    overrideLimits: Boolean(flags['override-limits']),
+    newKey: () => randomUUID(),
+  }
+}
 
 /** Runs one money request through the pipeline (plan, guard, send, classify, record). */
 export async function runOne(ctx: CommandContext, flags: GuardFlags, request: MovementRequest): Promise<Outcome> {
-  const ports = await ctx.movementPorts([request.kind], portFlags(flags))
+  const ports = await portsOf(ctx, [request.kind], flags)
   const {runMovement} = await import('./index.js')
   return runMovement(request, ports, (p) => {
     if (p.keyGenerated && !ctx.out.machine) {
@@ -52,7 +70,7 @@ export function finishOutcome(ctx: CommandContext, o: Outcome): void {
  * a result table; exit 0 when all went through, 6 when some did not.
  */
 export async function runBatch(ctx: CommandContext, flags: GuardFlags, requests: MovementRequest[], opts: GuardOptions, verb: string): Promise<void> {
-  const ports = await ctx.movementPorts([...new Set(requests.map((r) => r.kind))], portFlags(flags))
+  const ports = await portsOf(ctx, [...new Set(requests.map((r) => r.kind))], flags)
   const {runMovements} = await import('./index.js')
   const settled = await runMovements(requests, ports, opts)
   const results: ItemResult[] = []

@@ -85,17 +85,8 @@ export interface History {
   byResource(id: string): Known | undefined
 }
 
-/** How the guard talks to the operator; a fake in tests. */
-export interface Prompter {
-  /** A terminal to ask on (stdin and stderr are TTYs). */
-  readonly interactive: boolean
-  confirm(message: string): Promise<boolean>
-  input(message: string): Promise<string>
-  /** Picks any number of choices (a checkbox list); the values chosen. */
-  select?(message: string, choices: Array<{value: string; name: string}>): Promise<string[]>
-  /** A line (or lines) on stderr. */
-  note(text: string): void
-}
+export type {Prompter} from '../context/index.js'
+import type {Prompter} from '../context/index.js'
 
 export interface Paint {
   live(s: string): string

@@ -8,8 +8,7 @@ import type {AuditInfo, AuditOutcome} from '../../src/api/client.js'
 import type {Limits} from '../../src/config/index.js'
 import type {ResolvedContext} from '../../src/config/resolve.js'
 import type {CommandContext} from '../../src/context/index.js'
-import {historyOf} from '../../src/movements/history.js'
-import type {Prompter} from '../../src/movements/types.js'
+import type {Prompter} from '../../src/context/index.js'
 import {Output, type Format} from '../../src/output/index.js'
 
 export interface TestContextOptions {
@@ -113,16 +112,6 @@ export function testContext(o: TestContextOptions = {}): TestContext {
     isLive: Boolean(o.live),
     api: async () => api,
     audit: () => auditHook,
-    movementPorts: async (_kinds, flags) => ({
-      api: api as never,
-      audit: auditHook,
-      history: historyOf(() => []),
-      prompter,
-      profile: {name: 'test-profile', live: Boolean(o.live), limits: o.limits, keyLabel: 'test_…0000'},
-      yes: Boolean(flags.yes),
-      overrideLimits: Boolean(flags.overrideLimits),
-      newKey: () => 'generated-key',
-    }),
     stopSignal: () => stopped,
     onInterrupt: (handler) => {
       interrupt = handler

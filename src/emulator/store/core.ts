@@ -162,8 +162,9 @@ export class StoreCore {
   }
 
   /** Sets a record's status and stamps when it changed (moves, transfers, payins). */
-  setStatus<T extends {status: string; status_recorded_at: string; updated_at: string}>(rec: T, status: T['status']): void {
-    const now = this.now()
+  /** Records a status change at `at` (default: now), so that what one operation books shares one time. */
+  setStatus<T extends {status: string; status_recorded_at: string; updated_at: string}>(rec: T, status: T['status'], at?: string): void {
+    const now = at ?? this.now()
     rec.status = status
     rec.status_recorded_at = now
     rec.updated_at = now

@@ -95,12 +95,12 @@ export class MovesStore {
   }
 
   /** Approval checks first that the move can settle, so a refused approve leaves it `created`. */
-  setStatus(move: MoveRecord, status: MoveStatus): void {
+  setStatus(move: MoveRecord, status: MoveStatus, at?: string): void {
     if (status === 'approved') {
       const entity = [...this.entities()].find((e) => e.moves.get(move.id) === move)
       if (entity) this.assertCanSettle(entity, move)
     }
-    this.core.setStatus(move, status)
+    this.core.setStatus(move, status, at)
   }
 
   /** Settles an approved move: debit on the source, credit on the destination, status `settled`. */
@@ -112,6 +112,6 @@ export class MovesStore {
     this.subaccounts.bookFlow(entity, move.from_subaccount_id, {...common, direction: 'debit'})
     this.subaccounts.bookFlow(entity, move.to_subaccount_id, {...common, direction: 'credit'})
     move.settled_at = at
-    this.setStatus(move, 'settled')
+    this.setStatus(move, 'settled', at)
   }
 }
