@@ -1,7 +1,15 @@
 /** Chooses the output of a command from its flags, its raw argv (when parsing failed) and the terminal. */
 import {colorEnabled} from './color.js'
 import {FORMATS, Output, defaultFormat, type Format} from './index.js'
-import type {IOStreams} from '../context/index.js'
+import type {Writable} from 'node:stream'
+
+/** The streams and terminal state the output is chosen for. */
+export interface OutputStreams {
+  stdout: Writable
+  stderr: Writable
+  stdoutIsTTY: boolean
+  env: NodeJS.ProcessEnv
+}
 
 export interface OutputFlags {
   output?: Format
@@ -12,7 +20,7 @@ export interface OutputFlags {
 }
 
 /** The renderer for these flags; `argv` is read too, so that a usage error still renders as asked. */
-export function outputFor(flags: OutputFlags | undefined, argv: string[], io: IOStreams): Output {
+export function outputFor(flags: OutputFlags | undefined, argv: string[], io: OutputStreams): Output {
   const f = flags ?? {}
   const format: Format = f.json ? 'json' : (f.output ?? guessFormatFromArgv(argv) ?? defaultFormat(io.stdoutIsTTY))
   return new Output({
