@@ -319,18 +319,13 @@ export class Output {
     return text
   }
 
-  /** A plain line on stdout: a verdict (`valid`), a sentence, a secret shown once. */
-  line(text: string): Promise<void> {
-    return this.write(text.endsWith('\n') ? text : `${text}\n`)
-  }
-
   /**
    * A result people read as one sentence: on a terminal (table, without --columns or --query) the
    * sentence; otherwise the row, as `resource` renders it, or with `oneLine` as one `stream` row
    * (a compact JSON line in json and ndjson).
    */
   async result(row: Record<string, unknown>, defaults: Column[], sentence: string, opts: {known?: Column[]; oneLine?: boolean} = {}): Promise<void> {
-    if (this.format === 'table' && !this.selection && !this.query) return this.line(sentence)
+    if (this.format === 'table' && !this.selection && !this.query) return this.writeLine(sentence)
     if (opts.oneLine && this.machine) {
       const rows = await this.stream(defaults, opts.known)
       rows.write(row)
@@ -389,15 +384,14 @@ export class Output {
 
   /** The --query expression checked now (a usage error if invalid), applied later row by row. */
   private async compiledQuery(): Promise<(value: unknown) => unknown> {
-    const mod = await import('jmespath')
-    const jmespath = (mod.default ?? mod) as unknown as {compile(expression: string): unknown; search(value: unknown, expression: string): unknown}
+    const jmespath = await loadJmespath()
     const expression = this.query!
     try {
       jmespath.compile(expression)
     } catch (err) {
       throw new UsageError(`--query "${expression}" is not a valid JMESPath expression: ${(err as Error).message}`)
     }
-    return (value) => jmespath.search(value, expression)
+    return (value) => jmespath.search(value as never, expression)
   }
 
   /** Renders a failed command: one line on stderr, plus `{"error": {...}}` in machine formats. */

@@ -2,6 +2,7 @@
 
 // C0 controls (ESC among them), DEL, C1 controls (CSI among them), line and paragraph separators,
 // and the bidirectional overrides and isolates that reorder what a terminal shows.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
 /**

@@ -6,7 +6,7 @@
 import {redact} from '../api/redact.js'
 import type {CommandContext} from '../context/index.js'
 import {UsageError} from '../errors.js'
-import {readFileArg} from '../flags.js'
+import {readFileArg} from '../files.js'
 import type {Column, Output} from '../output/index.js'
 import type {AcceptedEvent} from './listener.js'
 import {parseEventTypes, parseTargetUrl, secretsFromFlags} from './options.js'

@@ -83,7 +83,7 @@ export async function runRotateSecret(opts: RotateOptions, ctx: CommandContext):
   // At a terminal the secret is shown before the question, so that it can be stored first.
   const askFirst = !opts.yes && ctx.prompter.interactive
   if (secret && askFirst) {
-    await out.line(`New signing secret of ${twin.id}: ${secret}`)
+    await out.writeLine(`New signing secret of ${twin.id}: ${secret}`)
     out.note(out.paint.yellow('Store it now; it is not shown again.'))
   }
 

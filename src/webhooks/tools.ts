@@ -1,8 +1,8 @@
 /** The offline webhook tools: verify a signature, and send one signed sample event. */
-import {loadUndici} from '../api/transport.js'
+import {loadUndici} from '../interop.js'
 import {ApiError, ExitCode, NetworkError, PayopsError, UsageError} from '../errors.js'
 import {redact} from '../api/redact.js'
-import {oneLine} from '../api/client.js'
+import {oneLine} from '../text.js'
 import {SIGNATURE_HEADER, TIMESTAMP_HEADER, describeFailure, sign, type VerifyFailure} from './signature.js'
 import {serializeEvent, type WebhookEvent} from './samples.js'
 
