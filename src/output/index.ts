@@ -7,6 +7,7 @@ import {formatMoney, toDecimalString} from '../money.js'
 import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
 import {colorize, type Paint} from './color.js'
+import {escapeControls} from './safe.js'
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const
 export type Format = (typeof FORMATS)[number]
@@ -20,6 +21,16 @@ export interface Column {
   money?: {amount: string; currency: string; fixedCurrency?: string}
   /** Colour the value as a status. */
   status?: boolean
+  /** Dim or bold the cell on a terminal. */
+  style?: 'dim' | 'bold'
+}
+
+/** What `Output.stream` returns: rows written one by one, each at once. */
+export interface RowStream {
+  /** Writes one row now (it does not wait for stdout to drain: the rows of a stream are small). */
+  write(row: Record<string, unknown>): void
+  /** Rows written so far. */
+  readonly count: number
 }
 
 export interface OutputOptions {
@@ -161,8 +172,7 @@ export class Output {
       case 'table': {
         const width = Math.max(...cols.map((c) => headerOf(c).length))
         const lines = cols.map((c) => {
-          const text = cellText(c, row)
-          return `${this.paint.bold(headerOf(c).padEnd(width))}  ${c.status ? this.paint.status(text) : text}`
+          return `${this.paint.bold(headerOf(c).padEnd(width))}  ${this.cell(c, cellText(c, row))}`
         })
         return this.write(lines.join('\n') + '\n')
       }
@@ -297,12 +307,91 @@ export class Output {
       style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
     })
     for (const r of rows) {
-      table.push(cols.map((c) => {
-        const text = cellText(c, r)
-        return c.status ? this.paint.status(text) : text
-      }))
+      table.push(cols.map((c) => this.cell(c, cellText(c, r))))
     }
     return table.toString() + '\n'
+  }
+
+  /** A cell's text painted for a terminal: status colour, or its style. */
+  private cell(col: Column, text: string): string {
+    if (col.status) return this.paint.status(text)
+    if (col.style) return this.paint[col.style](text)
+    return text
+  }
+
+  /**
+   * A result people read as one sentence: on a terminal (table, without --columns or --query) the
+   * sentence; otherwise the row, as `resource` renders it, or with `oneLine` as one `stream` row
+   * (a compact JSON line in json and ndjson).
+   */
+  async result(row: Record<string, unknown>, defaults: Column[], sentence: string, opts: {known?: Column[]; oneLine?: boolean} = {}): Promise<void> {
+    if (this.format === 'table' && !this.selection && !this.query) return this.writeLine(sentence)
+    if (opts.oneLine && this.machine) {
+      const rows = await this.stream(defaults, opts.known)
+      rows.write(row)
+      return
+    }
+    return this.resource(row, defaults, opts.known)
+  }
+
+  /**
+   * Rows as they come (an unbounded stream such as `webhooks listen`), each written at once: one
+   * compact JSON object per line in json and ndjson alike (a stream has no end to close an array),
+   * CSV with one header before the first row, or on a terminal one line per row, its cells
+   * separated by two spaces with control characters made visible, and no header. `--columns`
+   * selects (and in JSON projects) as elsewhere; `--query` is applied to each row and each result
+   * is one line (JSON, or a scalar as text in table and csv). Both are checked here, before any row.
+   */
+  async stream(defaults: Column[], known: Column[] = defaults): Promise<RowStream> {
+    const cols = selectColumns(defaults, known, this.selection)
+    const query = this.query ? await this.compiledQuery() : undefined
+    const stringify = this.format === 'csv' && !query ? (await import('csv-stringify/sync')).stringify : undefined
+    let header = this.format === 'csv'
+    let count = 0
+    const shaped = (row: Record<string, unknown>) => (this.selection ? project(row, cols) : row)
+    const text = (row: Record<string, unknown>): string => {
+      if (query) {
+        const v = query(shaped(row))
+        if (this.machine && this.format !== 'csv') return JSON.stringify(v ?? null) + '\n'
+        return `${v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`
+      }
+      switch (this.format) {
+        case 'json':
+        case 'ndjson':
+          return JSON.stringify(shaped(row)) + '\n'
+        case 'csv': {
+          const records = [cols.map((c) => cellText(c, row, true))]
+          if (header) records.unshift(cols.map((c) => c.key))
+          header = false
+          return stringify!(records, {record_delimiter: '\r\n', quoted_match: /[\r\n]/})
+        }
+        case 'table':
+          return cols.map((c) => this.cell(c, escapeControls(cellText(c, row)))).join('  ') + '\n'
+      }
+    }
+    const stdout = this.stdout
+    return {
+      write(row) {
+        const t = text(row)
+        count++
+        stdout.write(t)
+      },
+      get count() {
+        return count
+      },
+    }
+  }
+
+  /** The --query expression checked now (a usage error if invalid), applied later row by row. */
+  private async compiledQuery(): Promise<(value: unknown) => unknown> {
+    const jmespath = await loadJmespath()
+    const expression = this.query!
+    try {
+      jmespath.compile(expression)
+    } catch (err) {
+      throw new UsageError(`--query "${expression}" is not a valid JMESPath expression: ${(err as Error).message}`)
+    }
+    return (value) => jmespath.search(value as never, expression)
   }
 
   /** Renders a failed command: one line on stderr, plus `{"error": {...}}` in machine formats. */

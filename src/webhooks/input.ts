@@ -1,5 +1,6 @@
 /** Bounded reads for the webhook tools: a payload or a secret file never loads more than its limit. */
 import {open} from 'node:fs/promises'
+import type {Readable} from 'node:stream'
 import {UsageError} from '../errors.js'
 
 function sizeText(bytes: number): string {
@@ -9,19 +10,21 @@ function sizeText(bytes: number): string {
 /**
  * Reads the file at `path` (`-` for stdin), or stdin when `path` is undefined, stopping with a
  * usage error (exit 2) as soon as more than `max` bytes have come: `/dev/zero` or an endless pipe
- * costs at most `max` bytes. `what` ends the error message (why the limit exists).
+ * costs at most `max` bytes. `what` ends the error message (why the limit exists). `stdin` is the
+ * command's input stream (from its context); a read of stdin without one is a programming error.
  */
-export async function readBounded(path: string | undefined, flag: string, max: number, what: string): Promise<Buffer> {
+export async function readBounded(path: string | undefined, flag: string, max: number, what: string, stdin?: Readable): Promise<Buffer> {
   const name = path === undefined || path === '-' ? 'stdin' : `${flag} ${path}`
   const tooLarge = () => new UsageError(`${name}: more than ${sizeText(max)}, ${what}.`)
   const chunks: Buffer[] = []
   let size = 0
   if (path === undefined || path === '-') {
-    for await (const c of process.stdin) {
-      const chunk = c as Buffer
+    if (!stdin) throw new Error(`readBounded: no stdin given to read ${name} from`)
+    for await (const c of stdin) {
+      const chunk = typeof c === 'string' ? Buffer.from(c) : (c as Buffer)
       size += chunk.length
       if (size > max) {
-        process.stdin.destroy()
+        stdin.destroy()
         throw tooLarge()
       }
       chunks.push(chunk)

@@ -15,7 +15,7 @@
  * request carries (nesting, size, bytes, a printer or forwarder that throws) stops the server;
  * slow or idle connections time out after a few seconds, and open connections are capped.
  */
-import {loadUndici} from '../api/transport.js'
+import {loadUndici} from '../interop.js'
 import {createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
 import type {AddressInfo, Socket} from 'node:net'

@@ -1,5 +1,6 @@
 /** Flag values of the webhook tools, parsed into options with usage errors (exit 2). */
 import {Flags} from '@oclif/core'
+import type {Readable} from 'node:stream'
 import {WEBHOOK_EVENT_TYPES} from '../api/schemas/events.js'
 import {registerSecret} from '../api/redact.js'
 import {UsageError} from '../errors.js'
@@ -20,10 +21,10 @@ export function secretFileFlag(summary = 'File holding the signing secret(s), on
  * The secrets in the files named by --secret-file (`-` is stdin): one per line; blank lines and
  * lines starting with `#` are skipped. Each file is read up to MAX_SECRET_FILE_BYTES.
  */
-export async function readSecretFiles(paths: readonly string[] | undefined): Promise<string[]> {
+export async function readSecretFiles(paths: readonly string[] | undefined, stdin?: Readable): Promise<string[]> {
   const secrets: string[] = []
   for (const path of paths ?? []) {
-    const text = (await readBounded(path, '--secret-file', MAX_SECRET_FILE_BYTES, 'too large for a secret file')).toString('utf8')
+    const text = (await readBounded(path, '--secret-file', MAX_SECRET_FILE_BYTES, 'too large for a secret file', stdin)).toString('utf8')
     const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))
     if (lines.length === 0) throw new UsageError(`--secret-file ${path === '-' ? '(stdin)' : path} holds no secret.`)
     secrets.push(...lines)
@@ -36,7 +37,7 @@ export async function readSecretFiles(paths: readonly string[] | undefined): Pro
  * win; otherwise PAYOPS_WEBHOOK_SECRETS (comma-separated) and PAYOPS_WEBHOOK_SECRET. Each is
  * registered so that no message shows it.
  */
-export function resolveSecrets(flags: string[] | undefined, env: NodeJS.ProcessEnv = process.env, fromFiles: readonly string[] = []): string[] {
+export function resolveSecrets(flags: string[] | undefined, env: NodeJS.ProcessEnv, fromFiles: readonly string[] = []): string[] {
   let secrets = [...(flags ?? []).map((s) => s.trim()), ...fromFiles]
   if (secrets.length === 0) {
     secrets = [...(env.PAYOPS_WEBHOOK_SECRETS ?? '').split(','), env.PAYOPS_WEBHOOK_SECRET ?? ''].map((s) => s.trim()).filter(Boolean)
@@ -49,13 +50,13 @@ export function resolveSecrets(flags: string[] | undefined, env: NodeJS.ProcessE
 
 /**
  * Every way a command takes its secrets, in one call: --secret (with the `ps` note on stderr),
- * --secret-file, then the environment.
+ * --secret-file (`-` reads `stdin`), then the environment `env`.
  */
-export async function secretsFromFlags(f: {secret?: string | string[]; 'secret-file'?: string | string[]}, note: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+export async function secretsFromFlags(f: {secret?: string | string[]; 'secret-file'?: string | string[]}, note: (line: string) => void, env: NodeJS.ProcessEnv, stdin?: Readable): Promise<string[]> {
   const flags = f.secret === undefined ? undefined : Array.isArray(f.secret) ? f.secret : [f.secret]
   const files = f['secret-file'] === undefined ? undefined : Array.isArray(f['secret-file']) ? f['secret-file'] : [f['secret-file']]
   if (files && files.filter((p) => p === '-').length > 1) throw new UsageError('--secret-file - can be given once (stdin is read once).')
-  const fromFiles = await readSecretFiles(files)
+  const fromFiles = await readSecretFiles(files, stdin)
   const secrets = resolveSecrets(flags, env, fromFiles)
   if (flags?.length) note(SECRET_FLAG_NOTE)
   return secrets

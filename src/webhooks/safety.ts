@@ -36,18 +36,5 @@ export function jsonDepth(raw: Uint8Array, stopAbove = Number.POSITIVE_INFINITY)
   return max
 }
 
-// C0 controls (ESC among them), DEL, C1 controls (CSI among them), line and paragraph separators,
-// and the bidirectional overrides and isolates that reorder what a terminal shows.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
-
-/**
- * Text from an event made safe for a terminal line: every control character, ANSI escape
- * introducer and bidi override becomes a visible escape (`\x1b`, `\u202e`), so a signed event
- * cannot move the cursor, recolour, clear the screen or fake a line.
- */
-export function escapeControls(text: string): string {
-  return text.replace(UNSAFE, (ch) => {
-    const code = ch.charCodeAt(0)
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
-  })
-}
+/** Text from an event made safe for a terminal line (shared with the output layer's streams). */
+export {escapeControls} from '../output/safe.js'

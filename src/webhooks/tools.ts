@@ -1,17 +1,17 @@
 /** The offline webhook tools: verify a signature, and send one signed sample event. */
-import {loadUndici} from '../api/transport.js'
-import {ExitCode, NetworkError, PayopsError, exitCodeForStatus, type ExitCodeValue} from '../errors.js'
+import {loadUndici} from '../interop.js'
+import {ApiError, ExitCode, NetworkError, PayopsError, UsageError} from '../errors.js'
 import {redact} from '../api/redact.js'
-import {oneLine} from '../api/client.js'
+import {oneLine} from '../text.js'
 import {SIGNATURE_HEADER, TIMESTAMP_HEADER, describeFailure, sign, type VerifyFailure} from './signature.js'
 import {serializeEvent, type WebhookEvent} from './samples.js'
 
-/** A signature that does not verify (exit 1, or 2 when the input itself is malformed). */
+/** A well-formed signature that does not verify: a bad signature or a stale timestamp (exit 1). */
 export class InvalidSignatureError extends PayopsError {
+  override name = 'InvalidSignatureError'
   readonly reason: VerifyFailure
-  constructor(reason: VerifyFailure, toleranceSec?: number) {
-    const code: ExitCodeValue = reason === 'bad_signature' || reason === 'stale_timestamp' ? ExitCode.UNEXPECTED : ExitCode.USAGE
-    super(`invalid: ${reason}: ${describeFailure(reason, toleranceSec)}.`, code)
+  constructor(reason: 'bad_signature' | 'stale_timestamp', toleranceSec?: number) {
+    super(`invalid: ${reason}: ${describeFailure(reason, toleranceSec)}.`, ExitCode.UNEXPECTED)
     this.reason = reason
   }
 
@@ -20,16 +20,38 @@ export class InvalidSignatureError extends PayopsError {
   }
 }
 
-/** The receiver answered, but not 2XX: the exit code follows the HTTP status (400 -> 8, 401 -> 3, …). */
-export class ReceiverError extends PayopsError {
-  readonly status: number
-  constructor(status: number, message: string) {
-    super(message, exitCodeForStatus(status))
-    this.status = status
+/** Signature input that cannot be checked at all (missing, or a timestamp that is not one): a usage error. */
+export class MalformedSignatureError extends UsageError {
+  override name = 'MalformedSignatureError'
+  readonly reason: VerifyFailure
+  constructor(reason: 'missing_header' | 'malformed_timestamp') {
+    super(`invalid: ${reason}: ${describeFailure(reason)}.`)
+    this.reason = reason
   }
 
   override toJSON(): Record<string, unknown> {
-    return {...super.toJSON(), status: this.status}
+    return {...super.toJSON(), valid: false, reason: this.reason}
+  }
+}
+
+/** The error of a failed verification; its class carries the exit code. */
+export function verificationError(reason: VerifyFailure, toleranceSec?: number): PayopsError {
+  return reason === 'bad_signature' || reason === 'stale_timestamp' ? new InvalidSignatureError(reason, toleranceSec) : new MalformedSignatureError(reason)
+}
+
+/**
+ * The receiver answered, but not 2XX. An error status from a server like the API's own, so the exit
+ * code follows the status the same way (400 -> 8, 401 -> 3, 404 -> 4, 409 -> 5, others 1).
+ */
+export class ReceiverError extends ApiError {
+  override name = 'ReceiverError'
+  constructor(status: number, message: string) {
+    super({status, message})
+  }
+
+  /** The message already names the status. */
+  override describe(): string {
+    return this.message
   }
 }
 
@@ -45,11 +67,12 @@ export interface SendResult {
 }
 
 /** Signs `event` with `secret` and POSTs it to `url` exactly as the service would. */
-export async function sendSignedEvent(opts: {url: string; secret: string; event: WebhookEvent; timestamp: number; timeoutMs: number}): Promise<SendResult> {
+export async function sendSignedEvent(opts: {url: string; secret: string; event: WebhookEvent; timestamp: number; timeoutMs: number; now?: () => number}): Promise<SendResult> {
+  const now = opts.now ?? Date.now
   const {request} = await loadUndici()
   const body = serializeEvent(opts.event)
   const ts = String(opts.timestamp)
-  const started = Date.now()
+  const started = now()
   try {
     const res = await request(opts.url, {
       method: 'POST',
@@ -66,7 +89,7 @@ export async function sendSignedEvent(opts: {url: string; secret: string; event:
       url: opts.url,
       status: res.statusCode,
       ok: res.statusCode >= 200 && res.statusCode < 300,
-      duration_ms: Date.now() - started,
+      duration_ms: now() - started,
       timestamp: opts.timestamp,
       response: redact(oneLine(text, 200)),
     }

@@ -27,6 +27,9 @@ export interface TestContextOptions {
   /** What the checkbox prompt picks (default: everything offered). */
   select?: (choices: Array<{value: string; name: string}>) => string[]
   stdoutIsTTY?: boolean
+  /** stdin is a terminal (default: as `interactive`). */
+  stdinIsTTY?: boolean
+  env?: NodeJS.ProcessEnv
 }
 
 export interface TestContext {
@@ -97,7 +100,7 @@ export function testContext(o: TestContextOptions = {}): TestContext {
   }
   const api = (o.api ?? {}) as unknown as Api
   const ctx: CommandContext = {
-    io: {stdout: out, stderr: err, stdin, stdinIsTTY: Boolean(o.interactive), stdoutIsTTY: Boolean(o.stdoutIsTTY), stderrIsTTY: Boolean(o.interactive), env: {}},
+    io: {stdout: out, stderr: err, stdin, stdinIsTTY: o.stdinIsTTY ?? Boolean(o.interactive), stdoutIsTTY: Boolean(o.stdoutIsTTY), stderrIsTTY: Boolean(o.interactive), env: o.env ?? {}},
     out: output,
     prompter,
     clock: {

@@ -4,19 +4,37 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import {connect} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {Writable} from 'node:stream'
 import {afterEach, describe, expect, it} from 'vitest'
 import {UsageError} from '../../src/errors.js'
-import {colorize} from '../../src/output/color.js'
+import {Output} from '../../src/output/index.js'
 import {ForwardQueue} from '../../src/webhooks/forward-queue.js'
 import {readBounded} from '../../src/webhooks/input.js'
 import {MAX_BODY_BYTES, MAX_EVENT_DEPTH} from '../../src/webhooks/limits.js'
 import {RecentIds, WebhookListener, decide, formatSummary, type AcceptedEvent, type ListenerOptions} from '../../src/webhooks/listener.js'
 import {SECRET_FLAG_NOTE, secretsFromFlags} from '../../src/webhooks/options.js'
-import {EventPrinter} from '../../src/webhooks/print.js'
+import {eventPrinter} from '../../src/webhooks/listen-command.js'
 import {escapeControls, jsonDepth} from '../../src/webhooks/safety.js'
 
 const SECRET = 'whsec_unit_hardening_secret_00001'
 const now = () => Math.floor(Date.now() / 1000)
+/** What `webhooks listen` prints for an event in `format`, through the output layer. */
+async function printer(format: 'table' | 'ndjson'): Promise<(e: AcceptedEvent) => string> {
+  let text = ''
+  const stdout = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      text += chunk.toString()
+      cb()
+    },
+  })
+  const print = await eventPrinter(new Output({format, color: false, stdout, stderr: stdout}), false)
+  return (e) => {
+    text = ''
+    print(e)
+    return text
+  }
+}
+
 /** HMAC computed here, independently of the code under test. */
 const sig = (body: string | Buffer, ts: number | string, secret = SECRET) => createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex')
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth)
@@ -97,13 +115,13 @@ describe('jsonDepth and escapeControls', () => {
     expect(escapeControls('plain évènement ✓')).toBe('plain évènement ✓')
   })
 
-  it('the table line escapes event text; JSON lines stay exact', () => {
+  it('the table line escapes event text; JSON lines stay exact', async () => {
     const accepted: AcceptedEvent = {event: {id: 'evt_\u001b]0;pwned\u0007', type: 'payin.settled\u001b[2K', data: {note: '\u009b31m\u202e'}}, timestamp: '1', secretIndex: 0, receivedAt: 'T'}
-    const table = new EventPrinter({format: 'table', paint: colorize(false), multi: false}).line(accepted)
+    const table = (await printer('table'))(accepted)
     expect(table).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/)
     expect(table).toContain('evt_\\x1b]0;pwned\\x07')
     expect(table).toContain('payin.settled\\x1b[2K')
-    const json = JSON.parse(new EventPrinter({format: 'ndjson', paint: colorize(false), multi: false}).line(accepted))
+    const json = JSON.parse((await printer('ndjson'))(accepted))
     expect(json.id).toBe(accepted.event.id)
   })
 })
@@ -181,9 +199,9 @@ describe('ForwardQueue', () => {
 
 describe('WebhookListener hardening (in-process)', () => {
   it('a deeply nested signed event is refused with 400 and a log line; the listener keeps serving', async () => {
-    const printer = new EventPrinter({format: 'ndjson', paint: colorize(false), multi: false})
+    const print = await printer('ndjson')
     const lines: string[] = []
-    const {l, url, logs} = await startListener({onEvent: (e) => lines.push(printer.line(e))})
+    const {l, url, logs} = await startListener({onEvent: (e) => lines.push(print(e))})
     const deep = envelope('evt_deep', `{"x":${nested(5000)}}`)
     expect(deep.length).toBeLessThan(11_000)
     expect((await signedPost(url, deep)).status).toBe(400)

@@ -1,9 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
-import {readFileArg} from '../../flags.js'
-import {UsageError} from '../../errors.js'
 import {DEFAULT_FORWARD_CONCURRENCY, DEFAULT_FORWARD_QUEUE, DEFAULT_MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_EVENT_DEPTH, REQUEST_TIMEOUT_MS} from '../../webhooks/limits.js'
-import {parseEventTypes, parseTargetUrl, secretFileFlag, secretsFromFlags} from '../../webhooks/options.js'
+import {secretFileFlag} from '../../webhooks/options.js'
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override summary = 'Receive webhooks locally: verify signatures, drop duplicates, print each event.'
@@ -11,6 +9,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
     'Verifies X-Webhook-Signature (HMAC-SHA256 of "{timestamp}.{raw body}") in constant time against each --secret, rejects timestamps more than --tolerance seconds away, answers 200 at once and prints one line per event on stdout (one JSON object per line with -o json or ndjson). Rejections, duplicates and forwarding results are logged on stderr. Ctrl-C prints a summary and exits 0.',
     `Answers: 200 accepted, duplicate, or outside --events; 400 missing headers, malformed timestamp, malformed JSON, not an event, an event nested more than ${MAX_EVENT_DEPTH} levels deep, or a malformed HTTP request; 401 bad signature or stale timestamp; 404 another path; 405 another method; 408 a request not received within ${REQUEST_TIMEOUT_MS / 1000} s (headers within ${HEADERS_TIMEOUT_MS / 1000} s); 413 a body over 1 MB; 431 headers too large; 503 with Retry-After when --forward-to is behind and its queue is full (the sender retries later).`,
     `Limits: at most --max-connections open connections (more are closed at once); idle keep-alive connections close after ${KEEP_ALIVE_TIMEOUT_MS / 1000} s; at most --forward-concurrency forwards in flight and --forward-queue waiting, each abandoned after 10 s.`,
+    'Output: json and ndjson print one JSON object per line (a stream has no closing bracket); csv prints one header, then a row per event; a terminal gets one line per event. --columns picks fields (or paths such as data.payin_id); --query is applied to each event and prints one result per line.',
     'No API key is needed. Secrets come from PAYOPS_WEBHOOK_SECRETS (comma-separated) / PAYOPS_WEBHOOK_SECRET, --secret-file (one per line) or --secret (visible in `ps`); repeat for a rotation (old and new). They are never printed.',
   ].join('\n\n')
   static override examples = [
@@ -36,58 +35,24 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
 
   async run(): Promise<void> {
     const f = this.flags
-    const secrets = await secretsFromFlags(f, (line) => this.out.note(line))
-    if (!f.path.startsWith('/')) throw new UsageError(`--path "${f.path}" must start with "/".`)
-    const events = parseEventTypes(f.events, '--events')
-    const forwardTo = f['forward-to'] === undefined ? undefined : parseTargetUrl(f['forward-to'], '--forward-to')
-    const tls = f['tls-cert'] && f['tls-key'] ? {cert: readFileArg(f['tls-cert'], '--tls-cert'), key: readFileArg(f['tls-key'], '--tls-key')} : undefined
-
-    const stopped = this.ctx.stopSignal()
-
-    const {WebhookListener, formatSummary} = await import('../../webhooks/listener.js')
-    const {redact} = await import('../../api/redact.js')
-    const {EventPrinter} = await import('../../webhooks/print.js')
-    const multi = secrets.length > 1
-    const printer = new EventPrinter({
-      format: this.out.format,
-      paint: this.out.paint,
-      multi,
-      stringify: this.out.format === 'csv' ? (await import('csv-stringify/sync')).stringify : undefined,
-    })
-    const log = (line: string) => process.stderr.write(`${redact(line)}\n`)
-    const listener = new WebhookListener({
-      host: f.host,
-      port: f.port,
-      path: f.path,
-      secrets,
-      toleranceSec: f.tolerance,
-      events: events ? new Set(events) : undefined,
-      forwardTo,
-      forwardConcurrency: f['forward-concurrency'],
-      forwardQueue: f['forward-queue'],
-      maxConnections: f['max-connections'],
-      tls,
-      log,
-      onEvent: (accepted) => {
-        process.stdout.write(printer.line(accepted))
+    const {runListen} = await import('../../webhooks/listen-command.js')
+    await runListen(
+      {
+        host: f.host,
+        port: f.port,
+        path: f.path,
+        secret: f.secret,
+        secretFile: f['secret-file'],
+        tolerance: f.tolerance,
+        events: f.events,
+        forwardTo: f['forward-to'],
+        forwardConcurrency: f['forward-concurrency'],
+        forwardQueue: f['forward-queue'],
+        maxConnections: f['max-connections'],
+        tlsCert: f['tls-cert'],
+        tlsKey: f['tls-key'],
       },
-    })
-    let url: string
-    try {
-      url = await listener.start()
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException
-      if (e.code === 'EADDRINUSE') throw new UsageError(`Port ${f.port} is in use; pick another with --port (0 for any free port).`)
-      if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') throw new UsageError(`Cannot listen on --host ${f.host} (${e.code}).`)
-      throw err
-    }
-    const what = [`${secrets.length} secret${multi ? 's' : ''}`, `tolerance ${f.tolerance} s`]
-    if (events) what.push(`events ${events.join(',')}`)
-    if (forwardTo) what.push(`forwarding to ${forwardTo} (${f['forward-concurrency']} at once, ${f['forward-queue']} queued at most)`)
-    log(`Listening on ${url} (${what.join(', ')}). Press Ctrl-C to stop.`)
-    await stopped
-    await listener.close()
-    log(`Summary: ${formatSummary(listener.stats, Boolean(forwardTo))}`)
-    if (this.out.machine) process.stderr.write(JSON.stringify({summary: listener.stats}) + '\n')
+      this.ctx,
+    )
   }
 }

@@ -1,0 +1,110 @@
+/**
+ * `webhooks rotate-secret`: the spec's rotation as a small state machine over the webhooks API and
+ * the pending-rotation file in the config dir. Create (or, on a re-run, reuse or replace) a twin
+ * endpoint, show its new secret once, then delete the old endpoint when confirmed (--yes, or a
+ * yes at a terminal); otherwise keep it and say how to finish.
+ */
+import type {WebhookEndpoint} from '../api/schemas/webhooks.js'
+import type {CommandContext} from '../context/index.js'
+import {ApiError} from '../errors.js'
+import {confirmMutation} from '../movements/command.js'
+import {ROTATION_COLUMNS} from '../output/columns.js'
+import {RotationState} from './rotation-state.js'
+
+export interface RotateOptions {
+  /** The endpoint whose secret to rotate. */
+  id: string
+  /** Discard the twin of an interrupted rotation and create a fresh one. */
+  replaceTwin?: boolean
+  /** Delete the old endpoint without asking. */
+  yes?: boolean
+}
+
+const isNotFound = (err: unknown) => err instanceof ApiError && err.status === 404
+
+export async function runRotateSecret(opts: RotateOptions, ctx: CommandContext): Promise<void> {
+  const {out} = ctx
+  const oldId = opts.id
+  const api = await ctx.api(['webhooks'])
+  const baseUrl = api.client.baseUrl.href
+  const state = new RotationState(ctx.configDir)
+  const pending = state.find(baseUrl, oldId)
+
+  let old: WebhookEndpoint
+  try {
+    old = (await api.webhooks.get(oldId)).data
+  } catch (err) {
+    if (pending && isNotFound(err)) {
+      state.remove(baseUrl, oldId)
+      out.note(`Endpoint ${oldId} is already deleted: the rotation finished earlier. The new endpoint is ${pending.new_id}.`)
+      await out.resource({old_id: oldId, new_id: pending.new_id, url: null, secret: null, old_deleted: true}, ROTATION_COLUMNS)
+      return
+    }
+    throw err
+  }
+
+  await confirmMutation(ctx, {yes: opts.yes}, {
+    action: `Rotate the signing secret of webhook endpoint ${oldId}`,
+    details: {url: old.url, steps: 'create a twin endpoint, show its new secret, then delete the old endpoint'},
+  })
+
+  let twin: WebhookEndpoint | undefined
+  let secret: string | undefined
+  if (pending) {
+    if (opts.replaceTwin) {
+      await api.webhooks.delete(pending.new_id).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err
+      })
+      out.note(`Deleted the twin ${pending.new_id} of the interrupted rotation; creating a fresh one.`)
+    } else {
+      twin = await api.webhooks.get(pending.new_id).then(
+        (r) => r.data,
+        (err: unknown) => {
+          if (isNotFound(err)) return undefined
+          throw err
+        },
+      )
+      if (twin) {
+        out.warn(
+          `Resuming an interrupted rotation: the twin ${twin.id} already exists. Its secret was shown when it was created and cannot be shown again. If you did not store it, re-run with --replace-twin to get a fresh twin and secret.`,
+        )
+      }
+    }
+  }
+  if (!twin) {
+    const res = await api.webhooks.create({url: old.url, event_types: old.event_types, description: old.description ?? undefined})
+    state.save({base_url: baseUrl, old_id: oldId, new_id: res.data.id, created_at: new Date(ctx.clock.now()).toISOString()})
+    const {secret: newSecret, ...config} = res.data
+    twin = config as WebhookEndpoint
+    secret = newSecret
+    if (!old.is_active) twin = (await api.webhooks.setActive(twin.id, false)).data
+  }
+
+  // At a terminal the secret is shown before the question, so that it can be stored first.
+  const askFirst = !opts.yes && ctx.prompter.interactive
+  if (secret && askFirst) {
+    await out.writeLine(`New signing secret of ${twin.id}: ${secret}`)
+    out.note(out.paint.yellow('Store it now; it is not shown again.'))
+  }
+
+  let deleted = false
+  let failure: unknown
+  if (opts.yes || (askFirst && (await ctx.prompter.confirm(`Your receiver now accepts the new secret? Delete the old endpoint ${oldId} now?`)))) {
+    try {
+      await api.webhooks.delete(oldId)
+      deleted = true
+      state.remove(baseUrl, oldId)
+    } catch (err) {
+      if (isNotFound(err)) {
+        deleted = true
+        state.remove(baseUrl, oldId)
+      } else failure = err
+    }
+  }
+
+  await out.resource({old_id: oldId, new_id: twin.id, url: twin.url, secret: askFirst ? null : (secret ?? null), old_deleted: deleted}, ROTATION_COLUMNS)
+  if (secret && !askFirst) out.note(out.paint.yellow(`New signing secret of ${twin.id}: store it now; it is not shown again.`))
+  if (failure) throw failure
+  if (deleted) out.note(`Rotation complete: ${oldId} deleted; ${twin.id} receives the events from now on.`)
+  else out.note(`The old endpoint ${oldId} is kept (both endpoints receive events). Once your receiver uses the new secret, run: payops webhooks rotate-secret ${oldId} --yes`)
+}
