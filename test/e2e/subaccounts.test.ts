@@ -190,7 +190,7 @@ describe('subaccounts activity', () => {
   })
 
   it('--query applies JMESPath to the JSON result', async () => {
-    const r = await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--query', 'length([?direction==`debit`])'])
+    const r = await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--query', "length([?direction=='debit'])"])
     expect(r.json()).toBe(7)
   })
 })
