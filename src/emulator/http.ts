@@ -9,6 +9,7 @@
  */
 import {randomBytes} from 'node:crypto'
 import type {IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:http'
+import {readCappedBody} from '../body.js'
 import {isLoopbackHost} from '../net.js'
 import type {AppContext} from './context.js'
 import {HttpError, validationError} from './errors.js'
@@ -160,40 +161,14 @@ function authenticate(ctx: RequestContext, app: AppContext, method: string): voi
   ctx.setCaller(who.key, who.entity)
 }
 
-const EMPTY = Buffer.alloc(0)
-
 /**
- * Reads the request body, at most {@link MAX_BODY_BYTES}. A larger body is drained and answered
- * with 413 so that the client reads the answer and the connection stays usable; a huge one is
- * answered at once and the connection closed.
+ * Reads the request body, at most {@link MAX_BODY_BYTES} (see src/body.ts): a larger one is a 413,
+ * with the connection closed when it is huge.
  */
-export function readBody(req: IncomingMessage): Promise<Buffer> {
-  const len = req.headers['content-length']
-  if (len === '0' || (len === undefined && req.headers['transfer-encoding'] === undefined)) return Promise.resolve(EMPTY)
-  const tooLarge = (close: boolean) =>
-    new HttpError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`, close ? {connection: 'close'} : undefined)
-  if (len !== undefined && Number(len) > MAX_DRAIN_BYTES) return Promise.reject(tooLarge(true))
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let over = false
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > MAX_DRAIN_BYTES) {
-        req.off('data', onData)
-        reject(tooLarge(true))
-      } else if (size > MAX_BODY_BYTES) {
-        over = true
-        chunks.length = 0
-      } else {
-        chunks.push(chunk)
-      }
-    }
-    req.on('data', onData)
-    req.once('end', () => (over ? reject(tooLarge(false)) : resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))))
-    req.once('error', reject)
-    req.once('close', () => reject(new Error('request closed before its body was read')))
-  })
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const r = await readCappedBody(req, MAX_BODY_BYTES, MAX_DRAIN_BYTES)
+  if (r.kind === 'body') return r.body
+  throw new HttpError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes`, r.close ? {connection: 'close'} : undefined)
 }
 
 /**

@@ -3,27 +3,16 @@
  * The output layer never calls the API: it is handed resources, arrays or async iterables.
  */
 import type {Writable} from 'node:stream'
-import {formatMoney, toDecimalString} from '../money.js'
 import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
+import {cellText, headerOf, project, selectColumns, type Column} from './cells.js'
 import {colorize, type Paint} from './color.js'
+
+export {cellText, getPath, selectColumns, type Column} from './cells.js'
 import {escapeControls} from './safe.js'
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const
 export type Format = (typeof FORMATS)[number]
-
-export interface Column {
-  /** Key used by `--columns`; a dotted path into the row unless `get` is given. */
-  key: string
-  header?: string
-  get?: (row: Record<string, unknown>) => unknown
-  /** Money cell: minor-units field and currency field (or fixed code). */
-  money?: {amount: string; currency: string; fixedCurrency?: string}
-  /** Colour the value as a status. */
-  status?: boolean
-  /** Dim or bold the cell on a terminal. */
-  style?: 'dim' | 'bold'
-}
 
 /** What `Output.stream` returns: rows written one by one, each at once. */
 export interface RowStream {
@@ -46,57 +35,6 @@ export interface OutputOptions {
 
 export function defaultFormat(isTTY: boolean | undefined): Format {
   return isTTY ? 'table' : 'json'
-}
-
-export function getPath(row: unknown, path: string): unknown {
-  if (row === null || typeof row !== 'object') return undefined
-  if (path in (row as Record<string, unknown>)) return (row as Record<string, unknown>)[path]
-  let cur: unknown = row
-  for (const part of path.split('.')) {
-    if (cur === null || typeof cur !== 'object') return undefined
-    cur = (cur as Record<string, unknown>)[part]
-  }
-  return cur
-}
-
-/** Resolves `--columns` against the known columns; unknown keys become plain path columns. */
-export function selectColumns(defaults: Column[], known: Column[], selection?: string[]): Column[] {
-  if (!selection || selection.length === 0) return defaults
-  return selection.map((key) => {
-    const k = key.trim()
-    if (!k) throw new UsageError('--columns has an empty column name.')
-    return known.find((c) => c.key === k) ?? {key: k}
-  })
-}
-
-function moneyParts(col: Column, row: Record<string, unknown>): {amount: unknown; currency: string} {
-  const m = col.money!
-  const currency = (getPath(row, m.currency) as string | undefined) || m.fixedCurrency || 'USD'
-  return {amount: getPath(row, m.amount), currency}
-}
-
-/** The plain value of a cell, as csv shows it. */
-export function cellText(col: Column, row: Record<string, unknown>, forCsv = false): string {
-  if (col.money) {
-    const {amount, currency} = moneyParts(col, row)
-    if (typeof amount !== 'number' && typeof amount !== 'bigint') return ''
-    return forCsv ? `${toDecimalString(amount, currency)} ${currency.toUpperCase()}` : formatMoney(amount, currency)
-  }
-  const v = col.get ? col.get(row) : getPath(row, col.key)
-  if (v === undefined || v === null) return ''
-  if (typeof v === 'object') return JSON.stringify(v)
-  return String(v)
-}
-
-function headerOf(col: Column): string {
-  return (col.header ?? col.key.replace(/[._]/g, ' ')).toUpperCase()
-}
-
-/** Projects an object to the selected columns (for json output with `--columns`). */
-function project(row: Record<string, unknown>, cols: Column[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  for (const c of cols) out[c.key] = c.get ? c.get(row) : getPath(row, c.key)
-  return out
 }
 
 export class Output {
@@ -160,7 +98,7 @@ export class Output {
 
   /** Renders one resource. */
   async resource(row: Record<string, unknown>, defaults: Column[], known: Column[] = defaults): Promise<void> {
-    const cols = selectColumns(defaults, known, this.selection)
+    const cols = selectColumns(defaults, known, this.selection, row)
     if (this.query) return this.queried(this.selection ? project(row, cols) : row)
     switch (this.format) {
       case 'json':
@@ -183,6 +121,20 @@ export class Output {
   async list(items: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>, defaults: Column[], known: Column[] = defaults): Promise<number> {
     let cols = selectColumns(defaults, known, this.selection)
     let count = 0
+    if (this.selection && !(items as {checked?: true}).checked) {
+      // The first item tells which fields exist: an unknown column is refused before any row.
+      const it = (Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : (items as Iterable<Record<string, unknown>>)[Symbol.iterator]()) as AsyncIterator<Record<string, unknown>> | Iterator<Record<string, unknown>>
+      const first = await it.next()
+      if (!first.done) selectColumns(defaults, known, this.selection, first.value)
+      const rest = Object.assign(
+        (async function* () {
+          if (!first.done) yield first.value
+          for (let r = await it.next(); !r.done; r = await it.next()) yield r.value
+        })(),
+        {checked: true as const},
+      )
+      return this.list(rest, defaults, known)
+    }
     if (cols.length === 0 && (this.format === 'table' || this.format === 'csv')) {
       // No column set (raw API output): take the first item's top-level keys.
       const it = (Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : (items as Iterable<Record<string, unknown>>)[Symbol.iterator]()) as AsyncIterator<Record<string, unknown>> | Iterator<Record<string, unknown>>

@@ -15,6 +15,7 @@
  * request carries (nesting, size, bytes, a printer or forwarder that throws) stops the server;
  * slow or idle connections time out after a few seconds, and open connections are capped.
  */
+import {readCappedBody} from '../body.js'
 import {loadUndici} from '../interop.js'
 import {createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
@@ -29,181 +30,19 @@ import {
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_MS,
   MAX_BODY_BYTES,
-  MAX_EVENT_DEPTH,
   REQUEST_TIMEOUT_MS,
   TIMEOUT_CHECK_INTERVAL_MS,
 } from './limits.js'
-import {escapeControls, jsonDepth} from './safety.js'
-import {SIGNATURE_HEADER, TIMESTAMP_HEADER, describeFailure, verify, type VerifyFailure} from './signature.js'
+import {escapeControls} from './safety.js'
+import {SIGNATURE_HEADER, TIMESTAMP_HEADER} from './signature.js'
 import type {WebhookEvent} from './samples.js'
 
 export {FORWARD_TIMEOUT_MS, MAX_BODY_BYTES, MAX_EVENT_DEPTH} from './limits.js'
+export * from './decide.js'
+import {REJECTION_STATUS, checkRoute, decide, emptyStats, reject, RecentIds, type Rejected, type Rejection} from './decide.js'
+import {ThrottledLog} from './throttled-log.js'
 /** Past this, an oversized body is not drained: the 413 is sent and the connection closed. */
 const MAX_DRAIN_BYTES = 8 * MAX_BODY_BYTES
-
-export type Rejection =
-  | VerifyFailure
-  | 'malformed_json'
-  | 'invalid_envelope'
-  | 'too_deep'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'payload_too_large'
-  | 'queue_full'
-  | 'malformed_request'
-  | 'request_timeout'
-  | 'headers_too_large'
-  | 'too_many_connections'
-
-export const REJECTION_STATUS: Record<Rejection, number> = {
-  missing_header: 400,
-  malformed_timestamp: 400,
-  malformed_json: 400,
-  invalid_envelope: 400,
-  too_deep: 400,
-  malformed_request: 400,
-  bad_signature: 401,
-  stale_timestamp: 401,
-  not_found: 404,
-  method_not_allowed: 405,
-  request_timeout: 408,
-  payload_too_large: 413,
-  headers_too_large: 431,
-  queue_full: 503,
-  // The connection is closed without an answer; the number is only for the record.
-  too_many_connections: 503,
-}
-
-/** Remembers the latest `capacity` event ids (oldest forgotten first). */
-export class RecentIds {
-  private readonly ids = new Set<string>()
-  constructor(private readonly capacity = 100_000) {}
-
-  has(id: string): boolean {
-    return this.ids.has(id)
-  }
-
-  add(id: string): void {
-    if (this.ids.has(id)) return
-    this.ids.add(id)
-    if (this.ids.size > this.capacity) this.ids.delete(this.ids.values().next().value as string)
-  }
-
-  /** True when `id` was already seen; records it otherwise. */
-  seen(id: string): boolean {
-    if (this.ids.has(id)) return true
-    this.add(id)
-    return false
-  }
-
-  get size(): number {
-    return this.ids.size
-  }
-}
-
-export type Decision =
-  | {outcome: 'accepted'; status: 200; event: WebhookEvent; secretIndex: number}
-  | {outcome: 'duplicate'; status: 200; event: WebhookEvent; secretIndex: number}
-  | {outcome: 'filtered'; status: 200; event: WebhookEvent; secretIndex: number}
-  | {outcome: 'rejected'; status: number; reason: Rejection; message: string}
-
-type Rejected = Extract<Decision, {outcome: 'rejected'}>
-
-export interface DecideOptions {
-  secrets: readonly string[]
-  toleranceSec?: number
-  /** Only these types are accepted and printed; others are answered 200 and ignored. */
-  events?: ReadonlySet<string>
-  seen: RecentIds
-  now?: number
-  /** Deepest accepted nesting (default MAX_EVENT_DEPTH). */
-  maxDepth?: number
-  /**
-   * Asked before a new event is accepted: false refuses it with `queue_full` (503) and leaves its
-   * id unrecorded, so that the sender's retry is processed.
-   */
-  admit?: () => boolean
-}
-
-function reject(reason: Rejection, message: string): Rejected {
-  return {outcome: 'rejected', status: REJECTION_STATUS[reason], reason, message}
-}
-
-/** Where a request may go before its body is read: undefined when it may proceed. */
-export function checkRoute(method: string | undefined, rawUrl: string | undefined, path: string): Decision | undefined {
-  const url = rawUrl ?? '/'
-  const q = url.indexOf('?')
-  const p = q === -1 ? url : url.slice(0, q)
-  if (p !== path) return reject('not_found', `no webhook endpoint at ${escapeControls(p)} (listening on ${path})`)
-  if (method !== 'POST') return reject('method_not_allowed', `${method ?? '?'} is not allowed: webhooks are delivered with POST`)
-  return undefined
-}
-
-/**
- * Decides on one delivery from its headers and raw body: signature first (so that nothing of an
- * unauthentic request is trusted), then the nesting depth (before parsing), the JSON envelope,
- * duplicates, the type filter and room to process it.
- */
-export function decide(signature: string | undefined, timestamp: string | undefined, rawBody: Buffer, opts: DecideOptions): Decision {
-  const v = verify({secrets: opts.secrets, signature, timestamp, rawBody, toleranceSec: opts.toleranceSec, now: opts.now})
-  if (!v.ok) return reject(v.reason, describeFailure(v.reason, opts.toleranceSec))
-  const maxDepth = opts.maxDepth ?? MAX_EVENT_DEPTH
-  if (jsonDepth(rawBody, maxDepth) > maxDepth) return reject('too_deep', `the event is nested deeper than ${maxDepth} levels`)
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(rawBody.toString('utf8'))
-  } catch {
-    return reject('malformed_json', 'the body is not valid JSON')
-  }
-  const o = parsed as Record<string, unknown> | null
-  if (!o || typeof o !== 'object' || Array.isArray(o) || typeof o.id !== 'string' || o.id === '' || typeof o.type !== 'string' || !o.data || typeof o.data !== 'object' || Array.isArray(o.data)) {
-    return reject('invalid_envelope', 'the body is not an event envelope {id, type, data}')
-  }
-  const event: WebhookEvent = {id: o.id, type: o.type, data: o.data as Record<string, unknown>}
-  if (opts.seen.has(event.id)) return {outcome: 'duplicate', status: 200, event, secretIndex: v.secretIndex}
-  if (opts.events && !opts.events.has(event.type)) {
-    opts.seen.add(event.id)
-    return {outcome: 'filtered', status: 200, event, secretIndex: v.secretIndex}
-  }
-  if (opts.admit && !opts.admit()) return reject('queue_full', 'the forward queue is full; retry later')
-  opts.seen.add(event.id)
-  return {outcome: 'accepted', status: 200, event, secretIndex: v.secretIndex}
-}
-
-export interface ListenerStats {
-  received: number
-  verified: number
-  rejected: Partial<Record<Rejection, number>>
-  duplicates: number
-  filtered: number
-  forwarded: number
-  forward_failed: number
-}
-
-export function emptyStats(): ListenerStats {
-  return {received: 0, verified: 0, rejected: {}, duplicates: 0, filtered: 0, forwarded: 0, forward_failed: 0}
-}
-
-/** `received 5, verified 3, rejected 2 (bad_signature 1, stale_timestamp 1), duplicates 0, …` */
-export function formatSummary(s: ListenerStats, forwarding: boolean): string {
-  const rejectedTotal = Object.values(s.rejected).reduce((a, b) => a + (b ?? 0), 0)
-  const reasons = Object.entries(s.rejected)
-    .filter(([, n]) => n)
-    .map(([r, n]) => `${r} ${n}`)
-    .join(', ')
-  const parts = [
-    `received ${s.received}`,
-    `verified ${s.verified}`,
-    `rejected ${rejectedTotal}${reasons ? ` (${reasons})` : ''}`,
-    `duplicates ${s.duplicates}`,
-    `filtered ${s.filtered}`,
-  ]
-  if (forwarding) {
-    const notes = [s.forward_failed ? `failed ${s.forward_failed}` : '', s.rejected.queue_full ? `refused ${s.rejected.queue_full} with 503: queue full` : ''].filter(Boolean)
-    parts.push(`forwarded ${s.forwarded}${notes.length ? ` (${notes.join(', ')})` : ''}`)
-  }
-  return parts.join(', ')
-}
 
 export interface AcceptedEvent {
   event: WebhookEvent
@@ -243,39 +82,6 @@ interface ForwardJob {
   body: Buffer
   signature: string
   timestamp: string
-}
-
-/** Logs the first occurrence at once, then at most one line per interval with the count since. */
-class ThrottledLog {
-  private pending = 0
-  private last = 0
-  private timer?: NodeJS.Timeout
-  constructor(
-    private readonly log: (line: string) => void,
-    private readonly text: (n: number) => string,
-    private readonly intervalMs = 1_000,
-  ) {}
-
-  hit(): void {
-    const now = Date.now()
-    if (now - this.last >= this.intervalMs && !this.timer) {
-      this.last = now
-      this.log(this.text(1))
-      return
-    }
-    this.pending++
-    this.timer ??= setTimeout(() => this.flush(), this.intervalMs - (now - this.last)).unref()
-  }
-
-  flush(): void {
-    clearTimeout(this.timer)
-    this.timer = undefined
-    if (this.pending === 0) return
-    this.last = Date.now()
-    const n = this.pending
-    this.pending = 0
-    this.log(this.text(n))
-  }
 }
 
 export class WebhookListener {
@@ -427,37 +233,19 @@ export class WebhookListener {
     const tooLarge = (close: boolean) => {
       this.rejected(res, req, reject('payload_too_large', `the body is larger than ${max} bytes`), close ? {connection: 'close'} : undefined)
     }
-    const declared = Number(req.headers['content-length'])
-    if (Number.isFinite(declared) && declared > MAX_DRAIN_BYTES) {
-      tooLarge(true)
-      res.once('finish', () => req.destroy())
-      return
-    }
-    const chunks: Buffer[] = []
-    let size = 0
-    let over = false
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (over) {
-        if (size > MAX_DRAIN_BYTES && !res.headersSent) {
-          tooLarge(true)
-          res.once('finish', () => req.destroy())
+    readCappedBody(req, max, MAX_DRAIN_BYTES).then(
+      (r) => {
+        try {
+          if (r.kind === 'body') return this.received(req, res, r.body)
+          if (res.headersSent) return
+          tooLarge(r.close)
+          if (r.close) res.once('finish', () => req.destroy())
+        } catch (err) {
+          this.internalError(res, err)
         }
-        return
-      }
-      if (size > max) {
-        over = true
-        chunks.length = 0
-      } else chunks.push(chunk)
-    })
-    req.on('end', () => {
-      try {
-        if (over) return res.headersSent ? undefined : tooLarge(false)
-        this.received(req, res, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))
-      } catch (err) {
-        this.internalError(res, err)
-      }
-    })
+      },
+      () => undefined,
+    )
   }
 
   private received(req: IncomingMessage, res: ServerResponse, body: Buffer): void {

@@ -1,0 +1,87 @@
+/**
+ * Columns and cells: which fields a table, csv or `--columns` selection shows, and how a cell reads.
+ * Pure: no stream, no format.
+ */
+import {formatMoney, toDecimalString} from '../money.js'
+import {UsageError} from '../errors.js'
+
+export interface Column {
+  /** Key used by `--columns`; a dotted path into the row unless `get` is given. */
+  key: string
+  header?: string
+  get?: (row: Record<string, unknown>) => unknown
+  /** Money cell: minor-units field and currency field (or fixed code). */
+  money?: {amount: string; currency: string; fixedCurrency?: string}
+  /** Colour the value as a status. */
+  status?: boolean
+  /** Dim or bold the cell on a terminal. */
+  style?: 'dim' | 'bold'
+}
+
+export function getPath(row: unknown, path: string): unknown {
+  if (row === null || typeof row !== 'object') return undefined
+  if (path in (row as Record<string, unknown>)) return (row as Record<string, unknown>)[path]
+  let cur: unknown = row
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined
+    cur = (cur as Record<string, unknown>)[part]
+  }
+  return cur
+}
+
+/**
+ * Resolves `--columns` against the known columns; another key is a path into the rows, taken only
+ * when `sample` (the first row) has it: an unknown column is a usage error listing what exists.
+ */
+export function selectColumns(defaults: Column[], known: Column[], selection?: string[], sample?: Record<string, unknown>): Column[] {
+  if (!selection || selection.length === 0) return defaults
+  return selection.map((key) => {
+    const k = key.trim()
+    if (!k) throw new UsageError('--columns has an empty column name.')
+    const col = known.find((c) => c.key === k)
+    if (col) return col
+    if (sample !== undefined && getPath(sample, k) === undefined) {
+      const names = [...new Set([...known.map((c) => c.key), ...Object.keys(sample)])]
+      throw new UsageError(`--columns: unknown column "${k}" (available: ${names.join(', ')}).`)
+    }
+    return {key: k}
+  })
+}
+
+function moneyParts(col: Column, row: Record<string, unknown>): {amount: unknown; currency: string} {
+  const m = col.money!
+  const currency = (getPath(row, m.currency) as string | undefined) || m.fixedCurrency || 'USD'
+  return {amount: getPath(row, m.amount), currency}
+}
+
+/** The plain value of a cell, as csv shows it. */
+export function cellText(col: Column, row: Record<string, unknown>, forCsv = false): string {
+  if (col.money) {
+    const {amount, currency} = moneyParts(col, row)
+    if (typeof amount !== 'number' && typeof amount !== 'bigint') return ''
+    return forCsv ? `${toDecimalString(amount, currency)} ${currency.toUpperCase()}` : formatMoney(amount, currency)
+  }
+  const v = col.get ? col.get(row) : getPath(row, col.key)
+  if (v === undefined || v === null) return ''
+  if (typeof v === 'object') return JSON.stringify(v)
+  return String(v)
+}
+
+export function headerOf(col: Column): string {
+  return (col.header ?? col.key.replace(/[._]/g, ' ')).toUpperCase()
+}
+
+/**
+ * Projects an object to the selected columns (json output with `--columns`), keeping each field's
+ * JSON type: a field as the API returned it (a list stays a list), a money column as its integer
+ * minor units, a computed column as computed.
+ */
+export function project(row: Record<string, unknown>, cols: Column[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const c of cols) {
+    const raw = getPath(row, c.key)
+    out[c.key] = raw !== undefined ? raw : c.money ? getPath(row, c.money.amount) : c.get ? c.get(row) : null
+  }
+  return out
+}
+

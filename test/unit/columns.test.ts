@@ -1,0 +1,45 @@
+/** `--columns`: an unknown column is refused listing what exists; JSON keeps each field's type. */
+import {PassThrough} from 'node:stream'
+import {describe, expect, it} from 'vitest'
+import {MOVE_COLUMNS, MOVE_KNOWN} from '../../src/output/columns.js'
+import {Output, type Format} from '../../src/output/index.js'
+
+function output(format: Format, columns: string[]) {
+  const stdout = new PassThrough()
+  let text = ''
+  stdout.on('data', (d) => (text += d))
+  return {out: new Output({format, color: false, columns, stdout, stderr: new PassThrough()}), text: () => text}
+}
+
+const move = {id: 'm1', status: 'settled', amount_in_minor_units: 1234, currency_code: 'USD', from_subaccount_id: 'a', to_subaccount_id: 'b', client_metadata: {k: 'v'}}
+
+describe('--columns', () => {
+  it('an unknown column is a usage error naming it and the columns that exist, for a resource and a list', async () => {
+    const r = output('table', ['id', 'amout'])
+    const err = await r.out.resource(move, MOVE_COLUMNS, MOVE_KNOWN).catch((e) => e)
+    expect(err.exitCode).toBe(2)
+    expect(err.message).toMatch(/--columns: unknown column "amout" \(available: id, status, amount, .*amount_in_minor_units/)
+    expect(r.text()).toBe('')
+    const l = output('json', ['nope'])
+    await expect(l.out.list([move, move], MOVE_COLUMNS, MOVE_KNOWN)).rejects.toMatchObject({exitCode: 2})
+    expect(l.text()).toBe('')
+  })
+
+  it('a field path of the rows is a column too; an empty list has nothing to refuse', async () => {
+    const r = output('csv', ['id', 'client_metadata.k'])
+    await r.out.list([move], MOVE_COLUMNS, MOVE_KNOWN)
+    expect(r.text()).toBe('id,client_metadata.k\r\nm1,v\r\n')
+    const e = output('json', ['anything'])
+    expect(await e.out.list([], MOVE_COLUMNS, MOVE_KNOWN)).toBe(0)
+  })
+
+  it('JSON keeps types: a money column is its integer minor units, a list stays a list', async () => {
+    const r = output('json', ['id', 'amount'])
+    await r.out.resource(move, MOVE_COLUMNS, MOVE_KNOWN)
+    expect(JSON.parse(r.text())).toEqual({id: 'm1', amount: 1234})
+    const token = {token: 't', scopes: ['payer_manage', 'view'], expires_in_seconds: 900}
+    const s = output('json', ['scopes'])
+    await s.out.resource(token, [{key: 'scopes', get: (row) => (row.scopes as string[]).join(' ')}])
+    expect(JSON.parse(s.text())).toEqual({scopes: ['payer_manage', 'view']})
+  })
+})
