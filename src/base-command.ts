@@ -154,10 +154,9 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
   /** Renders a list and, on a terminal, hints at the next cursor on stderr. */
   protected async renderList(items: AsyncIterable<Record<string, unknown>>, columns: Column[], known?: Column[]): Promise<void> {
     await this.out.list(items, columns, known)
-    const page = this.lastPage
-    if (!(this.flags as {all?: boolean}).all && page?.hasMore && page.nextCursor && !this.out.machine) {
-      this.out.note(this.out.paint.dim(`More items: --cursor ${page.nextCursor} (or --all)`))
-    }
+    const f = this.flags as {all?: boolean; 'max-items'?: number}
+    // Never with --all (or --max-items, which follows pages): the list is whole, or cut by choice.
+    if (this.lastPage && !f.all && f['max-items'] === undefined) this.out.page(this.lastPage)
   }
 
   /** Reads ids from argv, or one per line from stdin when the only argument is `-`. */

@@ -369,7 +369,8 @@ export class ApiClient {
     const nextCursor = typeof body.next_cursor === 'string' ? body.next_cursor : null
     const hasMore = typeof body.has_more === 'boolean' ? body.has_more : Boolean(nextCursor)
     const totalCount = typeof body.total_count === 'number' ? body.total_count : null
-    return {items, hasMore, nextCursor, totalCount}
+    const previousCursor = typeof body.previous_cursor === 'string' ? body.previous_cursor : null
+    return {items, hasMore, nextCursor, previousCursor, totalCount}
   }
 }
 

@@ -8,6 +8,7 @@ export interface Page<T> {
   items: T[]
   hasMore: boolean
   nextCursor?: string | null
+  previousCursor?: string | null
   totalCount?: number | null
 }
 

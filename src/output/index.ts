@@ -74,6 +74,16 @@ export class Output {
     else this.note(sentence)
   }
 
+  /**
+   * Where a list stopped, for scripts that page with --cursor: one JSON line
+   * `{"page":{"has_more":…,"next_cursor":…,"previous_cursor":…}}` on stderr in machine formats;
+   * on a terminal a hint with the next cursor when there is more.
+   */
+  page(p: {hasMore: boolean; nextCursor?: string | null; previousCursor?: string | null}): void {
+    if (this.machine) this.stderr.write(`${JSON.stringify({page: {has_more: p.hasMore, next_cursor: p.nextCursor ?? null, previous_cursor: p.previousCursor ?? null}})}\n`)
+    else if (p.hasMore && p.nextCursor) this.note(this.paint.dim(`More items: --cursor ${p.nextCursor} (or --all)`))
+  }
+
   warn(message: string): void {
     this.note(`${this.paint.yellow('Warning:')} ${message}`)
   }

@@ -43,3 +43,25 @@ describe('--columns', () => {
     expect(JSON.parse(s.text())).toEqual({scopes: ['payer_manage', 'view']})
   })
 })
+
+describe('page line', () => {
+  it('machine formats write {"page":{…}} on stderr; a terminal gets the cursor hint only when there is more', async () => {
+    const stderr = new PassThrough()
+    let err = ''
+    stderr.on('data', (d) => (err += d))
+    const json = new Output({format: 'ndjson', color: false, stdout: new PassThrough(), stderr})
+    json.page({hasMore: true, nextCursor: 'c2', previousCursor: 'c0'})
+    json.page({hasMore: false})
+    await new Promise((r) => setImmediate(r))
+    expect(err.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+      {page: {has_more: true, next_cursor: 'c2', previous_cursor: 'c0'}},
+      {page: {has_more: false, next_cursor: null, previous_cursor: null}},
+    ])
+    err = ''
+    const table = new Output({format: 'table', color: false, stdout: new PassThrough(), stderr})
+    table.page({hasMore: false, nextCursor: null})
+    table.page({hasMore: true, nextCursor: 'c9'})
+    await new Promise((r) => setImmediate(r))
+    expect(err).toBe('More items: --cursor c9 (or --all)\n')
+  })
+})
