@@ -33,6 +33,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     debug: Flags.boolean({summary: 'Trace every HTTP attempt on stderr, with keys redacted (PAYOPS_DEBUG=1).', helpGroup: GLOBAL}),
     yes: Flags.boolean({char: 'y', summary: 'Assume yes to confirmations (required for LIVE actions without a terminal).', helpGroup: GLOBAL}),
     'no-color': Flags.boolean({summary: 'Disable colour (also NO_COLOR).', helpGroup: GLOBAL}),
+    wide: Flags.boolean({summary: 'Tables at full width (by default they fit the terminal, long cells cut with …).', helpGroup: GLOBAL}),
   }
 
   /** The API areas this command uses; only their schemas are loaded. */

@@ -85,3 +85,24 @@ export function project(row: Record<string, unknown>, cols: Column[]): Record<st
   return out
 }
 
+/**
+ * Column widths that fit `max` characters (two spaces between columns): the widest columns give
+ * way first, none below `min` (or its natural width, when that is smaller). Pure.
+ */
+export function fitWidths(natural: number[], max: number, min = 6): number[] {
+  const widths = [...natural]
+  const total = () => widths.reduce((a, b) => a + b, 0) + 2 * Math.max(0, widths.length - 1)
+  while (total() > max) {
+    let widest = -1
+    for (let i = 0; i < widths.length; i++) if (widths[i] > Math.min(min, natural[i]) && (widest < 0 || widths[i] > widths[widest])) widest = i
+    if (widest < 0) break
+    widths[widest]--
+  }
+  return widths
+}
+
+/** Cuts a cell to `width` characters, marking the cut with …. */
+export function truncateCell(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text
+}
+

@@ -5,7 +5,7 @@
 import type {Writable} from 'node:stream'
 import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
-import {cellText, headerOf, project, selectColumns, type Column} from './cells.js'
+import {cellText, fitWidths, headerOf, project, selectColumns, truncateCell, type Column} from './cells.js'
 import {colorize, type Paint} from './color.js'
 
 export {cellText, getPath, selectColumns, type Column} from './cells.js'
@@ -31,6 +31,8 @@ export interface OutputOptions {
   query?: string
   stdout?: Writable
   stderr?: Writable
+  /** Terminal width tables fit (undefined: no limit, as with --wide or without a terminal). */
+  width?: number
 }
 
 export function defaultFormat(isTTY: boolean | undefined): Format {
@@ -44,6 +46,7 @@ export class Output {
   private readonly query?: string
   private readonly stdout: Writable
   private readonly stderr: Writable
+  private readonly width?: number
   readonly paint: Paint
 
   constructor(opts: OutputOptions) {
@@ -54,6 +57,7 @@ export class Output {
     this.stdout = opts.stdout ?? process.stdout
     this.stderr = opts.stderr ?? process.stderr
     this.paint = colorize(opts.color)
+    this.width = opts.width
   }
 
   get machine(): boolean {
@@ -119,9 +123,8 @@ export class Output {
         return this.write(await this.csv([row], cols, true))
       case 'table': {
         const width = Math.max(...cols.map((c) => headerOf(c).length))
-        const lines = cols.map((c) => {
-          return `${this.paint.bold(headerOf(c).padEnd(width))}  ${this.cell(c, cellText(c, row))}`
-        })
+        const room = this.width ? Math.max(10, this.width - width - 2) : Infinity
+        const lines = cols.map((c) => `${this.paint.bold(headerOf(c).padEnd(width))}  ${this.cell(c, truncateCell(cellText(c, row), room))}`)
         return this.write(lines.join('\n') + '\n')
       }
     }
@@ -263,14 +266,16 @@ export class Output {
 
   private async table(rows: Record<string, unknown>[], cols: Column[], withHeader: boolean): Promise<string> {
     const {default: Table} = await import('cli-table3')
+    const texts = rows.map((r) => cols.map((c) => cellText(c, r)))
+    // On a terminal the table fits its width (--wide turns this off): the widest columns are cut with ….
+    const natural = cols.map((c, i) => Math.max(headerOf(c).length, ...texts.map((t) => t[i].length)))
+    const widths = this.width ? fitWidths(natural, this.width) : natural
     const table = new Table({
-      head: withHeader ? cols.map((c) => this.paint.bold(headerOf(c))) : [],
+      head: withHeader ? cols.map((c, i) => this.paint.bold(truncateCell(headerOf(c), widths[i]))) : [],
       chars: {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  '},
       style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
     })
-    for (const r of rows) {
-      table.push(cols.map((c) => this.cell(c, cellText(c, r))))
-    }
+    for (const t of texts) table.push(cols.map((c, i) => this.cell(c, truncateCell(t[i], widths[i]))))
     return table.toString() + '\n'
   }
 

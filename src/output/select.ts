@@ -17,6 +17,7 @@ export interface OutputFlags {
   columns?: string
   query?: string
   'no-color'?: boolean
+  wide?: boolean
 }
 
 /** The renderer for these flags; `argv` is read too, so that a usage error still renders as asked. */
@@ -30,6 +31,7 @@ export function outputFor(flags: OutputFlags | undefined, argv: string[], io: Ou
     query: f.query,
     stdout: io.stdout,
     stderr: io.stderr,
+    width: f.wide || argv.includes('--wide') || !io.stdoutIsTTY ? undefined : (io.stdout as {columns?: number}).columns,
   })
 }
 

@@ -65,3 +65,31 @@ describe('page line', () => {
     expect(err).toBe('More items: --cursor c9 (or --all)\n')
   })
 })
+
+describe('tables fit the terminal', () => {
+  it('fitWidths gives way on the widest columns first, never below the minimum', async () => {
+    const {fitWidths, truncateCell} = await import('../../src/output/cells.js')
+    expect(fitWidths([10, 40, 8], 40)).toEqual([10, 18, 8])
+    expect(fitWidths([3, 50], 20)).toEqual([3, 15])
+    expect(fitWidths([30, 30], 5)).toEqual([6, 6])
+    expect(truncateCell('abcdefgh', 5)).toBe('abcd…')
+    expect(truncateCell('abc', 5)).toBe('abc')
+  })
+
+  it('a table at a width cuts long cells with …; without a width (--wide, no terminal) nothing is cut', async () => {
+    const rows = [{id: 'x'.repeat(36), status: 'settled', amount_in_minor_units: 100, currency_code: 'USD', from_subaccount_id: 'f'.repeat(36), to_subaccount_id: 't'.repeat(36)}]
+    const run = async (width?: number) => {
+      const stdout = new PassThrough()
+      let text = ''
+      stdout.on('data', (d) => (text += d))
+      await new Output({format: 'table', color: false, stdout, stderr: new PassThrough(), width}).list(rows, MOVE_COLUMNS)
+      return text
+    }
+    const fitted = await run(80)
+    for (const line of fitted.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(80)
+    expect(fitted).toContain('…')
+    const wide = await run(undefined)
+    expect(wide).toContain('x'.repeat(36))
+    expect(wide).not.toContain('…')
+  })
+})

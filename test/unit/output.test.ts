@@ -79,9 +79,11 @@ describe('json', () => {
   })
 
   it('projects to --columns, including a dotted path', async () => {
-    const {out, stdout} = output('json', {columns: ['id', 'routing_numbers.ach', 'missing']})
+    const {out, stdout} = output('json', {columns: ['id', 'routing_numbers.ach']})
     await out.resource(SUB, SUBACCOUNT_COLUMNS)
     expect(JSON.parse(stdout())).toEqual({id: 'sub_1', 'routing_numbers.ach': '021000021'})
+    // A column that names nothing is refused rather than dropped (test/unit/columns.test.ts).
+    await expect(output('json', {columns: ['id', 'missing']}).out.resource(SUB, SUBACCOUNT_COLUMNS)).rejects.toMatchObject({exitCode: 2})
     const list = output('json', {columns: ['id', 'routing_numbers.wire']})
     await list.out.list([SUB], SUBACCOUNT_COLUMNS)
     expect(JSON.parse(list.stdout())).toEqual([{id: 'sub_1', 'routing_numbers.wire': '026009593'}])
