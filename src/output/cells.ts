@@ -11,7 +11,7 @@ export interface Column {
   header?: string
   get?: (row: Record<string, unknown>) => unknown
   /** Money cell: minor-units field and currency field (or fixed code). */
-  money?: {amount: string; currency: string; fixedCurrency?: string}
+  money?: {amount: string | ((row: Record<string, unknown>) => unknown); currency: string; fixedCurrency?: string}
   /** Colour the value as a status. */
   status?: boolean
   /** Dim or bold the cell on a terminal. */
@@ -51,7 +51,7 @@ export function selectColumns(defaults: Column[], known: Column[], selection?: s
 function moneyParts(col: Column, row: Record<string, unknown>): {amount: unknown; currency: string} {
   const m = col.money!
   const currency = (getPath(row, m.currency) as string | undefined) || m.fixedCurrency || 'USD'
-  return {amount: getPath(row, m.amount), currency}
+  return {amount: typeof m.amount === 'function' ? m.amount(row) : getPath(row, m.amount), currency}
 }
 
 /** The plain value of a cell, as csv shows it. */
@@ -80,7 +80,7 @@ export function project(row: Record<string, unknown>, cols: Column[]): Record<st
   const out: Record<string, unknown> = {}
   for (const c of cols) {
     const raw = getPath(row, c.key)
-    out[c.key] = raw !== undefined ? raw : c.money ? getPath(row, c.money.amount) : c.get ? c.get(row) : null
+    out[c.key] = raw !== undefined ? raw : c.money ? (typeof c.money.amount === 'function' ? c.money.amount(row) : getPath(row, c.money.amount)) : c.get ? c.get(row) : null
   }
   return out
 }

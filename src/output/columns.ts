@@ -2,6 +2,12 @@
 import type {Column} from './index.js'
 import {getPath} from './index.js'
 
+function balanceOf(row: Record<string, unknown>): number | undefined {
+  const inc = row.total_incoming_in_minor_units
+  const out = row.total_outgoing_in_minor_units
+  return typeof inc === 'number' && typeof out === 'number' ? inc - out : undefined
+}
+
 export const SUBACCOUNT_COLUMNS: Column[] = [
   {key: 'id'},
   {key: 'name'},
@@ -10,6 +16,8 @@ export const SUBACCOUNT_COLUMNS: Column[] = [
   {key: 'routing_numbers.wire', header: 'wire routing'},
   {key: 'incoming', header: 'incoming', money: {amount: 'total_incoming_in_minor_units', currency: 'currency_code'}},
   {key: 'outgoing', header: 'outgoing', money: {amount: 'total_outgoing_in_minor_units', currency: 'currency_code'}},
+  // Incoming minus outgoing; may be negative, since moves check no minimum source balance.
+  {key: 'balance', header: 'balance', money: {amount: balanceOf, currency: 'currency_code'}},
   {key: 'created_at', header: 'created'},
 ]
 

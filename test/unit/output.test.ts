@@ -200,6 +200,7 @@ describe('table', () => {
     const lines = stdout().trimEnd().split('\n')
     expect(lines).toContain('INCOMING      100,000 JPY')
     expect(lines).toContain('OUTGOING      2,500 JPY')
+    expect(lines).toContain('BALANCE       97,500 JPY')
     expect(lines).toContain('ACH ROUTING   021000021')
     expect(lines[0]).toBe('ID            sub_1')
   })
