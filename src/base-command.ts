@@ -67,7 +67,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected get out(): Output {
-    return (this._out ??= outputFor(this.flags as OutputFlags | undefined, this.argv, processIO()))
+    return (this._out ??= outputFor(this.flags as OutputFlags | undefined, this.argv, processIO(), (id) => this.ctx.names.get(id)))
   }
 
   /** The command context: IO, output, prompter, clock, profile and API, built once. */

@@ -7,6 +7,7 @@ import type {Api, ApiArea} from '../api/index.js'
 import {redactKey} from '../api/redact.js'
 import {auditHook} from '../audit/hook.js'
 import {configDir as defaultConfigDir, readProfiles} from '../config/index.js'
+import {NameBook} from '../config/names.js'
 import {resolveContext, type ResolvedContext} from '../config/resolve.js'
 import {AuthError, UsageError} from '../errors.js'
 import type {Output} from '../output/index.js'
@@ -38,6 +39,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
   const trace = opts.debug ? (line: string) => io.stderr.write(`[debug] ${line}\n`) : undefined
   let resolved: ResolvedContext | undefined
   let api: Promise<Api> | undefined
+  const names = new NameBook(dir)
 
   const profile = (): ResolvedContext => {
     if (resolved) return resolved
@@ -88,6 +90,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
     prompter: terminalPrompter(io, (text) => out.note(text)),
     clock: systemClock,
     configDir: dir,
+    names,
     get profile() {
       return profile()
     },
@@ -104,6 +107,11 @@ export function processContext(opts: FactoryOptions): CommandContext {
     onInterrupt: processInterrupts,
     exitNow: processExitNow,
     async close() {
+      try {
+        names.save()
+      } catch {
+        // The book of names is a cache: failing to keep it loses nothing.
+      }
       if (api) await (await api.catch(() => undefined))?.close().catch(() => undefined)
     },
   }

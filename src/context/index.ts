@@ -38,6 +38,12 @@ export interface Clock {
   sleep(ms: number): Promise<void>
 }
 
+/** Names of ids payops has seen (subaccount names, treasury labels), kept in the config dir. */
+export interface Names {
+  get(id: string): string | undefined
+  remember(id: string | null | undefined, name: string | null | undefined): void
+}
+
 export interface CommandContext {
   io: IOStreams
   out: Output
@@ -45,6 +51,7 @@ export interface CommandContext {
   clock: Clock
   /** Where profiles, the audit trail and local state live (PAYOPS_CONFIG_DIR). */
   configDir: string
+  names: Names
   /** The profile, key and base URL, with where each came from (resolved on first use). */
   readonly profile: ResolvedContext
   readonly isLive: boolean

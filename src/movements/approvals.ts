@@ -84,7 +84,10 @@ export async function listPending(ctx: CommandContext, kinds: {moves: boolean; t
   if (kinds.transfers) {
     const api = await ctx.api(['transfers', 'treasury'])
     const labels = new Map<string, string>()
-    for await (const a of api.treasury.accounts({limit: 500}, {all: true})) labels.set(a.id, a.label)
+    for await (const a of api.treasury.accounts({limit: 500}, {all: true})) {
+      labels.set(a.id, a.label)
+      ctx.names.remember(a.id, a.label)
+    }
     for await (const t of api.transfers.list({status: ['created'], limit: 500}, {all: true})) {
       items.push({
         kind: 'transfer',
@@ -108,7 +111,9 @@ export async function listPending(ctx: CommandContext, kinds: {moves: boolean; t
       const names = new Map<string, string | null>()
       const nameOf = async (id: string | null) => {
         if (!id) return null
-        if (!names.has(id)) names.set(id, await api.subaccounts.get(id).then((r) => r.data.name, () => null))
+        // Subaccount names never change: the book of names answers without a request when it can.
+        if (!names.has(id)) names.set(id, ctx.names.get(id) ?? (await api.subaccounts.get(id).then((r) => r.data.name, () => null)))
+        ctx.names.remember(id, names.get(id))
         return names.get(id) ?? null
       }
       for (const m of moves) {

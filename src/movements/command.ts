@@ -35,6 +35,7 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
     yes: Boolean(flags.yes),
     overrideLimits: Boolean(flags['override-limits']),
     newKey: () => randomUUID(),
+    names: ctx.names,
   }
 }
 

@@ -35,6 +35,8 @@ function checkAsserted(asserted: string | undefined, actual: string, what: strin
 }
 
 const label = (id: string, name?: string | null) => (name ? `${name} (${id})` : id)
+/** An id with the name the book of names knows for it (no request). */
+const knownName = (ports: MovementPorts, id: string | null | undefined) => (id ? label(id, ports.names?.get(id)) : undefined)
 
 function describeKnown(k: Known | undefined): string | undefined {
   if (!k || k.amount_in_minor_units == null || !k.currency_code) return undefined
@@ -51,6 +53,7 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
     const source = (await ports.api.subaccounts.get(r.from)).data
     currency = source.currency_code?.toUpperCase() ?? undefined
     fromName = source.name
+    ports.names?.remember(source.id, source.name)
     if (!currency) {
       if (r.currency === undefined) {
         throw new UsageError(`The currency of source subaccount ${r.from} is not known (the API did not return one); pass --currency to say which currency the amount is in.`)
@@ -62,7 +65,10 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
   const minor = minorOf(r.amount, currency)
   let toName: string | undefined
   // A caller that knows the source's currency checked source and destination already (import).
-  if (needsDetails(ports) && !r.sourceCurrency) toName = (await ports.api.subaccounts.get(r.to)).data.name
+  if (needsDetails(ports) && !r.sourceCurrency) {
+    toName = (await ports.api.subaccounts.get(r.to)).data.name
+    ports.names?.remember(r.to, toName)
+  }
   const key = r.idempotencyKey ?? ports.newKey()
   const amount = formatMoney(minor, currency)
   const input = {from_subaccount_id: r.from, to_subaccount_id: r.to, amount_in_minor_units: minor, auto_approve: r.autoApprove, client_metadata: r.metadata}
@@ -99,7 +105,7 @@ function planMoveApprove(r: Extract<MovementRequest, {kind: 'move.approve'}>, po
   if (amount && known?.to) {
     return {
       ...base,
-      summary: {action: `Approve and settle move ${r.id}`, amount, from: known.from ?? undefined, to: known.to},
+      summary: {action: `Approve and settle move ${r.id}`, amount, from: knownName(ports, known.from), to: knownName(ports, known.to)},
       checks: [{amount_in_minor_units: known.amount_in_minor_units!, currency: known.currency_code!, to: known.to, label: `move ${r.id}`}],
       typed: toDecimalString(known.amount_in_minor_units!, known.currency_code!),
     }
@@ -149,7 +155,7 @@ function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.create'
   return {
     request: r,
     noun: 'account transfer',
-    summary: {action: `Transfer ${amount} by ${r.rail}${r.autoApprove ? '' : ' (created, not approved)'}`, amount, from: r.from, to: r.to, details: {rail: r.rail, scheduled: r.scheduledDate}},
+    summary: {action: `Transfer ${amount} by ${r.rail}${r.autoApprove ? '' : ' (created, not approved)'}`, amount, from: knownName(ports, r.from), to: knownName(ports, r.to), details: {rail: r.rail, scheduled: r.scheduledDate}},
     checks: [{amount_in_minor_units: minor, currency, to: r.to}],
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
@@ -185,7 +191,7 @@ async function planTransferApprove(r: Extract<MovementRequest, {kind: 'transfer.
   const amount = formatMoney(t.amount_in_minor_units, t.currency_code)
   return {
     ...base,
-    summary: {action: `Approve account transfer ${t.id}: ${amount} by ${t.rail}`, amount, from: t.from_account_id, to: t.to_account_id},
+    summary: {action: `Approve account transfer ${t.id}: ${amount} by ${t.rail}`, amount, from: knownName(ports, t.from_account_id), to: knownName(ports, t.to_account_id)},
     checks: [{amount_in_minor_units: t.amount_in_minor_units, currency: t.currency_code, to: t.to_account_id, label: `transfer ${t.id}`}],
     typed: toDecimalString(t.amount_in_minor_units, t.currency_code),
     currency: t.currency_code,

@@ -121,6 +121,8 @@ export interface MovementPorts {
   yes: boolean
   overrideLimits: boolean
   newKey(): string
+  /** The book of names to feed with what planning reads (subaccount names, account labels). */
+  names?: {get(id: string): string | undefined; remember(id: string | null | undefined, name: string | null | undefined): void}
 }
 
 export interface Summary {

@@ -14,6 +14,8 @@ export interface Column {
   money?: {amount: string | ((row: Record<string, unknown>) => unknown); currency: string; fixedCurrency?: string}
   /** Colour the value as a status. */
   status?: boolean
+  /** The value is an id: a table shows the name payops knows for it beside a short id. */
+  names?: boolean
   /** Dim or bold the cell on a terminal. */
   style?: 'dim' | 'bold'
 }
@@ -106,3 +108,7 @@ export function truncateCell(text: string, width: number): string {
   return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text
 }
 
+/** `Payroll (ef63a1b2…)`, or the id itself when no name is known. */
+export function labelled(id: string, name: string | undefined): string {
+  return name ? `${name} (${id.slice(0, 8)}…)` : id
+}

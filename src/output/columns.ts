@@ -33,8 +33,8 @@ export const MOVE_COLUMNS: Column[] = [
   {key: 'id'},
   {key: 'status', status: true},
   {key: 'amount', money: {amount: 'amount_in_minor_units', currency: 'currency_code'}},
-  {key: 'from_subaccount_id', header: 'from'},
-  {key: 'to_subaccount_id', header: 'to'},
+  {key: 'from_subaccount_id', header: 'from', names: true},
+  {key: 'to_subaccount_id', header: 'to', names: true},
   {key: 'created_at', header: 'created'},
 ]
 
@@ -137,8 +137,8 @@ export const TRANSFER_COLUMNS: Column[] = [
   {key: 'status', status: true},
   {key: 'amount', money: {amount: 'amount_in_minor_units', currency: 'currency_code'}},
   {key: 'rail'},
-  {key: 'from_account_id', header: 'from'},
-  {key: 'to_account_id', header: 'to'},
+  {key: 'from_account_id', header: 'from', names: true},
+  {key: 'to_account_id', header: 'to', names: true},
   {key: 'scheduled_date', header: 'scheduled'},
   {key: 'created_at', header: 'created'},
 ]

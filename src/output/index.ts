@@ -5,7 +5,7 @@
 import type {Writable} from 'node:stream'
 import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
-import {cellText, fitWidths, headerOf, project, selectColumns, truncateCell, type Column} from './cells.js'
+import {cellText, fitWidths, headerOf, labelled, project, selectColumns, truncateCell, type Column} from './cells.js'
 import {colorize, type Paint} from './color.js'
 
 export {cellText, getPath, selectColumns, type Column} from './cells.js'
@@ -33,6 +33,8 @@ export interface OutputOptions {
   stderr?: Writable
   /** Terminal width tables fit (undefined: no limit, as with --wide or without a terminal). */
   width?: number
+  /** Names of ids (subaccounts, treasury accounts) for table cells of id columns. */
+  namer?: (id: string) => string | undefined
 }
 
 export function defaultFormat(isTTY: boolean | undefined): Format {
@@ -47,6 +49,7 @@ export class Output {
   private readonly stdout: Writable
   private readonly stderr: Writable
   private readonly width?: number
+  private readonly namer?: (id: string) => string | undefined
   readonly paint: Paint
 
   constructor(opts: OutputOptions) {
@@ -58,6 +61,7 @@ export class Output {
     this.stderr = opts.stderr ?? process.stderr
     this.paint = colorize(opts.color)
     this.width = opts.width
+    this.namer = opts.namer
   }
 
   get machine(): boolean {
@@ -124,7 +128,7 @@ export class Output {
       case 'table': {
         const width = Math.max(...cols.map((c) => headerOf(c).length))
         const room = this.width ? Math.max(10, this.width - width - 2) : Infinity
-        const lines = cols.map((c) => `${this.paint.bold(headerOf(c).padEnd(width))}  ${this.cell(c, truncateCell(cellText(c, row), room))}`)
+        const lines = cols.map((c) => `${this.paint.bold(headerOf(c).padEnd(width))}  ${this.cell(c, truncateCell(this.tableText(c, row), room))}`)
         return this.write(lines.join('\n') + '\n')
       }
     }
@@ -266,7 +270,7 @@ export class Output {
 
   private async table(rows: Record<string, unknown>[], cols: Column[], withHeader: boolean): Promise<string> {
     const {default: Table} = await import('cli-table3')
-    const texts = rows.map((r) => cols.map((c) => cellText(c, r)))
+    const texts = rows.map((r) => cols.map((c) => this.tableText(c, r)))
     // On a terminal the table fits its width (--wide turns this off): the widest columns are cut with ….
     const natural = cols.map((c, i) => Math.max(headerOf(c).length, ...texts.map((t) => t[i].length)))
     const widths = this.width ? fitWidths(natural, this.width) : natural
@@ -277,6 +281,12 @@ export class Output {
     })
     for (const t of texts) table.push(cols.map((c, i) => this.cell(c, truncateCell(t[i], widths[i]))))
     return table.toString() + '\n'
+  }
+
+  /** A cell's text in a table: an id column shows the name known for the id. */
+  private tableText(col: Column, row: Record<string, unknown>): string {
+    const text = cellText(col, row)
+    return col.names && text && this.namer ? labelled(text, this.namer(text)) : text
   }
 
   /** A cell's text painted for a terminal: status colour, or its style. */

@@ -21,7 +21,7 @@ export interface OutputFlags {
 }
 
 /** The renderer for these flags; `argv` is read too, so that a usage error still renders as asked. */
-export function outputFor(flags: OutputFlags | undefined, argv: string[], io: OutputStreams): Output {
+export function outputFor(flags: OutputFlags | undefined, argv: string[], io: OutputStreams, namer?: (id: string) => string | undefined): Output {
   const f = flags ?? {}
   const format: Format = f.json ? 'json' : (f.output ?? guessFormatFromArgv(argv) ?? defaultFormat(io.stdoutIsTTY))
   return new Output({
@@ -31,6 +31,7 @@ export function outputFor(flags: OutputFlags | undefined, argv: string[], io: Ou
     query: f.query,
     stdout: io.stdout,
     stderr: io.stderr,
+    namer,
     width: f.wide || argv.includes('--wide') || !io.stdoutIsTTY ? undefined : (io.stdout as {columns?: number}).columns,
   })
 }

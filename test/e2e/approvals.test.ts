@@ -61,4 +61,15 @@ describe('payops approvals', () => {
     expect(r.output).toMatch(new RegExp(`Approved move ${id} .*settled now`))
     expect((await cli(['approvals', '-o', 'json', '--kind', 'moves'])).json()).toEqual([])
   }, 60_000)
+
+  it('tables show the names payops has seen beside short ids; subaccounts get shows the balance; csv and json keep ids', async () => {
+    const table = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00', '-o', 'table'])
+    expect(table.code, table.stderr).toBe(0)
+    expect(table.stdout).toMatch(new RegExp(`FROM\\s+Payroll \\(${a.slice(0, 8)}…\\)`))
+    expect(table.stdout).toMatch(/TO\s+Vendors \(/)
+    const csv = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00', '-o', 'csv'])
+    expect(csv.stdout).toContain(`,${a},${b},`)
+    const sub = await cli(['subaccounts', 'get', b, '-o', 'table'])
+    expect(sub.stdout).toMatch(/BALANCE\s+\d[\d,]*\.\d\d USD/)
+  })
 })

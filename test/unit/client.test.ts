@@ -450,8 +450,8 @@ describe('ApiClient.page', () => {
       (res) => send(res, 200, {data: []}),
     )
     const c = client()
-    expect(await c.page('/l', {}, Item)).toEqual({items: [], hasMore: true, nextCursor: 'c', totalCount: null})
-    expect(await c.page('/l', {}, Item)).toEqual({items: [], hasMore: false, nextCursor: null, totalCount: null})
+    expect(await c.page('/l', {}, Item)).toEqual({items: [], hasMore: true, nextCursor: 'c', previousCursor: null, totalCount: null})
+    expect(await c.page('/l', {}, Item)).toEqual({items: [], hasMore: false, nextCursor: null, previousCursor: null, totalCount: null})
   })
 
   it('names the index of a bad item', async () => {

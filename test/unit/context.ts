@@ -111,6 +111,10 @@ export function testContext(o: TestContextOptions = {}): TestContext {
       },
     },
     configDir: o.configDir ?? '/nonexistent-payops-config',
+    names: (() => {
+      const book = new Map<string, string>()
+      return {get: (id: string) => book.get(id), remember: (id: string | null | undefined, name: string | null | undefined) => void (id && name && book.set(id, name))}
+    })(),
     profile,
     isLive: Boolean(o.live),
     api: async () => api,

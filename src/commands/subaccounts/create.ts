@@ -15,6 +15,7 @@ export default class SubaccountsCreate extends ApiCommand<typeof SubaccountsCrea
     await confirmMutation(this.ctx, this.flags, {action: `Create subaccount "${this.flags.name}"`})
     const api = await this.api()
     const res = await api.subaccounts.create(this.flags.name)
+    this.ctx.names.remember(res.data.id, res.data.name)
     if (res.warning) this.out.warn(res.warning)
     await this.out.resource(res.data, SUBACCOUNT_COLUMNS)
   }

@@ -1,4 +1,5 @@
 import {ApiCommand} from '../../../base-command.js'
+import {remembering} from '../../../config/names.js'
 import {TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN} from '../../../output/columns.js'
 
 export default class TreasuryAccountsList extends ApiCommand<typeof TreasuryAccountsList> {
@@ -11,6 +12,7 @@ export default class TreasuryAccountsList extends ApiCommand<typeof TreasuryAcco
   async run(): Promise<void> {
     const {limit, order, paginate} = this.listOptions()
     const api = await this.api()
-    await this.renderList(api.treasury.accounts({limit, order}, paginate), TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN)
+    const accounts = remembering(api.treasury.accounts({limit, order}, paginate), this.ctx.names, (a) => [a.id, a.label])
+    await this.renderList(accounts, TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN)
   }
 }

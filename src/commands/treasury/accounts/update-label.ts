@@ -17,6 +17,7 @@ export default class TreasuryAccountsUpdateLabel extends ApiCommand<typeof Treas
     await confirmMutation(this.ctx, this.flags, {action: `Relabel treasury account ${this.args.id}`, details: {label: this.flags.label}})
     const api = await this.api()
     const res = await api.treasury.updateLabel(this.args.id, this.flags.label)
+    this.ctx.names.remember(res.data.id, res.data.label)
     if (res.warning) this.out.warn(res.warning)
     await this.out.resource(res.data, TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN)
   }
