@@ -242,7 +242,15 @@ export class Output {
   }
 
   async value(value: unknown): Promise<void> {
-    return this.emit(await this.applyQuery(value))
+    return this.emit(await this.applyQuery(this.selection ? this.projectValue(value) : value))
+  }
+
+  /** `--columns` on any JSON value: an object, or each object of a list, keeps only those fields. */
+  private projectValue(value: unknown): unknown {
+    const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+    if (Array.isArray(value)) return value.map((v) => (isObject(v) ? project(v, selectColumns([], [], this.selection, v)) : v))
+    if (isObject(value)) return project(value, selectColumns([], [], this.selection, value))
+    throw new UsageError('--columns applies to JSON objects; this answer is not one.')
   }
 
   private async emit(v: unknown): Promise<void> {

@@ -93,3 +93,13 @@ describe('tables fit the terminal', () => {
     expect(wide).not.toContain('…')
   })
 })
+
+describe('--columns on a raw JSON value (payops api)', () => {
+  it('projects an object or each object of a list; an unknown field is exit 2', async () => {
+    const r = output('json', ['data.id'])
+    await r.out.value({data: {id: 'x', name: 'n'}, warning: null})
+    expect(JSON.parse(r.text())).toEqual({'data.id': 'x'})
+    const bad = output('json', ['nope'])
+    await expect(bad.out.value({data: {}})).rejects.toMatchObject({exitCode: 2})
+  })
+})
