@@ -232,11 +232,10 @@ export async function parseAmountRange(f: AmountRangeInput, currencyOf: () => Pr
   return {gte, lte}
 }
 
-/** A name or label: trimmed, not blank, at most `max` characters (checked before any request). */
-export function parseName(input: string, flag: string, max = 100): string {
+/** A name or label: trimmed and not blank (checked before any request; the API checks its length). */
+export function parseName(input: string, flag: string): string {
   const s = input.trim()
-  if (s === '') throw new UsageError(`${flag} is blank: give a name of 1 to ${max} characters.`)
-  if ([...s].length > max) throw new UsageError(`${flag} is ${[...s].length} characters long: at most ${max}.`)
+  if (s === '') throw new UsageError(`${flag} is blank: give a name of 1 to 100 characters.`)
   return s
 }
 
