@@ -30,10 +30,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     json: Flags.boolean({summary: 'Shorthand for --output json.', helpGroup: GLOBAL}),
     columns: Flags.string({summary: 'Comma-separated columns (or JSON fields) to show.', helpGroup: GLOBAL}),
     query: Flags.string({summary: 'JMESPath expression applied to the JSON result before rendering.', helpGroup: GLOBAL}),
-    debug: Flags.boolean({summary: 'Trace every HTTP attempt on stderr, with keys redacted (PAYOPS_DEBUG=1).', helpGroup: GLOBAL}),
-    yes: Flags.boolean({char: 'y', summary: 'Assume yes to confirmations (required for LIVE actions without a terminal).', helpGroup: GLOBAL}),
     'no-color': Flags.boolean({summary: 'Disable colour (also NO_COLOR).', helpGroup: GLOBAL}),
     wide: Flags.boolean({summary: 'Tables at full width (by default they fit the terminal, long cells cut with …).', helpGroup: GLOBAL}),
+  }
+
+  /** Flags of commands that act on the API (offline commands do not list them). */
+  static actionFlags = {
+    debug: Flags.boolean({summary: 'Trace every HTTP attempt on stderr, with keys redacted (PAYOPS_DEBUG=1).', helpGroup: GLOBAL}),
+    yes: Flags.boolean({char: 'y', summary: 'Assume yes to confirmations (required for LIVE actions without a terminal).', helpGroup: GLOBAL}),
   }
 
   /** The API areas this command uses; only their schemas are loaded. */
@@ -105,6 +109,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T> {
   static override baseFlags = {
     ...BaseCommand.baseFlags,
+    ...BaseCommand.actionFlags,
     profile: Flags.string({char: 'p', summary: 'Profile to use (PAYOPS_PROFILE; default: the active profile).', helpGroup: GLOBAL}),
     'api-key': Flags.string({summary: 'API key (PAYOPS_API_KEY). Prefer the environment or a profile: flags show in `ps`.', helpGroup: GLOBAL}),
     'base-url': Flags.string({summary: 'API base URL (PAYOPS_BASE_URL).', helpGroup: GLOBAL}),

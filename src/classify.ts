@@ -1,5 +1,6 @@
 /** Classification of any error a command meets: its exit code, one line, and the JSON error object. */
 import {ApiError, ExitCode, PayopsError, type ExitCodeValue} from './errors.js'
+import {flagSuggestion} from './flags.js'
 
 /** Maps any error to its exit code, a one-line message and the JSON error object. */
 export function classify(err: unknown): {code: ExitCodeValue; line: string; json: Record<string, unknown>} {
@@ -11,7 +12,8 @@ export function classify(err: unknown): {code: ExitCodeValue; line: string; json
       .split('\n')
       .map((s) => s.trim())
       .filter((s) => s && !/^See more help with/.test(s))
-    const line = `${parts.join(' ').replace(/:\s+/g, ': ').replace(/\s{2,}/g, ' ')} (see --help)`
+    const hint = flagSuggestion(e)
+    const line = `${parts.join(' ').replace(/:\s+/g, ': ').replace(/\s{2,}/g, ' ')}${hint ? `. ${hint}` : ''} (see --help)`
     const code = (e.oclif.exit === 2 || e.oclif.exit === 1 ? ExitCode.USAGE : e.oclif.exit) as ExitCodeValue
     return {code, line, json: {type: 'UsageError', message: line, exit_code: code}}
   }

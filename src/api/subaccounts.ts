@@ -3,6 +3,7 @@ import {fillPath} from './client.js'
 import {PATHS} from './paths.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {ActivityItem, Subaccount} from './schemas/subaccounts.js'
+import {UsageError} from '../errors.js'
 
 export interface ActivityFilters {
   order?: 'asc' | 'desc'
@@ -37,6 +38,17 @@ export class SubaccountsApi {
     }
     await Promise.all(Array.from({length: Math.min(concurrency, queue.length)}, worker))
     return out
+  }
+
+  /**
+   * The currency in which the amount filters of the activity are read: the subaccount's own (one
+   * GET). A subaccount whose currency the API does not report is a usage error naming the
+   * minor-unit flags, which need no currency.
+   */
+  async activityAmountCurrency(id: string): Promise<string> {
+    const currency = (await this.get(id)).data.currency_code
+    if (!currency) throw new UsageError(`The API did not report the currency of subaccount ${id}, so --amount-gte/--amount-lte cannot be read: give the amount in minor units with --amount-minor-gte/--amount-minor-lte.`)
+    return currency.toUpperCase()
   }
 
   activityPage(id: string, filters: ActivityFilters, cursor?: string) {

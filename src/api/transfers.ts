@@ -3,7 +3,7 @@ import {fillPath} from './client.js'
 import {PATHS} from './paths.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {describeIssues} from './schemas/common.js'
-import {AccountTransfer, ConversionEstimate, FINAL_TRANSFER_STATUSES, RailOptions, TransferCreateRequest} from './schemas/transfers.js'
+import {AccountTransfer, ConversionEstimate, FINAL_TRANSFER_STATUSES, RailOptions, TransferCreateRequest, expandRails} from './schemas/transfers.js'
 import {InterruptedError, NetworkError, NotConfirmedError, UsageError} from '../errors.js'
 
 export interface TransferFilters {
@@ -26,7 +26,7 @@ export interface TransferCreateInput {
   rail: string
   auto_approve?: boolean
   scheduled_date?: string
-  client_metadata?: Record<string, string>
+  client_metadata?: Record<string, unknown>
 }
 
 /** Validates a create body with the very schema the API (emulator) applies; a usage error if bad. */
@@ -92,8 +92,14 @@ const CREATED_WINDOW_MS = 60_000
 export class TransfersApi {
   constructor(private readonly client: ApiClient) {}
 
+  /**
+   * One page of the list. Rail groups (`ach`, `instant`, `all`: the CLI's names) are expanded here
+   * into the concrete rails they stand for, so only the spec's documented rail values are sent;
+   * the filter is an OR, so the expansion selects exactly what the group would.
+   */
   listPage(filters: TransferFilters, cursor?: string) {
-    return this.client.page(PATHS.transfers, {...filters, cursor}, AccountTransfer)
+    const rail = filters.rail === undefined ? undefined : [...expandRails(filters.rail)]
+    return this.client.page(PATHS.transfers, {...filters, rail, cursor}, AccountTransfer)
   }
 
   list(filters: TransferFilters, opts: PaginateOptions) {

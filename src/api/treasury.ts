@@ -5,6 +5,7 @@ import {paginate, type PaginateOptions} from './paginate.js'
 import {describeIssues} from './schemas/common.js'
 import {BankTransaction, SimulateCreditRequest, SimulatedCredit, TreasuryAccount, UpdateLabelRequest} from './schemas/treasury.js'
 import {ApiError, UsageError} from '../errors.js'
+import {normalizeCurrency} from '../money.js'
 
 export interface ListFilters {
   limit?: number
@@ -49,6 +50,31 @@ export class TreasuryApi {
   async findAccount(id: string): Promise<TreasuryAccount | undefined> {
     for await (const a of this.accounts({limit: 500}, {all: true})) if (a.id === id) return a
     return undefined
+  }
+
+  /**
+   * The currency in which the amount filters of `transfers list` are read: `explicit` (--currency)
+   * when given, else the one currency all the filtered accounts share (learned from the account
+   * list). Without accounts, with accounts of different currencies or with an account missing
+   * from the list, the decimal cannot be read: a usage error saying what to give instead.
+   */
+  async amountFilterCurrency(accountIds: readonly string[] | undefined, explicit: string | undefined): Promise<string> {
+    const instead = 'give --currency, or the amount in minor units with --amount-minor-gte/--amount-minor-lte'
+    if (explicit !== undefined) return normalizeCurrency(explicit)
+    const ids = [...new Set(accountIds ?? [])]
+    if (ids.length === 0) throw new UsageError(`--amount-gte/--amount-lte are decimals in a currency, and without --account there is none to read them in: ${instead}.`)
+    const found = new Map<string, string>()
+    for await (const a of this.accounts({limit: 500}, {all: true})) {
+      if (ids.includes(a.id)) found.set(a.id, a.currency_code.toUpperCase())
+      if (found.size === ids.length) break
+    }
+    const missing = ids.filter((id) => !found.has(id))
+    if (missing.length > 0) throw new UsageError(`Cannot read --amount-gte/--amount-lte: treasury account ${missing.join(', ')} is not in GET /api/treasury/accounts, so its currency is unknown; ${instead}.`)
+    const currencies = [...new Set(found.values())]
+    if (currencies.length > 1) {
+      throw new UsageError(`The --account accounts are in different currencies (${ids.map((id) => `${id} ${found.get(id)}`).join(', ')}): ${instead}.`)
+    }
+    return currencies[0]
   }
 
   /**

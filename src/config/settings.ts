@@ -6,21 +6,54 @@ import {validateBaseUrl} from './validate.js'
 
 export const SETTING_KEYS = ['max-amount', 'allowed-destinations', 'base-url'] as const
 
-export function applySetting(profile: Profile, key: string, values: string[]): {profile: Profile; message: string} {
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** `ID,ID ...` (commas or separate words) into distinct ids; each must be a UUID (exit 2 naming the bad ones). */
+export function parseDestinations(values: string[], usage: string): string[] {
+  const ids = values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean)
+  if (ids.length === 0) throw new UsageError(`Usage: ${usage}`)
+  const bad = ids.filter((id) => !UUID_RE.test(id))
+  if (bad.length > 0) {
+    throw new UsageError(`Not a UUID: ${bad.map((b) => `"${b}"`).join(', ')}. Destinations are subaccount or treasury account ids (UUIDs); nothing was changed.`)
+  }
+  return [...new Set(ids)]
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+export interface SettingOptions {
+  /** allowed-destinations: add to the list instead of replacing it. */
+  add?: boolean
+}
+
+export function applySetting(profile: Profile, key: string, values: string[], opts: SettingOptions = {}): {profile: Profile; message: string} {
   const next: Profile = {...profile, limits: {...profile.limits}}
+  if (opts.add && key !== 'allowed-destinations') throw new UsageError('--add applies only to allowed-destinations.')
   switch (key) {
     case 'max-amount': {
       if (values.length !== 2) throw new UsageError('Usage: profiles set NAME max-amount AMOUNT CURRENCY (e.g. 5000.00 USD).')
       const currency = normalizeCurrency(values[1])
       const minor = parseAmount(values[0], currency)
+      const before = next.limits!.max_amount?.[currency]
       next.limits!.max_amount = {...next.limits!.max_amount, [currency]: minor}
-      return {profile: next, message: `max-amount ${formatMoney(minor, currency)} set.`}
+      const was = before === undefined ? '' : ` (was ${formatMoney(before, currency)})`
+      return {profile: next, message: `max-amount ${formatMoney(minor, currency)} set${was}.`}
     }
     case 'allowed-destinations': {
-      const ids = values.flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean)
-      if (ids.length === 0) throw new UsageError('Usage: profiles set NAME allowed-destinations ID,ID,...')
-      next.limits!.allowed_destinations = [...new Set(ids)]
-      return {profile: next, message: `${ids.length} allowed destination${ids.length === 1 ? '' : 's'} set.`}
+      const ids = parseDestinations(values, `profiles set NAME allowed-destinations ID,ID,... [--add]`)
+      const before = profile.limits?.allowed_destinations ?? []
+      if (opts.add) {
+        const added = ids.filter((id) => !before.includes(id))
+        next.limits!.allowed_destinations = [...before, ...added]
+        const already = ids.length - added.length
+        return {
+          profile: next,
+          message: `Added ${plural(added.length, 'allowed destination')}${already ? ` (${already} already in the list)` : ''}; the list now has ${next.limits!.allowed_destinations.length}.`,
+        }
+      }
+      next.limits!.allowed_destinations = ids
+      if (before.length === 0) return {profile: next, message: `${plural(ids.length, 'allowed destination')} set.`}
+      return {profile: next, message: `Replaced the ${plural(before.length, 'allowed destination')} with ${ids.length} (use --add to add to the list instead).`}
     }
     case 'base-url': {
       if (values.length !== 1) throw new UsageError('Usage: profiles set NAME base-url URL')
@@ -32,26 +65,56 @@ export function applySetting(profile: Profile, key: string, values: string[]): {
   }
 }
 
-export function unsetSetting(profile: Profile, key: string, values: string[]): {profile: Profile; message: string} {
+/**
+ * Removes a limit. Removing what is not there is a usage error (exit 2) that names what is (as
+ * `git config --unset` fails on a missing key): a "removed" that removed nothing would mislead.
+ */
+export function unsetSetting(profile: Profile, key: string, values: string[], name = 'this profile'): {profile: Profile; message: string} {
   const limits = {...profile.limits}
+  let message: string
   switch (key) {
     case 'max-amount': {
-      if (values.length === 0) delete limits.max_amount
-      else {
-        const max = {...limits.max_amount}
-        for (const v of values) delete max[normalizeCurrency(v)]
-        limits.max_amount = max
-        if (Object.keys(max).length === 0) delete limits.max_amount
+      const max = {...limits.max_amount}
+      const have = Object.keys(max)
+      const has = have.length ? `it has max-amount for ${have.map((c) => `${c} (${formatMoney(max[c], c)})`).join(', ')}` : 'it has no max-amount at all'
+      if (values.length === 0) {
+        if (have.length === 0) throw new UsageError(`Profile "${name}" has no max-amount to remove.`)
+        delete limits.max_amount
+        message = `max-amount removed for ${have.join(', ')}.`
+        break
       }
+      const currencies = [...new Set(values.map((v) => normalizeCurrency(v)))]
+      const absent = currencies.filter((c) => max[c] === undefined)
+      if (absent.length > 0) throw new UsageError(`Profile "${name}" has no max-amount for ${absent.join(', ')}: ${has}. Nothing was changed.`)
+      for (const c of currencies) delete max[c]
+      limits.max_amount = max
+      if (Object.keys(max).length === 0) delete limits.max_amount
+      message = `max-amount removed for ${currencies.join(', ')}.`
       break
     }
-    case 'allowed-destinations':
-      delete limits.allowed_destinations
+    case 'allowed-destinations': {
+      const list = limits.allowed_destinations ?? []
+      if (list.length === 0) throw new UsageError(`Profile "${name}" has no allowed-destinations to remove.`)
+      if (values.length === 0) {
+        delete limits.allowed_destinations
+        message = `allowed-destinations removed (${plural(list.length, 'id')}): movements may go to any destination again.`
+        break
+      }
+      const ids = parseDestinations(values, 'profiles unset NAME allowed-destinations [ID,ID,...]')
+      const absent = ids.filter((id) => !list.includes(id))
+      if (absent.length > 0) throw new UsageError(`${absent.join(', ')} ${absent.length === 1 ? 'is' : 'are'} not in the allowed-destinations of profile "${name}" (${list.join(', ')}). Nothing was changed.`)
+      const rest = list.filter((id) => !ids.includes(id))
+      if (rest.length === 0) {
+        throw new UsageError(`That would empty the allowed-destinations of profile "${name}", which would allow every destination: run \`profiles unset ${name} allowed-destinations\` (no ids) if that is what you mean.`)
+      }
+      limits.allowed_destinations = rest
+      message = `Removed ${plural(ids.length, 'allowed destination')}; ${rest.length} left.`
       break
+    }
     default:
       throw new UsageError(`Unknown setting "${key}" (use max-amount or allowed-destinations).`)
   }
   const next: Profile = {...profile, limits}
   if (Object.keys(limits).length === 0) delete next.limits
-  return {profile: next, message: `${key}${values.length ? ` ${values.join(' ')}` : ''} removed.`}
+  return {profile: next, message}
 }

@@ -24,13 +24,20 @@ export function profileView(name: string, profile: Profile, active: boolean): Pr
   }
 }
 
-function describeLimits(row: Record<string, unknown>): string {
-  const l = row.limits as Profile['limits'] | null
+/**
+ * Limits as an operator reads them: money as money (`max 5,000.00 USD`), destinations counted or,
+ * with `ids`, listed. JSON keeps the stored shape (max_amount in minor units per currency, as
+ * every amount in JSON output is).
+ */
+export function formatLimits(l: Profile['limits'] | null | undefined, opts: {ids?: boolean} = {}): string {
   if (!l) return ''
   const parts = Object.entries(l.max_amount ?? {}).map(([cur, v]) => `max ${formatMoney(v, cur)}`)
-  if (l.allowed_destinations?.length) parts.push(`${l.allowed_destinations.length} allowed destination(s)`)
+  const dests = l.allowed_destinations ?? []
+  if (dests.length) parts.push(opts.ids ? `allowed destinations: ${dests.join(', ')}` : `${dests.length} allowed destination${dests.length === 1 ? '' : 's'}`)
   return parts.join('; ')
 }
+
+const describeLimits = (row: Record<string, unknown>) => formatLimits(row.limits as Profile['limits'] | null)
 
 export const PROFILE_COLUMNS: Column[] = [
   {key: 'name'},

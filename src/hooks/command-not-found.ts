@@ -6,27 +6,12 @@
 import type {Config, Hook} from '@oclif/core'
 import {classify} from '../base-command.js'
 import {UsageError} from '../errors.js'
+import {editDistance} from '../flags.js'
 import {FORMATS, Output, defaultFormat, type Format} from '../output/index.js'
 import {colorEnabled} from '../output/color.js'
 
-/** Optimal string alignment distance: Levenshtein plus adjacent transpositions (craete -> create). */
-export function editDistance(a: string, b: string): number {
-  const rows: number[][] = []
-  for (let i = 0; i <= a.length; i++) {
-    rows.push([i])
-    for (let j = 1; j <= b.length; j++) {
-      if (i === 0) {
-        rows[0][j] = j
-        continue
-      }
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let d = Math.min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2][j - 2] + 1)
-      rows[i][j] = d
-    }
-  }
-  return rows[a.length][b.length]
-}
+/** Optimal string alignment distance, shared with the flag suggestions (src/flags.ts). */
+export {editDistance}
 
 /**
  * The typed words to name as unknown and the closest command or topic (as words), if any is close.

@@ -81,7 +81,7 @@ const ROUTES: Route[] = [
         rail: b.rail,
         autoApprove: b.auto_approve !== false,
         scheduledDate: b.scheduled_date ?? undefined,
-        metadata: b.client_metadata as Record<string, string> | undefined,
+        metadata: b.client_metadata,
         idempotencyKey: key,
       }
     },

@@ -38,7 +38,7 @@ export type MovementRequest =
       rail: string
       autoApprove: boolean
       scheduledDate?: string
-      metadata?: Record<string, string>
+      metadata?: Record<string, unknown>
       idempotencyKey?: string
     }
   | {kind: 'transfer.approve'; id: string}

@@ -150,7 +150,7 @@ describe('subaccounts activity', () => {
   })
 
   it('filters by direction and amount', async () => {
-    const r = await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--direction', 'debit', '--amount-gte', '300', '--amount-lte', '500'])
+    const r = await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--direction', 'debit', '--amount-minor-gte', '300', '--amount-minor-lte', '500'])
     expect(r.json().map((i: any) => i.amount_in_minor_units).sort()).toEqual([300, 400, 500])
   })
 
@@ -181,7 +181,7 @@ describe('subaccounts activity', () => {
     expect((await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--limit', '501'])).code).toBe(2)
     expect((await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--order', 'sideways'])).code).toBe(2)
     expect((await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--effective-at-gte', 'yesterday'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--amount-gte', '1.5'])).code).toBe(2)
+    expect((await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--amount-minor-gte', '1.5'])).code).toBe(2)
   })
 
   it('a bad cursor is rejected by the API (exit 8)', async () => {

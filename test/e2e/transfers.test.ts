@@ -183,7 +183,7 @@ describe('transfers create --wait', () => {
       let id: string | undefined
       for (let i = 0; i < 100 && !id; i++) {
         await new Promise((r) => setTimeout(r, 100))
-        const list = (await runAs(emu, 'test', ['transfers', 'list', '--account', gbp, '--status', 'approved', '--amount-gte', '600', '--amount-lte', '600'])).json()
+        const list = (await runAs(emu, 'test', ['transfers', 'list', '--account', gbp, '--status', 'approved', '--amount-minor-gte', '600', '--amount-minor-lte', '600'])).json()
         id = list[0]?.id
       }
       expect(id).toBeDefined()
@@ -228,25 +228,25 @@ describe('transfers list', () => {
   }
 
   it('--account matches from or to, repeatable with OR (also --account-id and commas)', async () => {
-    const g = await list(['--account', gbp, '--amount-gte', '70001', '--amount-lte', '70003'])
+    const g = await list(['--account', gbp, '--amount-minor-gte', '70001', '--amount-minor-lte', '70003'])
     expect(g.sort()).toEqual([ids.gbpWire, ids.inrCreated].sort())
-    const two = await list(['--account', reserve, '--account-id', inr, '--amount-gte', '70001', '--amount-lte', '70003'])
+    const two = await list(['--account', reserve, '--account-id', inr, '--amount-minor-gte', '70001', '--amount-minor-lte', '70003'])
     expect(two.sort()).toEqual([ids.usdAch, ids.inrCreated].sort())
-    expect((await list([`--account=${reserve},${inr}`, '--amount-gte', '70001', '--amount-lte', '70003'])).sort()).toEqual(two.sort())
+    expect((await list([`--account=${reserve},${inr}`, '--amount-minor-gte', '70001', '--amount-minor-lte', '70003'])).sort()).toEqual(two.sort())
   })
 
   it('--status and --rail are repeatable with OR; rail groups expand', async () => {
-    const s = await list(['--status', 'created', '--status', 'initiated', '--amount-gte', '70001', '--amount-lte', '70003'])
+    const s = await list(['--status', 'created', '--status', 'initiated', '--amount-minor-gte', '70001', '--amount-minor-lte', '70003'])
     expect(s.sort()).toEqual(Object.values(ids).sort())
-    expect(await list(['--status', 'created', '--amount-gte', '70001', '--amount-lte', '70003'])).toEqual([ids.inrCreated])
-    expect(await list(['--rail', 'ach', '--amount-gte', '70001', '--amount-lte', '70003'])).toEqual([ids.usdAch])
-    const r = await list(['--rail', 'standard_ach', '--rail', 'wire', '--amount-gte', '70001', '--amount-lte', '70003'])
+    expect(await list(['--status', 'created', '--amount-minor-gte', '70001', '--amount-minor-lte', '70003'])).toEqual([ids.inrCreated])
+    expect(await list(['--rail', 'ach', '--amount-minor-gte', '70001', '--amount-minor-lte', '70003'])).toEqual([ids.usdAch])
+    const r = await list(['--rail', 'standard_ach', '--rail', 'wire', '--amount-minor-gte', '70001', '--amount-minor-lte', '70003'])
     expect(r.sort()).toEqual(Object.values(ids).sort())
   })
 
   it('amount (with the full mirror names) and created_at ranges are inclusive', async () => {
     expect(await list(['--amount-in-minor-units-gte', '70002', '--amount-in-minor-units-lte', '70002'])).toEqual([ids.gbpWire])
-    const recent = await list(['--created-at-gte', since, '--amount-gte', '70001', '--amount-lte', '70003'])
+    const recent = await list(['--created-at-gte', since, '--amount-minor-gte', '70001', '--amount-minor-lte', '70003'])
     expect(recent.sort()).toEqual(Object.values(ids).sort())
     expect(await list(['--created-at-lte', '2000-01-01T00:00:00Z'])).toEqual([])
   })
@@ -262,7 +262,7 @@ describe('transfers list', () => {
     const lines = all.stdout.trim().split('\n')
     expect(lines).toHaveLength(total)
     expect(new Set(lines.map((l) => JSON.parse(l).id)).size).toBe(total)
-    const csv = await runAs(emu, 'test', ['transfers', 'list', '-o', 'csv', '--amount-gte', '70002', '--amount-lte', '70002'])
+    const csv = await runAs(emu, 'test', ['transfers', 'list', '-o', 'csv', '--amount-minor-gte', '70002', '--amount-minor-lte', '70002'])
     const [header, row] = csv.stdout.trim().split('\r\n')
     expect(header).toBe('id,status,amount,rail,from_account_id,to_account_id,scheduled_date,created_at')
     expect(row).toMatch(new RegExp(`^${ids.gbpWire},initiated,700\\.02 GBP,wire,${gbp},${main},,`))
@@ -271,7 +271,7 @@ describe('transfers list', () => {
   it('invalid filters are usage errors (exit 2); a bad cursor is a 400 (exit 8)', async () => {
     expect((await runAs(emu, 'test', ['transfers', 'list', '--status', 'lost'])).code).toBe(2)
     expect((await runAs(emu, 'test', ['transfers', 'list', '--rail', 'rtp'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['transfers', 'list', '--amount-gte', '1.5'])).code).toBe(2)
+    expect((await runAs(emu, 'test', ['transfers', 'list', '--amount-minor-gte', '1.5'])).code).toBe(2)
     expect((await runAs(emu, 'test', ['transfers', 'list', '--created-at-gte', 'last week'])).code).toBe(2)
     expect((await runAs(emu, 'test', ['transfers', 'list', '--limit', '501'])).code).toBe(2)
     expect((await runAs(emu, 'test', ['transfers', 'list', '--cursor', 'nope'])).code).toBe(8)

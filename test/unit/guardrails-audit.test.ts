@@ -35,8 +35,9 @@ describe('profile settings', () => {
   it('sets max-amount per currency exactly, destinations and base URL', () => {
     let p = applySetting({}, 'max-amount', ['5,000.00', 'usd']).profile
     p = applySetting(p, 'max-amount', ['700', 'JPY']).profile
-    p = applySetting(p, 'allowed-destinations', ['a,b', 'b', 'c']).profile
-    expect(p.limits).toEqual({max_amount: {USD: 500000, JPY: 700}, allowed_destinations: ['a', 'b', 'c']})
+    const [a, b, c] = ['a', 'b', 'c'].map((x) => `${x.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`)
+    p = applySetting(p, 'allowed-destinations', [`${a},${b}`, b, c]).profile
+    expect(p.limits).toEqual({max_amount: {USD: 500000, JPY: 700}, allowed_destinations: [a, b, c]})
     expect(applySetting(p, 'base-url', ['https://api.example.com/']).profile.base_url).toBe('https://api.example.com')
     expect(unsetSetting(p, 'max-amount', ['JPY']).profile.limits?.max_amount).toEqual({USD: 500000})
     expect(unsetSetting(unsetSetting(p, 'max-amount', []).profile, 'allowed-destinations', []).profile.limits).toBeUndefined()

@@ -57,6 +57,13 @@ export const PartyListQuery = z.object({
 })
 export type PartyListQuery = z.infer<typeof PartyListQuery>
 
+/**
+ * The largest `limit` the client sends for payers: the spec's parameter definition says 500 for
+ * both lists, but the payers description says 100, so payers stay within the stricter of the two
+ * (payees keep 500).
+ */
+export const PAYERS_MAX_LIMIT = 100
+
 /** The list filters as the client sends them. */
 export interface PartyFilters {
   limit?: number

@@ -5,6 +5,8 @@ import {PROFILE_COLUMNS, profileView} from '../../config/view.js'
 export default class ProfilesList extends BaseCommand<typeof ProfilesList> {
   static override summary = 'List saved profiles (keys redacted).'
 
+  static override examples = ['<%= config.bin %> profiles list', '<%= config.bin %> profiles list -o json --query "[?mode==\'live\'].name"']
+
   async run(): Promise<void> {
     const file = new ProfileStore().read()
     const rows = Object.entries(file.profiles).map(([name, p]) => profileView(name, p, name === file.active))

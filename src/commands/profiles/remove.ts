@@ -4,6 +4,7 @@ import {ProfileStore} from '../../config/index.js'
 
 export default class ProfilesRemove extends BaseCommand<typeof ProfilesRemove> {
   static override summary = 'Delete a saved profile.'
+  static override examples = ['<%= config.bin %> profiles remove old-sandbox']
   static override args = {name: Args.string({description: 'profile name', required: true})}
 
   async run(): Promise<void> {

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
 import {ProfileStore} from '../../config/index.js'
 import {PROFILE_COLUMNS, profileView} from '../../config/view.js'
@@ -9,13 +9,18 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   static override description = `Keys:
   max-amount AMOUNT CURRENCY     refuse any single movement over AMOUNT in CURRENCY (repeat per currency;
                                  once any max-amount is set, movements in other currencies are refused too)
-  allowed-destinations ID,...    refuse movements to any other destination
+  allowed-destinations ID,...    refuse movements to any other destination (UUIDs); replaces the list,
+                                 or adds to it with --add
   base-url URL                   change the base URL
 Movements that break a limit are refused before any request (exit 3) unless --override-limits is given and confirmed.`
   static override examples = [
     '<%= config.bin %> profiles set prod max-amount 5000.00 USD',
     '<%= config.bin %> profiles set prod allowed-destinations SUB_A,SUB_B',
+    '<%= config.bin %> profiles set prod allowed-destinations SUB_C --add',
   ]
+  static override flags = {
+    add: Flags.boolean({summary: 'With allowed-destinations: add the ids to the existing list instead of replacing it.'}),
+  }
   static override strict = false
   static override args = {
     name: Args.string({description: 'profile name', required: true}),
@@ -26,7 +31,7 @@ Movements that break a limit are refused before any request (exit 3) unless --ov
     const store = new ProfileStore()
     const profile = store.require(this.args.name)
     const values = this.positionals.slice(2)
-    const {profile: next, message} = applySetting(profile, this.args.key, values)
+    const {profile: next, message} = applySetting(profile, this.args.key, values, {add: this.flags.add})
     await store.save(this.args.name, next)
     this.out.note(message)
     await this.out.resource(profileView(this.args.name, next, store.read().active === this.args.name), PROFILE_COLUMNS)

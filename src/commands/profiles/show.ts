@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
 import {ProfileStore} from '../../config/index.js'
-import {profileView} from '../../config/view.js'
+import {formatLimits, profileView} from '../../config/view.js'
 import {redactKey} from '../../api/redact.js'
 import type {Column} from '../../output/index.js'
 
@@ -12,13 +12,17 @@ const SHOW_COLUMNS: Column[] = [
   {key: 'api_key_source', header: 'key from'},
   {key: 'base_url', header: 'base url'},
   {key: 'base_url_source', header: 'base url from'},
-  {key: 'limits', get: (r) => (r.limits ? JSON.stringify(r.limits) : '')},
+  {key: 'limits', get: (r) => formatLimits(r.limits as Parameters<typeof formatLimits>[0], {ids: true})},
 ]
 
 export default class ProfilesShow extends ApiCommand<typeof ProfilesShow> {
   static override summary = 'Show a profile, or what this command line would use and where each part comes from.'
   static override description =
     'Without NAME it resolves the profile, key and base URL exactly as an API command would (flag > environment > profile) and says where each came from.'
+  static override examples = [
+    '<%= config.bin %> profiles show prod',
+    {description: 'What this shell would use, and where each part comes from:', command: 'PAYOPS_PROFILE=prod <%= config.bin %> profiles show'},
+  ]
   static override args = {name: Args.string({description: 'profile name (default: the one in effect)'})}
 
   async run(): Promise<void> {

@@ -5,8 +5,10 @@ import {PROFILE_COLUMNS, profileView} from '../../config/view.js'
 import {SETTING_KEYS, unsetSetting} from '../../config/settings.js'
 
 export default class ProfilesUnset extends BaseCommand<typeof ProfilesUnset> {
-  static override summary = 'Remove a limit or setting of a profile (max-amount [CURRENCY], allowed-destinations).'
-  static override examples = ['<%= config.bin %> profiles unset prod max-amount USD', '<%= config.bin %> profiles unset prod allowed-destinations']
+  static override summary = 'Remove a limit of a profile (max-amount [CURRENCY...], allowed-destinations [ID,...]).'
+  static override description =
+    'Without values it removes the whole limit; with currencies (max-amount) or ids (allowed-destinations) only those. Removing what the profile does not have is exit 2, naming what it has; nothing is changed.'
+  static override examples = ['<%= config.bin %> profiles unset prod max-amount USD', '<%= config.bin %> profiles unset prod allowed-destinations SUB_A', '<%= config.bin %> profiles unset prod allowed-destinations']
   static override strict = false
   static override args = {
     name: Args.string({description: 'profile name', required: true}),
@@ -16,7 +18,7 @@ export default class ProfilesUnset extends BaseCommand<typeof ProfilesUnset> {
   async run(): Promise<void> {
     const store = new ProfileStore()
     const profile = store.require(this.args.name)
-    const {profile: next, message} = unsetSetting(profile, this.args.key, this.positionals.slice(2))
+    const {profile: next, message} = unsetSetting(profile, this.args.key, this.positionals.slice(2), this.args.name)
     await store.save(this.args.name, next)
     this.out.note(message)
     await this.out.resource(profileView(this.args.name, next, store.read().active === this.args.name), PROFILE_COLUMNS)

@@ -4,6 +4,7 @@ import {ProfileStore} from '../../config/index.js'
 
 export default class ProfilesUse extends BaseCommand<typeof ProfilesUse> {
   static override summary = 'Make a profile the active one.'
+  static override examples = ['<%= config.bin %> profiles use prod']
   static override args = {name: Args.string({description: 'profile name', required: true})}
 
   async run(): Promise<void> {

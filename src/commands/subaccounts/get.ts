@@ -5,6 +5,7 @@ import {SUBACCOUNT_COLUMNS} from '../../output/columns.js'
 export default class SubaccountsGet extends ApiCommand<typeof SubaccountsGet> {
   static override areas = ['subaccounts'] as const
   static override summary = 'Show a subaccount: banking details and totals.'
+  static override examples = ['<%= config.bin %> subaccounts get SUB_ID', '<%= config.bin %> subaccounts get SUB_ID -o json --query routing_numbers']
   static override args = {id: Args.string({description: 'subaccount id', required: true})}
 
   async run(): Promise<void> {

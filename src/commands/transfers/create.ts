@@ -1,6 +1,6 @@
 import {Flags, ux} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
-import {amountInput, moneyFlags, parseDate, parseKeyValues, optional} from '../../flags.js'
+import {amountInput, moneyFlags, parseDate, parseMetadata, optional} from '../../flags.js'
 import {TRANSFER_RAILS} from '../../api/schemas/transfers.js'
 import {runTransferCreate, type Spinner} from '../../movements/transfer-create.js'
 
@@ -10,11 +10,13 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
   static override description = [
     '--currency is required and must be the source account\'s currency; --amount is parsed exactly with its minor-unit exponent.',
     'Always sends an Idempotency-Key (generated when not given, printed on stderr): re-running with the same key returns the same transfer instead of a second one, and a key that already names another transfer (other accounts, amount, currency or rail) is refused (exit 5).',
+    '--metadata k=v sends string values; --metadata-json \'{...}\' sends a JSON object whose values may be any JSON (numbers, booleans, objects), merged with --metadata (a key in both is refused).',
     'With auto-approval (the default) the transfer is approved and initiated at once; when the API answers 202 (async initiation) it continues in the background. --wait polls the transfer list until the status is final (settled, failed, canceled), with a spinner on a terminal; --wait-timeout ends the wait with exit 7 and Ctrl-C with exit 130, the last state printed either way.',
   ].join('\n')
   static override examples = [
     '<%= config.bin %> transfers create --from ACC_USD --to ACC_USD_2 --amount 1500.00 --currency USD --rail same_day_ach',
     '<%= config.bin %> transfers create --from ACC_USD --to ACC_GBP --amount-minor 250000 --currency USD --rail wire --wait',
+    '<%= config.bin %> transfers create --from ACC_USD --to ACC_USD_2 --amount 99.50 --currency USD --rail wire --metadata po=PO-7 --metadata-json \'{"invoice": {"id": 42, "paid": true}}\'',
   ]
   static override flags = {
     from: Flags.string({summary: 'Source treasury account id.', required: true, aliases: ['from-account-id']}),
@@ -25,7 +27,8 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
     rail: Flags.option({summary: 'Payment rail.', options: TRANSFER_RAILS, required: true})(),
     'auto-approve': Flags.boolean({summary: 'Approve and initiate in the same request (--no-auto-approve leaves it created).', default: true, allowNo: true}),
     'scheduled-date': Flags.string({summary: 'Send day YYYY-MM-DD (America/New_York); default: immediate.'}),
-    metadata: Flags.string({summary: 'client_metadata entry key=value (repeatable).', multiple: true}),
+    metadata: Flags.string({summary: 'client_metadata entry key=value, a string value (repeatable).', multiple: true}),
+    'metadata-json': Flags.string({summary: 'client_metadata as a JSON object, values of any JSON type (merged with --metadata).'}),
     'idempotency-key': Flags.string({summary: 'Idempotency-Key to send (default: a new UUID, printed on stderr).'}),
     wait: Flags.boolean({summary: 'Poll until the status is final (settled, failed, canceled); Ctrl-C stops waiting (exit 130).'}),
     'wait-timeout': Flags.integer({summary: 'Seconds --wait may take before exit 7.', default: 60, min: 1}),
@@ -44,7 +47,8 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
       rail: f.rail,
       autoApprove: f['auto-approve'],
       scheduledDate: optional(f['scheduled-date'], '--scheduled-date', parseDate),
-      metadata: parseKeyValues(f.metadata, '--metadata'),
+      // A transfer's client_metadata is string -> any JSON (the spec), unlike a move's string -> string.
+      metadata: parseMetadata(f.metadata, f['metadata-json']),
       idempotencyKey: f['idempotency-key'],
     }
     const spinner = this.ctx.io.stderrIsTTY ? oclifSpinner() : undefined

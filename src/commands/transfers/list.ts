@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
 import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../../output/columns.js'
-import {parseDateTime, parseIntegerFlag, optional} from '../../flags.js'
+import {amountRangeFlags, dateTimeRange, parseAmountRange} from '../../flags.js'
 import {RAIL_FILTER_VALUES, TRANSFER_STATUSES} from '../../api/schemas/transfers.js'
 
 export default class TransfersList extends ApiCommand<typeof TransfersList> {
@@ -9,38 +9,46 @@ export default class TransfersList extends ApiCommand<typeof TransfersList> {
   static override summary = 'List account transfers, with filters.'
   static override description = [
     'Repeatable filters are ORed: --account matches transfers from or to any of the accounts; --rail and --status match any of their values (also comma-separated).',
-    'Rail groups: ach (same_day_ach, standard_ach), instant (instant_card, instant_bank), all. Amounts are integers in minor units; ranges are inclusive.',
+    'Rail groups are expanded here into the rails they stand for, so only documented rails are sent: ach (same_day_ach, standard_ach), instant (instant_card, instant_bank), all (the five).',
+    '--amount-gte/--amount-lte are decimals (100.00) read in --currency, else in the currency the --account accounts share (one lookup); without either, give --currency or use --amount-minor-gte/--amount-minor-lte (minor units; also --amount-in-minor-units-gte/-lte, the API names). --currency only says how to read the amounts: it filters nothing.',
+    'Ranges are inclusive; a bare date as --created-at-lte includes that whole UTC day; a range whose lower bound is above its upper bound is refused (exit 2).',
   ].join('\n')
   static override examples = [
     '<%= config.bin %> transfers list --account ACCOUNT_ID --status initiated --status settled',
-    '<%= config.bin %> transfers list --rail ach --amount-gte 100000 --created-at-gte 2026-01-01 --all -o ndjson',
+    '<%= config.bin %> transfers list --account ACCOUNT_ID --amount-gte 1000.00 --amount-lte 5000',
+    '<%= config.bin %> transfers list --rail ach --amount-minor-gte 100000 --created-at-gte 2026-01-01 --all -o ndjson',
   ]
   static override flags = {
     ...ApiCommand.listFlags,
-    account: Flags.string({summary: 'Treasury account id, as source or destination (repeatable).', multiple: true, delimiter: ',', aliases: ['account-id']}),
+    account: Flags.string({summary: 'Treasury account id, as source or destination (repeatable).', multiple: true, delimiter: ',', aliases: ['account-id', 'account_id']}),
     rail: Flags.option({summary: 'Rail or rail group (repeatable).', options: RAIL_FILTER_VALUES, multiple: true, delimiter: ','})(),
     status: Flags.option({summary: 'Status (repeatable).', options: TRANSFER_STATUSES, multiple: true, delimiter: ','})(),
-    'amount-gte': Flags.string({summary: 'Amount at least this many minor units.', aliases: ['amount-in-minor-units-gte']}),
-    'amount-lte': Flags.string({summary: 'Amount at most this many minor units.', aliases: ['amount-in-minor-units-lte']}),
-    'created-at-gte': Flags.string({summary: 'Created at or after (ISO 8601 date-time).'}),
-    'created-at-lte': Flags.string({summary: 'Created at or before (ISO 8601 date-time).'}),
+    ...amountRangeFlags({
+      currency: '--currency, else the --account accounts\' currency',
+      mirror: {gte: ['amount-in-minor-units-gte', 'amount_in_minor_units_gte'], lte: ['amount-in-minor-units-lte', 'amount_in_minor_units_lte']},
+    }),
+    currency: Flags.string({summary: 'ISO 4217 currency of --amount-gte/--amount-lte (not a filter).'}),
+    'created-at-gte': Flags.string({summary: 'Created at or after (ISO 8601 date-time; a date is its start, UTC).', aliases: ['created_at_gte']}),
+    'created-at-lte': Flags.string({summary: 'Created at or before (ISO 8601 date-time; a date is its whole day, UTC).', aliases: ['created_at_lte']}),
   }
 
   async run(): Promise<void> {
     const f = this.flags
     const {limit, order, paginate} = this.listOptions()
+    const created = dateTimeRange(f['created-at-gte'], f['created-at-lte'], 'created-at')
+    const api = await this.api()
+    const amount = await parseAmountRange(f, () => api.treasury.amountFilterCurrency(f.account, f.currency))
     const filters = {
       limit,
       order,
       account_id: f.account,
       rail: f.rail,
       status: f.status,
-      amount_in_minor_units_gte: parseIntegerFlag(f['amount-gte'], '--amount-gte'),
-      amount_in_minor_units_lte: parseIntegerFlag(f['amount-lte'], '--amount-lte'),
-      created_at_gte: optional(f['created-at-gte'], '--created-at-gte', parseDateTime),
-      created_at_lte: optional(f['created-at-lte'], '--created-at-lte', parseDateTime),
+      amount_in_minor_units_gte: amount.gte,
+      amount_in_minor_units_lte: amount.lte,
+      created_at_gte: created.gte,
+      created_at_lte: created.lte,
     }
-    const api = await this.api()
     await this.renderList(api.transfers.list(filters, paginate), TRANSFER_COLUMNS, TRANSFER_KNOWN)
   }
 }

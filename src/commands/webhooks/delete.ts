@@ -6,6 +6,7 @@ import {WEBHOOK_COLUMNS, WEBHOOK_KNOWN} from '../../output/columns.js'
 export default class WebhooksDelete extends ApiCommand<typeof WebhooksDelete> {
   static override areas = ['webhooks'] as const
   static override summary = 'Delete a webhook endpoint; it receives no more events (pending retries stop).'
+  static override examples = ['<%= config.bin %> webhooks delete WEBHOOK_ID --yes']
   static override args = {id: Args.string({description: 'webhook endpoint id', required: true})}
 
   async run(): Promise<void> {

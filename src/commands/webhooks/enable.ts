@@ -6,6 +6,7 @@ import {WEBHOOK_COLUMNS, WEBHOOK_KNOWN} from '../../output/columns.js'
 export default class WebhooksEnable extends ApiCommand<typeof WebhooksEnable> {
   static override areas = ['webhooks'] as const
   static override summary = 'Activate a webhook endpoint: it receives matching events again.'
+  static override examples = ['<%= config.bin %> webhooks enable WEBHOOK_ID']
   static override args = {id: Args.string({description: 'webhook endpoint id', required: true})}
 
   async run(): Promise<void> {

@@ -4,6 +4,7 @@ import {EVENT_TYPE_COLUMNS} from '../../output/columns.js'
 export default class WebhooksEventTypes extends ApiCommand<typeof WebhooksEventTypes> {
   static override areas = ['webhooks'] as const
   static override summary = 'List the event types an endpoint can subscribe to.'
+  static override examples = ['<%= config.bin %> webhooks event-types -o json']
 
   async run(): Promise<void> {
     const api = await this.api()

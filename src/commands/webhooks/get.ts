@@ -5,6 +5,7 @@ import {WEBHOOK_KNOWN} from '../../output/columns.js'
 export default class WebhooksGet extends ApiCommand<typeof WebhooksGet> {
   static override areas = ['webhooks'] as const
   static override summary = 'Show one webhook endpoint (without its secret).'
+  static override examples = ['<%= config.bin %> webhooks get WEBHOOK_ID -o json']
   static override args = {id: Args.string({description: 'webhook endpoint id', required: true})}
 
   async run(): Promise<void> {

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../../base-command.js'
 import {confirmMutation} from '../../../movements/command.js'
 import {TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN} from '../../../output/columns.js'
+import {parseName} from '../../../flags.js'
 
 export default class TreasuryAccountsUpdateLabel extends ApiCommand<typeof TreasuryAccountsUpdateLabel> {
   static override areas = ['treasury'] as const
@@ -14,9 +15,10 @@ export default class TreasuryAccountsUpdateLabel extends ApiCommand<typeof Treas
   }
 
   async run(): Promise<void> {
-    await confirmMutation(this.ctx, this.flags, {action: `Relabel treasury account ${this.args.id}`, details: {label: this.flags.label}})
+    const label = parseName(this.flags.label, '--label')
+    await confirmMutation(this.ctx, this.flags, {action: `Relabel treasury account ${this.args.id}`, details: {label}})
     const api = await this.api()
-    const res = await api.treasury.updateLabel(this.args.id, this.flags.label)
+    const res = await api.treasury.updateLabel(this.args.id, label)
     this.ctx.names.remember(res.data.id, res.data.label)
     if (res.warning) this.out.warn(res.warning)
     await this.out.resource(res.data, TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN)

@@ -1,13 +1,13 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../../base-command.js'
 import {BANK_TRANSACTION_COLUMNS} from '../../../output/columns.js'
-import {parseDate, optional} from '../../../flags.js'
+import {dateRange} from '../../../flags.js'
 
 export default class TreasuryTransactionsList extends ApiCommand<typeof TreasuryTransactionsList> {
   static override areas = ['treasury'] as const
   static override summary = 'List the bank-reported transactions of a treasury account.'
   static override description =
-    'Fields the bank did not report (sender, receiver, direction, date) are left out of JSON output and empty in tables. Date filters are inclusive; lines without a date never match them.'
+    'Fields the bank did not report (sender, receiver, direction, date) are left out of JSON output and empty in tables. Date filters are inclusive whole days; a --transaction-date-gte after --transaction-date-lte is refused (exit 2); lines without a date never match them.'
   static override examples = [
     '<%= config.bin %> treasury transactions list ACCOUNT_ID --transaction-date-gte 2026-01-01 --transaction-date-lte 2026-01-31',
     '<%= config.bin %> treasury transactions list ACCOUNT_ID --all -o ndjson',
@@ -22,12 +22,8 @@ export default class TreasuryTransactionsList extends ApiCommand<typeof Treasury
   async run(): Promise<void> {
     const f = this.flags
     const {limit, order, paginate} = this.listOptions()
-    const filters = {
-      limit,
-      order,
-      transaction_date_gte: optional(f['transaction-date-gte'], '--transaction-date-gte', parseDate),
-      transaction_date_lte: optional(f['transaction-date-lte'], '--transaction-date-lte', parseDate),
-    }
+    const dates = dateRange(f['transaction-date-gte'], f['transaction-date-lte'], 'transaction-date')
+    const filters = {limit, order, transaction_date_gte: dates.gte, transaction_date_lte: dates.lte}
     const api = await this.api()
     await this.renderList(api.treasury.transactions(this.args.account, filters, paginate), BANK_TRANSACTION_COLUMNS)
   }
