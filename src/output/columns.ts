@@ -1,6 +1,7 @@
 /** Column sets per resource, shared by every command that renders that resource. */
 import type {Column} from './index.js'
 import {getPath} from './index.js'
+import {formatMoney} from '../money.js'
 
 function balanceOf(row: Record<string, unknown>): number | undefined {
   const inc = row.total_incoming_in_minor_units
@@ -178,4 +179,34 @@ export const ROTATION_COLUMNS: Column[] = [
   {key: 'url'},
   {key: 'secret'},
   {key: 'old_deleted', header: 'old deleted'},
+]
+
+/** A profile's limits as stored (max-amount in minor units per currency, allowed destinations). */
+export interface ProfileLimits {
+  max_amount?: Record<string, number>
+  allowed_destinations?: string[]
+}
+
+/**
+ * Limits as an operator reads them: money as money (`max 5,000.00 USD`), destinations counted or,
+ * with `ids`, listed. JSON keeps the stored shape (max_amount in minor units per currency, as
+ * every amount in JSON output is).
+ */
+export function formatLimits(l: ProfileLimits | null | undefined, opts: {ids?: boolean} = {}): string {
+  if (!l) return ''
+  const parts = Object.entries(l.max_amount ?? {}).map(([cur, v]) => `max ${formatMoney(v, cur)}`)
+  const dests = l.allowed_destinations ?? []
+  if (dests.length) parts.push(opts.ids ? `allowed destinations: ${dests.join(', ')}` : `${dests.length} allowed destination${dests.length === 1 ? '' : 's'}`)
+  return parts.join('; ')
+}
+
+const describeLimits = (row: Record<string, unknown>) => formatLimits(row.limits as ProfileLimits | null)
+
+export const PROFILE_COLUMNS: Column[] = [
+  {key: 'name'},
+  {key: 'active', get: (r) => (r.active ? '*' : '')},
+  {key: 'mode', get: (r) => String(r.mode).toUpperCase()},
+  {key: 'api_key', header: 'key'},
+  {key: 'base_url', header: 'base url'},
+  {key: 'limits', get: describeLimits},
 ]

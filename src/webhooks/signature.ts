@@ -37,8 +37,6 @@ export function nowSeconds(): number {
 }
 
 export type VerifyFailure = 'bad_signature' | 'stale_timestamp' | 'missing_header' | 'malformed_timestamp'
-export const VERIFY_FAILURES: readonly VerifyFailure[] = ['missing_header', 'malformed_timestamp', 'bad_signature', 'stale_timestamp']
-
 export type VerifyResult = {ok: true; secretIndex: number} | {ok: false; reason: VerifyFailure}
 
 export interface VerifyInput {

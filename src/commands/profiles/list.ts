@@ -1,6 +1,7 @@
 import {BaseCommand} from '../../base-command.js'
 import {ProfileStore} from '../../config/index.js'
-import {PROFILE_COLUMNS, profileView} from '../../config/view.js'
+import {profileView} from '../../config/view.js'
+import {PROFILE_COLUMNS} from '../../output/columns.js'
 
 export default class ProfilesList extends BaseCommand<typeof ProfilesList> {
   static override summary = 'List saved profiles (keys redacted).'

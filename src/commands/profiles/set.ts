@@ -1,7 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
 import {ProfileStore} from '../../config/index.js'
-import {PROFILE_COLUMNS, profileView} from '../../config/view.js'
+import {profileView} from '../../config/view.js'
+import {PROFILE_COLUMNS} from '../../output/columns.js'
 import {applySetting, SETTING_KEYS} from '../../config/settings.js'
 
 export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {

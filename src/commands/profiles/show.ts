@@ -1,7 +1,8 @@
 import {Args} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
 import {ProfileStore} from '../../config/index.js'
-import {formatLimits, profileView} from '../../config/view.js'
+import {profileView} from '../../config/view.js'
+import {formatLimits} from '../../output/columns.js'
 import {redactKey} from '../../api/redact.js'
 import type {Column} from '../../output/index.js'
 

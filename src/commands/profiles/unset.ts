@@ -1,7 +1,8 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
 import {ProfileStore} from '../../config/index.js'
-import {PROFILE_COLUMNS, profileView} from '../../config/view.js'
+import {profileView} from '../../config/view.js'
+import {PROFILE_COLUMNS} from '../../output/columns.js'
 import {SETTING_KEYS, unsetSetting} from '../../config/settings.js'
 
 export default class ProfilesUnset extends BaseCommand<typeof ProfilesUnset> {
