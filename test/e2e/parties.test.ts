@@ -42,7 +42,14 @@ describe('payers list / payees list', () => {
   it('default output without a terminal is a JSON array of the first 50, on stdout alone', async () => {
     const r = await runAs(emu, 'test', ['payers', 'list'])
     expect(r.code).toBe(0)
-    expect(r.stderr).toBe('')
+    // stderr carries only where the list stopped, for scripts that page with --cursor.
+    const page = JSON.parse(r.stderr).page
+    expect(page).toMatchObject({has_more: true, next_cursor: expect.any(String)})
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    const next = await runAs(emu, 'test', ['payers', 'list', '--cursor', page.next_cursor])
+    expect(ids(next.json())).toEqual(ids(payers.slice(50, 100)))
+    const all = await runAs(emu, 'test', ['payers', 'list', '--all', '-o', 'ndjson'])
+    expect(all.stderr).not.toMatch(/"page"/)
     expect(ids(r.json())).toEqual(ids(payers.slice(0, 50)))
     expect(Object.keys(r.json()[0])).toEqual(expect.arrayContaining(['id', 'name', 'email', 'created_at', 'updated_at']))
   })

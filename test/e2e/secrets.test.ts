@@ -14,7 +14,9 @@ const dir = tempDir()
 const outputs: string[] = []
 
 const cli = async (args: string[], opts: {input?: string; env?: Record<string, string>} = {}): Promise<RunResult> => {
-  const r = await run([...args, '--debug'], {configDir: dir.path, ...opts})
+  // Offline commands (profiles, audit) take no --debug: they make no request to trace.
+  const offline = args[0] === 'profiles' || args[0] === 'audit'
+  const r = await run(offline ? args : [...args, '--debug'], {configDir: dir.path, ...opts})
   outputs.push(r.stdout, r.stderr)
   return r
 }

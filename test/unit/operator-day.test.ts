@@ -17,7 +17,7 @@ import {
   suggestFlag,
 } from '../../src/flags.js'
 import {applySetting, unsetSetting} from '../../src/config/settings.js'
-import {formatLimits} from '../../src/config/view.js'
+import {formatLimits} from '../../src/output/columns.js'
 import {TransfersApi} from '../../src/api/transfers.js'
 import {TreasuryApi} from '../../src/api/treasury.js'
 import {SubaccountsApi} from '../../src/api/subaccounts.js'
