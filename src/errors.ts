@@ -14,6 +14,8 @@ export const ExitCode = {
   PARTIAL: 6,
   NETWORK: 7,
   REJECTED: 8,
+  /** Ctrl-C: the operator stopped the command (the shell's convention, 128 + SIGINT). */
+  INTERRUPTED: 130,
 } as const
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 
@@ -147,11 +149,6 @@ export class ApiError extends PayopsError {
   }
 }
 
-export function describeError(err: unknown): string {
-  if (err instanceof ApiError) return err.describe()
-  if (err instanceof Error) return err.message
-  return String(err)
-}
 
 /**
  * An Idempotency-Key that already names a different movement: the request was not carried out.
@@ -169,5 +166,13 @@ export class ConflictError extends PayopsError {
 
   override toJSON(): Record<string, unknown> {
     return {...super.toJSON(), kind: 'conflict', id: this.id, idempotency_key: this.idempotencyKey}
+  }
+}
+
+/** The operator pressed Ctrl-C at a prompt or during a wait: nothing more was done. Exit 130. */
+export class InterruptedError extends PayopsError {
+  override name = 'InterruptedError'
+  constructor(message: string) {
+    super(message, ExitCode.INTERRUPTED)
   }
 }

@@ -1,6 +1,5 @@
 /** Flag values shared by several commands, parsed into options with usage errors (exit 2). */
 import {Flags} from '@oclif/core'
-import {readFileSync} from 'node:fs'
 import {UsageError} from './errors.js'
 import {normalizeCurrency, parseAmount, parseMinorUnits} from './money.js'
 
@@ -115,19 +114,4 @@ export function parseList(input: string | string[] | undefined, flag: string): s
   return values
 }
 
-/** Reads a file named on the command line (`-` is stdin); a usage error naming it if it cannot. */
-export function readFileArg(path: string, flag: string): Buffer {
-  try {
-    return readFileSync(path === '-' ? 0 : path)
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    throw new UsageError(`${flag} ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)}.`)
-  }
-}
-
-/** Everything on stdin (ids, a key, a raw body). */
-export async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  for await (const c of process.stdin) chunks.push(c as Buffer)
-  return Buffer.concat(chunks)
-}
+export {readFileArg, readStdin} from './files.js'

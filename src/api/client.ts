@@ -6,6 +6,10 @@
 import type * as z from 'zod/mini'
 import {ApiError, NetworkError, ResponseError, UsageError} from '../errors.js'
 import {isLoopbackHost} from '../net.js'
+import {oneLine} from '../text.js'
+import {auditInfo, type AuditHook} from './audit-info.js'
+
+export {newOpId, type AuditHook, type AuditInfo, type AuditOutcome} from './audit-info.js'
 import {describeIssues, readErrorBody} from './schemas/common.js'
 import {redact, redactKey, registerSecret} from './redact.js'
 import {FetchTransport, PoolTransport, type Transport} from './transport.js'
@@ -14,34 +18,6 @@ import type {Page} from './paginate.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
 export type QueryValue = string | number | boolean | undefined | null | Array<string | number>
-
-/** What the audit trail learns of a mutating request: never the key or the body's secrets. */
-export interface AuditInfo {
-  op: string
-  method: string
-  path: string
-  idempotency_key?: string | null
-  amount_in_minor_units?: number | null
-  currency_code?: string | null
-  from?: string | null
-  to?: string | null
-}
-
-export interface AuditOutcome extends AuditInfo {
-  status?: number | null
-  request_id?: string | null
-  resource_id?: string | null
-  error_code?: string | null
-  resource_status?: string | null
-  outcome?: string | null
-  attempts?: number
-}
-
-/** Receives an intent before a mutating request is sent and its outcome after. */
-export interface AuditHook {
-  intent(info: AuditInfo): Promise<void>
-  outcome(info: AuditOutcome): Promise<void>
-}
 
 export interface ClientOptions {
   /** `fetch` (Node's bundled undici; the default) or `pool` (the undici package's pooled Agent, for bulk work). */
@@ -103,7 +79,7 @@ export interface ApiResponse<T> {
 
 type Out<S> = S extends z.ZodMiniType ? z.output<S> : unknown
 
-export {isLoopbackHost}
+export {isLoopbackHost, oneLine}
 
 /** Encodes each interpolated value as one path segment: p`/api/moves/${id}`. */
 export function p(strings: TemplateStringsArray, ...values: Array<string | number>): string {
@@ -397,44 +373,6 @@ export class ApiClient {
   }
 }
 
-let opCounter = 0
-
-/** A fresh id tying an audit outcome to its intent. */
-export function newOpId(): string {
-  return `${process.pid}-${Date.now().toString(36)}-${(++opCounter).toString(36)}`
-}
-
-/** The auditable fields of a request: where money goes, never secrets. */
-function auditInfo(opts: RequestOptions<z.ZodMiniType | undefined>): AuditInfo {
-  let body = opts.body as Record<string, unknown> | undefined
-  if (!body && opts.rawBody) {
-    try {
-      body = JSON.parse(opts.rawBody) as Record<string, unknown>
-    } catch {
-      body = undefined
-    }
-  }
-  const pick = (...keys: string[]) => {
-    for (const k of keys) {
-      const v = body?.[k]
-      if (typeof v === 'string' || typeof v === 'number') return v
-    }
-    return null
-  }
-  const headerKey = Object.entries(opts.headers ?? {}).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1]
-  const amount = pick('amount_in_minor_units', 'amount_in_cents')
-  return {
-    op: newOpId(),
-    method: opts.method,
-    path: opts.path,
-    idempotency_key: opts.idempotencyKey ?? headerKey ?? null,
-    amount_in_minor_units: typeof amount === 'number' ? amount : null,
-    currency_code: (pick('currency_code', 'currency') as string | null) ?? null,
-    from: (pick('from_subaccount_id', 'from_account_id') as string | null) ?? null,
-    to: (pick('to_subaccount_id', 'to_account_id', 'subaccount_id', 'payee_id', 'party_id') as string | null) ?? null,
-  }
-}
-
 function refusedForGood(code: string): boolean {
   // A malformed URL or a TLS certificate problem will not improve with a retry.
   return code === 'ERR_INVALID_URL' || code.startsWith('ERR_TLS') || code === 'CERT_HAS_EXPIRED' || code === 'DEPTH_ZERO_SELF_SIGNED_CERT'
@@ -446,9 +384,4 @@ function headerValue(v: string | string[] | undefined): string | undefined {
 
 function truncate(s: string, n: number): string {
   return s.length > n ? `${s.slice(0, n)}… (${s.length} bytes)` : s
-}
-
-export function oneLine(s: string, n: number): string {
-  const flat = s.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim()
-  return flat.length > n ? `${flat.slice(0, n)}…` : flat
 }

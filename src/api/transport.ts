@@ -97,9 +97,9 @@ export class FetchTransport implements Transport {
   }
 }
 
-let undiciModule: Promise<typeof import('undici')> | undefined
-// Bundled, a CommonJS module may arrive as the namespace's default export.
-export const loadUndici = () => (undiciModule ??= import('undici').then((m) => ((m as {Agent?: unknown}).Agent ? m : ((m as {default?: unknown}).default as typeof m))))
+import {loadUndici} from '../interop.js'
+
+export {loadUndici}
 
 /**
  * undici's pooled Agent. `request` never follows redirects (that takes undici's redirect

@@ -13,11 +13,10 @@ import {createHash} from 'node:crypto'
 import {closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {AuditTrailError} from '../errors.js'
+import {loadLockfile} from '../interop.js'
 
 export {AuditTrailError}
 
-/** proper-lockfile is CommonJS: bundled, its exports may arrive as the default export. */
-export const loadLockfile = () => import('proper-lockfile').then((m) => ((m as {lock?: unknown}).lock ? m : (m as unknown as {default: typeof m}).default))
 
 export const AUDIT_FILE = 'audit.jsonl'
 export const AUDIT_HEAD = 'audit.head'

@@ -1,10 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../base-command.js'
+import {confirmMutation, finishOutcome, runOne} from '../movements/command.js'
 import {readFileArg} from '../flags.js'
-import {PartialError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
 import {buildRawRequest, RAW_METHODS, type RawMethod} from '../api/raw.js'
 
 export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
+  static override areas = ['raw'] as const
   static override summary = 'Call any endpoint with the profile\'s key and print the JSON response.'
   static override description =
     'For GET and DELETE, -f/-F fields become query parameters; otherwise they form a JSON body. -F converts true, false, null and numbers, and reads @FILE (or @- for stdin) as a string. --paginate follows next_cursor and prints every item of `data`. Non-GET calls on a LIVE key ask for confirmation. A call that moves money (move create, approve and cancel, transfer create and approve, simulated credits) goes through the same checks as the dedicated commands: the profile\'s limits, the typed LIVE confirmation with the amount, an Idempotency-Key (yours from -H, else a new one) and the audit trail; other -H headers and query strings are refused on those calls.'
@@ -39,23 +41,16 @@ export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
       readFile: (file) => readFileArg(file, '-F').toString('utf8'),
     })
     if (f.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only.')
-    const {movementOfRaw} = await import('../movements/raw.js')
-    const movement = movementOfRaw(req)
+    const movement = (await import('../movements/raw.js')).movementOfRaw(req)
     if (movement) {
       // Money moves through the same pipeline as the dedicated commands; the raw body is printed.
-      const outcome = await this.movement(movement)
+      const outcome = await runOne(this.ctx, this.flags, movement)
       await this.out.value(outcome.body)
-      this.out.outcome({kind: outcome.kind, id: outcome.id, idempotency_key: outcome.idempotency_key, status: outcome.status}, outcome.sentence)
-      if (outcome.warning) this.out.warn(outcome.warning)
-      if (outcome.partial) throw new PartialError(outcome.sentence)
-      return
+      return finishOutcome(this.ctx, outcome)
     }
-    if (method !== 'GET') await this.confirmMutation({action: `${method} ${req.path}`})
+    if (method !== 'GET') await confirmMutation(this.ctx, this.flags, {action: `${method} ${req.path}`})
     const api = await this.api()
-    if (f.paginate) {
-      await this.out.list(api.raw.paginate(req), [])
-      return
-    }
+    if (f.paginate) return void (await this.out.list(api.raw.paginate(req), []))
     const res = await api.raw.send(req)
     if (res.warning) this.out.warn(res.warning)
     if (res.body === undefined) this.out.note(`${res.status} (no body)`)

@@ -1,10 +1,10 @@
 /** `moves import`: plan (read, validate, match to the journal, key), read-only checks, run. */
 import {createHash, randomUUID} from 'node:crypto'
 import {renameSync, existsSync} from 'node:fs'
-import {readFileArg} from '../flags.js'
+import {readFileArg} from '../files.js'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
-import {loadLockfile} from '../audit/index.js'
+import {loadLockfile} from '../interop.js'
 import {parseImportCsv, totalsByCurrency, type RowError} from './csv.js'
 import {JournalWriter, journalPathFor, matchRows, readJournal, type JournalEntry, type JournalState, type MatchedRow} from './journal.js'
 import {runImport, type ImportResult, type RunOptions} from './run.js'

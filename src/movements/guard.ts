@@ -67,6 +67,23 @@ export function batchTyped(plans: Guarded[]): string {
   return toDecimalString(checks.reduce((sum, c) => sum + BigInt(c.amount_in_minor_units), 0n), currency)
 }
 
+/** A decimal written plainly: `1,234.50` and `1234.5 USD` are both 1234.5. */
+function decimalOf(s: string): string | undefined {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(s.trim().replace(/,/g, '').replace(/\s+[A-Za-z]{3}$/, ''))
+  if (!m) return undefined
+  const int = m[1]
+  const frac = (m[2] ?? '').replace(/0+$/, '')
+  return frac ? `${int}.${frac}` : int
+}
+
+/** The answer confirms what was to be typed: amounts compare by value, anything else exactly. */
+export function sameTyped(answer: string, typed: string): boolean {
+  const a = decimalOf(answer)
+  const t = decimalOf(typed)
+  if (a !== undefined && t !== undefined) return a === t
+  return answer.trim() === typed.trim()
+}
+
 export interface GuardOptions {
   /** The summary title for several plans at once. */
   action?: string
@@ -108,6 +125,5 @@ export async function guard(plans: Guarded[], ports: MovementPorts, opts: GuardO
   }
   const typed = opts.typed ?? batchTyped(plans)
   const answer = (await ports.prompter.input(`Type ${typed} to confirm${live ? ' this LIVE movement' : ''}:`)).trim()
-  const norm = (x: string) => x.trim().replace(/,/g, '').replace(/\s+[A-Za-z]{3}$/, '')
-  if (norm(answer) !== norm(typed)) throw new NotConfirmedError(`Typed "${answer}", expected ${typed}: not confirmed, nothing was sent.`)
+  if (!sameTyped(answer, typed)) throw new NotConfirmedError(`Not confirmed: typed "${answer}", expected ${typed}. Nothing was sent.`)
 }

@@ -4,6 +4,7 @@
  */
 import type {Writable} from 'node:stream'
 import {formatMoney, toDecimalString} from '../money.js'
+import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
 import {colorize, type Paint} from './color.js'
 
@@ -138,9 +139,9 @@ export class Output {
 
   private async applyQuery(value: unknown): Promise<unknown> {
     if (!this.query) return value
-    const jmespath = await import('jmespath')
+    const jmespath = await loadJmespath()
     try {
-      return (jmespath.default ?? jmespath).search(value as never, this.query)
+      return jmespath.search(value as never, this.query)
     } catch (err) {
       throw new UsageError(`--query "${this.query}" is not a valid JMESPath expression: ${(err as Error).message}`)
     }
@@ -245,6 +246,22 @@ export class Output {
   }
 
   /** Renders any JSON value (the `api` command, query results). */
+  /** One line of text on stdout, as it is (banners; never data a script parses). */
+  writeLine(text: string): Promise<void> {
+    return this.write(`${text}\n`)
+  }
+
+  /** One compact JSON line on stdout, whatever the format (a start-up line scripts read). */
+  jsonLine(value: unknown): Promise<void> {
+    return this.write(`${JSON.stringify(value)}\n`)
+  }
+
+  /** --query and --columns apply to data; a command whose output is not data refuses them (exit 2). */
+  refuseSelection(what: string): void {
+    if (this.query !== undefined) throw new UsageError(`--query does not apply to ${what}.`)
+    if (this.selection !== undefined) throw new UsageError(`--columns does not apply to ${what}.`)
+  }
+
   async value(value: unknown): Promise<void> {
     return this.emit(await this.applyQuery(value))
   }

@@ -138,7 +138,7 @@ describe('typed confirmation on LIVE keys, in a real pseudo-terminal', () => {
   it('a wrong answer aborts with exit 3 and sends nothing', async () => {
     const r = await runInPty(['moves', 'create', '--from', la, '--to', lb, '--amount', '12.34', '-p', 'prod'], [{when: /Type 12\.34 to confirm/, answer: '1234'}], env())
     expect(r.code).toBe(3)
-    expect(r.output).toMatch(/not confirmed, nothing was sent/)
+    expect(r.output).toMatch(/Not confirmed: typed "1234", expected 12\.34\. Nothing was sent/)
     expect(await incoming(lb, 'prod')).toBe(1234)
   })
 

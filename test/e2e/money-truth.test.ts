@@ -261,6 +261,14 @@ describe('on a real terminal', () => {
     expect((await totals(lb, 'prod')).incoming).toBe(before.incoming + 1234)
   }, 60_000)
 
+  it('Ctrl-C at the typed confirmation is "aborted" (exit 130) and nothing moves', async () => {
+    const before = await totals(lb, 'prod')
+    const r = await runInPty(['moves', 'create', '--from', la, '--to', lb, '--amount', '4.56', '-p', 'prod'], [{when: /Type 4\.56 to confirm/, answer: '\x03'}], env())
+    expect(r.code).toBe(130)
+    expect(r.output).toMatch(/Aborted at the prompt: nothing was sent/)
+    expect(await totals(lb, 'prod')).toEqual(before)
+  }, 60_000)
+
   it('a LIVE approve of a move unknown here says so and wants the id\'s last 6 characters', async () => {
     const other = tempDir()
     try {

@@ -218,6 +218,27 @@ describe('runMovement', () => {
     expect(right.asked).toEqual(['Type 7.00 to confirm this LIVE movement:'])
   })
 
+  it('the typed amount compares by value (1234.5 confirms 1234.50); an id suffix compares exactly', async () => {
+    const {sameTyped} = await import('../../src/movements/guard.js')
+    expect(sameTyped('1234.5', '1234.50')).toBe(true)
+    expect(sameTyped('1,234.50 USD', '1234.50')).toBe(true)
+    expect(sameTyped('1234.51', '1234.50')).toBe(false)
+    expect(sameTyped('123', '000123')).toBe(false)
+    expect(sameTyped('a1b2c3', 'a1b2c3')).toBe(true)
+    const f = fake({live: true, interactive: true, answer: '7'})
+    await expect(runMovement(create(), f.ports)).resolves.toMatchObject({kind: 'created'})
+  })
+
+  it('Ctrl-C at the prompt is "aborted" (exit 130) and nothing is sent', async () => {
+    const {InterruptedError} = await import('../../src/errors.js')
+    const f = fake({live: true, interactive: true})
+    f.ports.prompter.input = async () => {
+      throw new InterruptedError('Aborted at the prompt: nothing was sent.')
+    }
+    await expect(runMovement(create(), f.ports)).rejects.toMatchObject({exitCode: 130, message: 'Aborted at the prompt: nothing was sent.'})
+    expect(f.sent).toEqual([])
+  })
+
   it('approve on LIVE takes the amount from history; unknown asks for the id\'s last 6 characters; limits refuse unknown', async () => {
     const records = [{kind: 'outcome', status: 201, resource_id: 'mv_abcdef123456', amount_in_minor_units: 250, currency_code: 'USD', from: A, to: B} as Partial<AuditRecord>]
     const known = fake({live: true, interactive: true, answer: '2.50', records})

@@ -1,19 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../base-command.js'
-import {ProfileStore, validateProfileName} from '../../config/index.js'
-import {isLoopbackHost} from '../../net.js'
-import {UsageError} from '../../errors.js'
-import {FAULT_KINDS, type FaultConfig, type FaultKind} from '../../emulator/faults.js'
-
-function faultOptions(rate: string | undefined, kinds: string, seed: number | undefined): FaultConfig | undefined {
-  if (rate === undefined) return seed === undefined ? undefined : {seed}
-  const r = Number(rate)
-  if (!/^\d*\.?\d+$/.test(rate.trim()) || !(r >= 0 && r <= 1)) throw new UsageError(`--fault-rate "${rate}" must be a number from 0 to 1.`)
-  const list = kinds.split(',').map((s) => s.trim()).filter(Boolean)
-  const bad = list.find((k) => !(FAULT_KINDS as readonly string[]).includes(k))
-  if (bad || list.length === 0) throw new UsageError(`--fault-kinds: unknown kind "${bad ?? ''}" (use ${FAULT_KINDS.join(', ')}).`)
-  return {rate: r, kinds: list as FaultKind[], ...(seed === undefined ? {} : {seed})}
-}
+import {runEmulatorStart} from '../../emulator/start-command.js'
 
 export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
   static override summary = 'Run the local, stateful emulator of the API until Ctrl-C.'
@@ -36,45 +23,9 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
 
   async run(): Promise<void> {
     const f = this.flags
-    if (!isLoopbackHost(f.host)) throw new UsageError(`--host ${f.host} is not a loopback address; the emulator only binds to loopback.`)
-    const profileName = f['write-profile'] === undefined ? undefined : validateProfileName(f['write-profile'])
-    // Checked before anything listens: an existing profile (perhaps a LIVE one) is never replaced silently.
-    if (profileName) new ProfileStore().replaceable(profileName, f.force)
-    const stopped = this.stopSignal()
-    const {startEmulator} = await import('../../emulator/index.js')
-    let emu
-    try {
-      emu = await startEmulator({port: f.port, host: f.host, statePath: f.state, faults: faultOptions(f['fault-rate'], f['fault-kinds'], f.seed)})
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException
-      if (e.code === 'EADDRINUSE') throw new UsageError(`Port ${f.port} is in use; pick another with --port (0 for any free port).`)
-      throw err
-    }
-    if (profileName) {
-      const store = new ProfileStore()
-      await store.save(profileName, {...store.get(profileName), api_key: emu.keys.test, base_url: emu.baseUrl, created_at: new Date().toISOString()})
-      if (!store.read().active) await store.use(profileName)
-    }
-    if (this.out.format === 'json' || this.out.format === 'ndjson') {
-      process.stdout.write(JSON.stringify({base_url: emu.baseUrl, keys: emu.keys}) + '\n')
-    } else {
-      const p = this.out.paint
-      process.stdout.write(
-        [
-          `${p.bold('payops emulator')} listening on ${p.cyan(emu.baseUrl)}`,
-          `  test        ${emu.keys.test}`,
-          `  test_other  ${emu.keys.test_other}`,
-          `  live        ${emu.keys.live}`,
-          profileName ? `Profile "${profileName}" saved (test key). Try: payops -p ${profileName} subaccounts create --name Ops` : `Try: PAYOPS_BASE_URL=${emu.baseUrl} PAYOPS_API_KEY=<test key> payops subaccounts create --name Ops`,
-          f.state ? `State file: ${f.state}` : 'State is in memory only (use --state FILE to keep it).',
-          'Press Ctrl-C to stop.',
-          '',
-        ].join('\n'),
-      )
-    }
-    await stopped
-    // Rejects (exit 1) when the final save of --state fails.
-    await emu.close()
-    if (!this.out.machine) process.stderr.write('Emulator stopped.\n')
+    await runEmulatorStart(
+      {port: f.port, host: f.host, state: f.state, writeProfile: f['write-profile'], force: f.force, faultRate: f['fault-rate'], faultKinds: f['fault-kinds'], seed: f.seed},
+      this.ctx,
+    )
   }
 }

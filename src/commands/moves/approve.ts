@@ -1,7 +1,9 @@
 import {Args} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
+import {runBatch} from '../../movements/command.js'
 
 export default class MovesApprove extends ApiCommand<typeof MovesApprove> {
+  static override areas = ['moves', 'subaccounts'] as const
   static override summary = 'Approve and settle moves created without auto-approval.'
   static override description = [
     'Takes several ids, or - to read ids (one per line) from stdin, and reports each. Exit 0 when all settled, 6 when some failed or settled only partly (207).',
@@ -14,7 +16,7 @@ export default class MovesApprove extends ApiCommand<typeof MovesApprove> {
 
   async run(): Promise<void> {
     const ids = await this.idsFromArgv(this.positionals)
-    await this.movementBatch(
+    await runBatch(this.ctx, this.flags, 
       ids.map((id) => ({kind: 'move.approve' as const, id})),
       {action: `Approve and settle ${ids.length} move${ids.length === 1 ? '' : 's'}`},
       'approve',

@@ -1,9 +1,11 @@
 import {Flags} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
+import {renderOutcome, runOne} from '../../movements/command.js'
 import {MOVE_COLUMNS, MOVE_KNOWN} from '../../output/columns.js'
 import {amountInput, moneyFlags, parseKeyValues} from '../../flags.js'
 
 export default class MovesCreate extends ApiCommand<typeof MovesCreate> {
+  static override areas = ['moves', 'subaccounts'] as const
   static override summary = 'Move money between two subaccounts (settles at once unless --no-auto-approve).'
   static override description =
     'Always sends an Idempotency-Key (generated when not given, printed on stderr): re-running with the same key can never move money twice, and a key that already names another move is refused (exit 5). The amount is parsed exactly in the source subaccount\'s currency; a --currency that differs from it is refused. After the move, stderr says what happened: created by this run, replayed (made earlier, nothing moved now) or advanced (an earlier move settled now); with -o json|ndjson|csv as one line {"outcome":{...}}.'
@@ -23,7 +25,7 @@ export default class MovesCreate extends ApiCommand<typeof MovesCreate> {
 
   async run(): Promise<void> {
     const f = this.flags
-    const outcome = await this.movement({
+    const outcome = await runOne(this.ctx, this.flags, {
       kind: 'move.create',
       from: f.from,
       to: f.to,
@@ -33,6 +35,6 @@ export default class MovesCreate extends ApiCommand<typeof MovesCreate> {
       metadata: parseKeyValues(f.metadata, '--metadata'),
       idempotencyKey: f['idempotency-key'],
     })
-    await this.renderOutcome(outcome, MOVE_COLUMNS, MOVE_KNOWN)
+    await renderOutcome(this.ctx, outcome, MOVE_COLUMNS, MOVE_KNOWN)
   }
 }

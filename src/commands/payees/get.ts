@@ -3,6 +3,7 @@ import {ApiCommand} from '../../base-command.js'
 import {PARTY_KNOWN} from '../../output/columns.js'
 
 export default class PayeesGet extends ApiCommand<typeof PayeesGet> {
+  static override areas = ['payees'] as const
   static override summary = 'Show a payee.'
   static override examples = ['<%= config.bin %> payees get PAYEE_ID']
   static override args = {id: Args.string({description: 'payee id', required: true})}

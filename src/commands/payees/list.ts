@@ -3,6 +3,7 @@ import {parsePartyFilters, partyListFlags} from '../../flags.js'
 import {PARTY_COLUMNS, PARTY_KNOWN} from '../../output/columns.js'
 
 export default class PayeesList extends ApiCommand<typeof PayeesList> {
+  static override areas = ['payees'] as const
   static override summary = 'List payees, newest first, with filters.'
   static override description =
     '--name and --email match part of the value, ignoring case. --created-at-gte/--created-at-lte are whole UTC dates (YYYY-MM-DD), both inclusive. --has-default keeps payees with a default payment method, --no-has-default those without.'

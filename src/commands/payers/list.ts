@@ -3,6 +3,7 @@ import {parsePartyFilters, partyListFlags} from '../../flags.js'
 import {PARTY_COLUMNS, PARTY_KNOWN} from '../../output/columns.js'
 
 export default class PayersList extends ApiCommand<typeof PayersList> {
+  static override areas = ['payers'] as const
   static override summary = 'List payers, newest first, with filters.'
   static override description =
     '--name and --email match part of the value, ignoring case. --created-at-gte/--created-at-lte are whole UTC dates (YYYY-MM-DD), both inclusive. --has-default keeps payers with a default payment method, --no-has-default those without.'

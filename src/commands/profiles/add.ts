@@ -45,7 +45,7 @@ export default class ProfilesAdd extends BaseCommand<typeof ProfilesAdd> {
       return key
     }
     if (this.flags['api-key']) return this.flags['api-key'].trim()
-    if (!this.interactive) throw new UsageError('No key given: pipe it with --key-stdin (or use --api-key).')
+    if (!this.ctx.prompter.interactive) throw new UsageError('No key given: pipe it with --key-stdin (or use --api-key).')
     const {password} = await import('@inquirer/prompts')
     const key = await password({message: 'API key', mask: '*'}, {output: process.stderr})
     if (!key.trim()) throw new UsageError('No key entered.')

@@ -29,7 +29,7 @@ export default class ProfilesShow extends ApiCommand<typeof ProfilesShow> {
       await this.out.resource({...view, api_key_source: `profile "${this.args.name}"`, base_url_source: `profile "${this.args.name}"`}, SHOW_COLUMNS)
       return
     }
-    const c = this.context
+    const c = this.ctx.profile
     await this.out.resource(
       {
         name: c.profileName ?? null,

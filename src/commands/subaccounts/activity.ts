@@ -4,6 +4,7 @@ import {ACTIVITY_COLUMNS} from '../../output/columns.js'
 import {parseDateTime, parseIntegerFlag, optional} from '../../flags.js'
 
 export default class SubaccountsActivity extends ApiCommand<typeof SubaccountsActivity> {
+  static override areas = ['subaccounts'] as const
   static override summary = 'List a subaccount\'s activity (moves and bank-reported credits).'
   static override examples = [
     '<%= config.bin %> subaccounts activity SUB_ID --direction credit --amount-gte 10000',

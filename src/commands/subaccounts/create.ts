@@ -1,8 +1,10 @@
 import {Flags} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
+import {confirmMutation} from '../../movements/command.js'
 import {SUBACCOUNT_COLUMNS} from '../../output/columns.js'
 
 export default class SubaccountsCreate extends ApiCommand<typeof SubaccountsCreate> {
+  static override areas = ['subaccounts'] as const
   static override summary = 'Create a subaccount (virtual account and routing numbers are assigned).'
   static override examples = ['<%= config.bin %> subaccounts create --name Payroll']
   static override flags = {
@@ -10,7 +12,7 @@ export default class SubaccountsCreate extends ApiCommand<typeof SubaccountsCrea
   }
 
   async run(): Promise<void> {
-    await this.confirmMutation({action: `Create subaccount "${this.flags.name}"`})
+    await confirmMutation(this.ctx, this.flags, {action: `Create subaccount "${this.flags.name}"`})
     const api = await this.api()
     const res = await api.subaccounts.create(this.flags.name)
     if (res.warning) this.out.warn(res.warning)

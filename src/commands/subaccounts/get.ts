@@ -3,6 +3,7 @@ import {ApiCommand} from '../../base-command.js'
 import {SUBACCOUNT_COLUMNS} from '../../output/columns.js'
 
 export default class SubaccountsGet extends ApiCommand<typeof SubaccountsGet> {
+  static override areas = ['subaccounts'] as const
   static override summary = 'Show a subaccount: banking details and totals.'
   static override args = {id: Args.string({description: 'subaccount id', required: true})}
 

@@ -1,10 +1,12 @@
 import {Flags} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
+import {confirmMutation} from '../../movements/command.js'
 import {describeToken, validateTokenRequest} from '../../api/tokens.js'
 import {PARTY_TYPES} from '../../api/schemas/parties.js'
 import {TOKEN_COLUMNS, TOKEN_KNOWN} from '../../output/columns.js'
 
 export default class TokensCreate extends ApiCommand<typeof TokensCreate> {
+  static override areas = ['tokens'] as const
   static override summary = 'Mint a short-lived session token so that a frontend can act for one payee or payer.'
   static override description =
     '--payee calls POST /api/session-tokens; --party with --party-type calls POST /api/session-tokens/party (which supersedes it). Shows the token, its expiry (absolute time) and its scopes; with -o json also the decoded JWT claims under "claims" (decoded, not verified). The token is a credential: it is never written to --debug traces.'
@@ -23,7 +25,7 @@ export default class TokensCreate extends ApiCommand<typeof TokensCreate> {
     const partyType = f.payee === undefined ? f['party-type']! : 'payee'
     const partyId = (f.payee ?? f.party)!
     validateTokenRequest(partyId, f.payee === undefined ? partyType : 'payee-endpoint')
-    await this.confirmMutation({action: `Mint a session token for ${partyType} ${partyId}`})
+    await confirmMutation(this.ctx, this.flags, {action: `Mint a session token for ${partyType} ${partyId}`})
     const api = await this.api()
     const res = f.payee === undefined ? await api.tokens.forParty(partyId, partyType) : await api.tokens.forPayee(partyId)
     if (res.warning) this.out.warn(res.warning)

@@ -1,11 +1,11 @@
 import {Flags, ux} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
-import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../../output/columns.js'
 import {amountInput, moneyFlags, parseDate, parseKeyValues, optional} from '../../flags.js'
-import {TRANSFER_RAILS, type AccountTransfer} from '../../api/schemas/transfers.js'
-import {WaitTimeoutError, isFinalTransferStatus} from '../../api/transfers.js'
+import {TRANSFER_RAILS} from '../../api/schemas/transfers.js'
+import {runTransferCreate, type Spinner} from '../../movements/transfer-create.js'
 
 export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> {
+  static override areas = ['transfers', 'treasury'] as const
   static override summary = 'Transfer funds between two treasury accounts.'
   static override description = [
     '--currency is required and must be the source account\'s currency; --amount is parsed exactly with its minor-unit exponent.',
@@ -35,8 +35,8 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
 
   async run(): Promise<void> {
     const f = this.flags
-    const outcome = await this.movement({
-      kind: 'transfer.create',
+    const request = {
+      kind: 'transfer.create' as const,
       from: f.from,
       to: f.to,
       amount: amountInput(f),
@@ -46,34 +46,10 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
       scheduledDate: optional(f['scheduled-date'], '--scheduled-date', parseDate),
       metadata: parseKeyValues(f.metadata, '--metadata'),
       idempotencyKey: f['idempotency-key'],
-    })
-    let transfer = outcome.resource as AccountTransfer
-    if (outcome.http_status === 202) this.out.note(`Accepted (202): transfer ${transfer.id} is ${transfer.status}; processing continues${f.wait ? '' : ' (use --wait to follow it)'}.`)
-    if (f.wait && !isFinalTransferStatus(transfer.status)) transfer = await this.follow(transfer)
-    await this.renderOutcome(outcome, TRANSFER_COLUMNS, TRANSFER_KNOWN, transfer)
-  }
-
-  /** --wait: polls through the API layer; a spinner on a terminal, quiet otherwise. */
-  private async follow(transfer: AccountTransfer): Promise<AccountTransfer> {
-    const api = await this.api()
-    const spinner = Boolean(process.stderr.isTTY)
-    if (spinner) ux.action.start(`Waiting for transfer ${transfer.id}`, transfer.status, {stdout: false})
-    try {
-      const {transfer: last, outcome} = await api.transfers.waitFor(transfer, {
-        timeoutMs: this.flags['wait-timeout'] * 1000,
-        intervalMs: this.flags['poll-interval'],
-        onStatus: (t) => {
-          if (spinner) ux.action.status = t.status
-        },
-      })
-      if (spinner) ux.action.stop(last.status)
-      if (outcome === 'stable') this.out.note(`Transfer ${last.id} is ${last.status} (not final) and has stopped changing; stopped waiting.`)
-      if (outcome === 'awaiting_approval') this.out.note(`Transfer ${last.id} is created and awaits approval (\`payops transfers approve ${last.id}\`); nothing to wait for.`)
-      return last
-    } catch (err) {
-      if (spinner) ux.action.stop('timed out')
-      if (err instanceof WaitTimeoutError) await this.out.resource(err.last, TRANSFER_COLUMNS, TRANSFER_KNOWN)
-      throw err
     }
+    const spinner = this.ctx.io.stderrIsTTY ? oclifSpinner() : undefined
+    await runTransferCreate({request, guard: f, wait: f.wait, waitTimeoutSec: f['wait-timeout'], pollIntervalMs: f['poll-interval']}, this.ctx, spinner)
   }
 }
+
+const oclifSpinner = (): Spinner => ({start: (text, status) => ux.action.start(text, status, {stdout: false}), status: (s) => (ux.action.status = s), stop: (s) => ux.action.stop(s)})

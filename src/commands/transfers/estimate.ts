@@ -4,6 +4,7 @@ import {ESTIMATE_COLUMNS} from '../../output/columns.js'
 import {moneyFlags, parseMoneyFlags} from '../../flags.js'
 
 export default class TransfersEstimate extends ApiCommand<typeof TransfersEstimate> {
+  static override areas = ['transfers', 'treasury'] as const
   static override summary = 'Estimate the destination amount of a transfer (indicative, not a quote).'
   static override description =
     'The amount is in the SOURCE account\'s currency, learned from the account list (a --currency that differs is refused). The rate and destination amount are indicative and may differ at settlement.'

@@ -5,6 +5,7 @@ import {parseDateTime, parseIntegerFlag, optional} from '../../flags.js'
 import {RAIL_FILTER_VALUES, TRANSFER_STATUSES} from '../../api/schemas/transfers.js'
 
 export default class TransfersList extends ApiCommand<typeof TransfersList> {
+  static override areas = ['transfers', 'treasury'] as const
   static override summary = 'List account transfers, with filters.'
   static override description = [
     'Repeatable filters are ORed: --account matches transfers from or to any of the accounts; --rail and --status match any of their values (also comma-separated).',

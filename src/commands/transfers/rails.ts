@@ -3,6 +3,7 @@ import {ApiCommand} from '../../base-command.js'
 import {RAIL_OPTIONS_COLUMNS} from '../../output/columns.js'
 
 export default class TransfersRails extends ApiCommand<typeof TransfersRails> {
+  static override areas = ['transfers', 'treasury'] as const
   static override summary = 'Show the rails supported between two treasury accounts.'
   static override examples = ['<%= config.bin %> transfers rails --from ACC_USD --to ACC_GBP']
   static override flags = {

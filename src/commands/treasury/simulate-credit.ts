@@ -1,9 +1,11 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
+import {renderOutcome, runOne} from '../../movements/command.js'
 import {amountInput, moneyFlags, parseDate, optional} from '../../flags.js'
 import {SIMULATED_CREDIT_COLUMNS} from '../../output/columns.js'
 
 export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySimulateCredit> {
+  static override areas = ['treasury'] as const
   static override summary = 'Sandbox: simulate an inbound credit on a treasury account (or one of its subaccounts).'
   static override description = [
     'Works with test_ keys only: on a live_ key it is refused before any request (exit 3).',
@@ -27,7 +29,7 @@ export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySi
 
   async run(): Promise<void> {
     const f = this.flags
-    const outcome = await this.movement({
+    const outcome = await runOne(this.ctx, this.flags, {
       kind: 'credit.simulate',
       account: this.args.account,
       rail: f.rail,
@@ -38,6 +40,6 @@ export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySi
       transactionDate: optional(f['transaction-date'], '--transaction-date', parseDate),
       idempotencyKey: f['idempotency-key'],
     })
-    await this.renderOutcome(outcome, SIMULATED_CREDIT_COLUMNS)
+    await renderOutcome(this.ctx, outcome, SIMULATED_CREDIT_COLUMNS)
   }
 }

@@ -1,9 +1,11 @@
 import {Flags} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
+import {confirmMutation} from '../../movements/command.js'
 import {parseList} from '../../flags.js'
 import {WEBHOOK_CREATED_COLUMNS} from '../../output/columns.js'
 
 export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
+  static override areas = ['webhooks'] as const
   static override summary = 'Create a webhook endpoint; its signing secret is shown once.'
   static override description =
     'The URL must be https:// (the local emulator also accepts http:// to 127.0.0.1, localhost or ::1). The signing secret is printed on stdout this one time: store it now, it is never shown again (rotate it with `webhooks rotate-secret`).'
@@ -22,7 +24,7 @@ export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
     const input = {url: f.url, event_types: parseList(f['event-types'], '--event-types')!, description: f.description}
     const {validateWebhookCreate} = await import('../../api/webhooks.js')
     validateWebhookCreate(input)
-    await this.confirmMutation({action: `Create webhook endpoint ${f.url}`, details: {events: input.event_types.join(', ')}})
+    await confirmMutation(this.ctx, this.flags, {action: `Create webhook endpoint ${f.url}`, details: {events: input.event_types.join(', ')}})
     const api = await this.api()
     const res = await api.webhooks.create(input)
     if (res.warning) this.out.warn(res.warning)

@@ -1,13 +1,15 @@
 import {Args} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
+import {confirmMutation} from '../../movements/command.js'
 import {WEBHOOK_COLUMNS, WEBHOOK_KNOWN} from '../../output/columns.js'
 
 export default class WebhooksDisable extends ApiCommand<typeof WebhooksDisable> {
+  static override areas = ['webhooks'] as const
   static override summary = 'Deactivate a webhook endpoint: it receives no events (and pending retries stop) until enabled.'
   static override args = {id: Args.string({description: 'webhook endpoint id', required: true})}
 
   async run(): Promise<void> {
-    await this.confirmMutation({action: `Disable webhook endpoint ${this.args.id}`})
+    await confirmMutation(this.ctx, this.flags, {action: `Disable webhook endpoint ${this.args.id}`})
     const api = await this.api()
     const res = await api.webhooks.setActive(this.args.id, false)
     if (res.warning) this.out.warn(res.warning)

@@ -1,8 +1,9 @@
 import {Args} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
-import {WEBHOOK_COLUMNS, WEBHOOK_KNOWN} from '../../output/columns.js'
+import {WEBHOOK_KNOWN} from '../../output/columns.js'
 
 export default class WebhooksGet extends ApiCommand<typeof WebhooksGet> {
+  static override areas = ['webhooks'] as const
   static override summary = 'Show one webhook endpoint (without its secret).'
   static override args = {id: Args.string({description: 'webhook endpoint id', required: true})}
 

@@ -42,7 +42,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
     const forwardTo = f['forward-to'] === undefined ? undefined : parseTargetUrl(f['forward-to'], '--forward-to')
     const tls = f['tls-cert'] && f['tls-key'] ? {cert: readFileArg(f['tls-cert'], '--tls-cert'), key: readFileArg(f['tls-key'], '--tls-key')} : undefined
 
-    const stopped = this.stopSignal()
+    const stopped = this.ctx.stopSignal()
 
     const {WebhookListener, formatSummary} = await import('../../webhooks/listener.js')
     const {redact} = await import('../../api/redact.js')

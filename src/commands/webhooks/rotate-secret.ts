@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
+import {confirmMutation} from '../../movements/command.js'
 import {ApiError} from '../../errors.js'
 import {configDir} from '../../config/index.js'
 import {ROTATION_COLUMNS} from '../../output/columns.js'
@@ -9,6 +10,7 @@ import type {WebhookEndpoint} from '../../api/schemas/webhooks.js'
 const isNotFound = (err: unknown) => err instanceof ApiError && err.status === 404
 
 export default class WebhooksRotateSecret extends ApiCommand<typeof WebhooksRotateSecret> {
+  static override areas = ['webhooks'] as const
   static override summary = 'Rotate an endpoint\'s signing secret: create a twin, show its secret, then delete the old endpoint.'
   static override description = [
     'The spec\'s rotation: a twin endpoint with the same URL, description, event types and activation is created and its new secret printed (once). Events keep going to both endpoints until the old one is deleted, so run your receiver with both secrets (`webhooks listen --secret OLD --secret NEW`), then confirm the deletion.',
@@ -44,7 +46,7 @@ export default class WebhooksRotateSecret extends ApiCommand<typeof WebhooksRota
       throw err
     }
 
-    await this.confirmMutation({
+    await confirmMutation(this.ctx, this.flags, {
       action: `Rotate the signing secret of webhook endpoint ${oldId}`,
       details: {url: old.url, steps: 'create a twin endpoint, show its new secret, then delete the old endpoint'},
     })
@@ -81,7 +83,7 @@ export default class WebhooksRotateSecret extends ApiCommand<typeof WebhooksRota
       if (!old.is_active) twin = (await api.webhooks.setActive(twin.id, false)).data
     }
 
-    const askFirst = !this.flags.yes && this.interactive
+    const askFirst = !this.flags.yes && this.ctx.prompter.interactive
     if (secret && askFirst) {
       process.stdout.write(`New signing secret of ${twin.id}: ${secret}\n`)
       this.out.note(this.out.paint.yellow('Store it now; it is not shown again.'))
@@ -89,7 +91,7 @@ export default class WebhooksRotateSecret extends ApiCommand<typeof WebhooksRota
 
     let deleted = false
     let failure: unknown
-    if (this.flags.yes || (askFirst && (await this.ask(`Your receiver now accepts the new secret? Delete the old endpoint ${oldId} now?`)))) {
+    if (this.flags.yes || (askFirst && (await this.ctx.prompter.confirm(`Your receiver now accepts the new secret? Delete the old endpoint ${oldId} now?`)))) {
       try {
         await api.webhooks.delete(oldId)
         deleted = true

@@ -1,10 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../base-command.js'
+import {confirmMutation} from '../../movements/command.js'
 import {parseList} from '../../flags.js'
 import {WEBHOOK_KNOWN} from '../../output/columns.js'
 import {validateWebhookUpdate} from '../../api/webhooks.js'
 
 export default class WebhooksUpdate extends ApiCommand<typeof WebhooksUpdate> {
+  static override areas = ['webhooks'] as const
   static override summary = 'Change a webhook endpoint\'s URL, description or event types (only the given fields).'
   static override description = '`--event-types` replaces the whole allowlist (stored sorted). `--description ""` clears the description.'
   static override examples = [
@@ -22,7 +24,7 @@ export default class WebhooksUpdate extends ApiCommand<typeof WebhooksUpdate> {
     const f = this.flags
     const input = {url: f.url, description: f.description, event_types: parseList(f['event-types'], '--event-types')}
     validateWebhookUpdate(input)
-    await this.confirmMutation({
+    await confirmMutation(this.ctx, this.flags, {
       action: `Update webhook endpoint ${this.args.id}`,
       details: {url: f.url, events: input.event_types?.join(', '), description: f.description},
     })

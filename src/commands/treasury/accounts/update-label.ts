@@ -1,8 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../../base-command.js'
+import {confirmMutation} from '../../../movements/command.js'
 import {TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN} from '../../../output/columns.js'
 
 export default class TreasuryAccountsUpdateLabel extends ApiCommand<typeof TreasuryAccountsUpdateLabel> {
+  static override areas = ['treasury'] as const
   static override summary = 'Change the display label of a treasury account.'
   static override description = 'The label is trimmed and must be 1 to 100 characters.'
   static override examples = ['<%= config.bin %> treasury accounts update-label ACCOUNT_ID --label "Operating (USD)"']
@@ -12,7 +14,7 @@ export default class TreasuryAccountsUpdateLabel extends ApiCommand<typeof Treas
   }
 
   async run(): Promise<void> {
-    await this.confirmMutation({action: `Relabel treasury account ${this.args.id}`, details: {label: this.flags.label}})
+    await confirmMutation(this.ctx, this.flags, {action: `Relabel treasury account ${this.args.id}`, details: {label: this.flags.label}})
     const api = await this.api()
     const res = await api.treasury.updateLabel(this.args.id, this.flags.label)
     if (res.warning) this.out.warn(res.warning)

@@ -3,6 +3,7 @@ import {ApiCommand} from '../../../base-command.js'
 import {BANK_TRANSACTION_COLUMNS} from '../../../output/columns.js'
 
 export default class TreasuryTransactionsGet extends ApiCommand<typeof TreasuryTransactionsGet> {
+  static override areas = ['treasury'] as const
   static override summary = 'Show one bank-reported transaction of a treasury account.'
   static override examples = ['<%= config.bin %> treasury transactions get ACCOUNT_ID TXN_ID']
   static override args = {

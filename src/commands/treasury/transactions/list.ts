@@ -4,6 +4,7 @@ import {BANK_TRANSACTION_COLUMNS} from '../../../output/columns.js'
 import {parseDate, optional} from '../../../flags.js'
 
 export default class TreasuryTransactionsList extends ApiCommand<typeof TreasuryTransactionsList> {
+  static override areas = ['treasury'] as const
   static override summary = 'List the bank-reported transactions of a treasury account.'
   static override description =
     'Fields the bank did not report (sender, receiver, direction, date) are left out of JSON output and empty in tables. Date filters are inclusive; lines without a date never match them.'

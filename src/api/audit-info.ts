@@ -1,0 +1,78 @@
+/** What the audit trail records of a mutating request (never a key or a secret), and the hook that records it. */
+
+/** What the audit trail learns of a mutating request: never the key or the body's secrets. */
+export interface AuditInfo {
+  op: string
+  method: string
+  path: string
+  idempotency_key?: string | null
+  amount_in_minor_units?: number | null
+  currency_code?: string | null
+  from?: string | null
+  to?: string | null
+}
+
+export interface AuditOutcome extends AuditInfo {
+  status?: number | null
+  request_id?: string | null
+  resource_id?: string | null
+  error_code?: string | null
+  resource_status?: string | null
+  outcome?: string | null
+  attempts?: number
+}
+
+/** Receives an intent before a mutating request is sent and its outcome after. */
+export interface AuditHook {
+  intent(info: AuditInfo): Promise<void>
+  outcome(info: AuditOutcome): Promise<void>
+}
+
+let opCounter = 0
+
+/** A fresh id tying an audit outcome to its intent. */
+export function newOpId(): string {
+  return `${process.pid}-${Date.now().toString(36)}-${(++opCounter).toString(36)}`
+}
+
+/** The auditable fields of a request: where money goes, never secrets. */
+/** The parts of a request the audit trail reads. */
+export interface AuditedRequest {
+  method: string
+  path: string
+  body?: unknown
+  rawBody?: string
+  headers?: Record<string, string>
+  idempotencyKey?: string
+}
+
+export function auditInfo(opts: AuditedRequest): AuditInfo {
+  let body = opts.body as Record<string, unknown> | undefined
+  if (!body && opts.rawBody) {
+    try {
+      body = JSON.parse(opts.rawBody) as Record<string, unknown>
+    } catch {
+      body = undefined
+    }
+  }
+  const pick = (...keys: string[]) => {
+    for (const k of keys) {
+      const v = body?.[k]
+      if (typeof v === 'string' || typeof v === 'number') return v
+    }
+    return null
+  }
+  const headerKey = Object.entries(opts.headers ?? {}).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1]
+  const amount = pick('amount_in_minor_units', 'amount_in_cents')
+  return {
+    op: newOpId(),
+    method: opts.method,
+    path: opts.path,
+    idempotency_key: opts.idempotencyKey ?? headerKey ?? null,
+    amount_in_minor_units: typeof amount === 'number' ? amount : null,
+    currency_code: (pick('currency_code', 'currency') as string | null) ?? null,
+    from: (pick('from_subaccount_id', 'from_account_id') as string | null) ?? null,
+    to: (pick('to_subaccount_id', 'to_account_id', 'subaccount_id', 'payee_id', 'party_id') as string | null) ?? null,
+  }
+}
+

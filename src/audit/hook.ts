@@ -1,0 +1,29 @@
+/**
+ * The audit hook handed to the API client and the movement pipeline: an intent record before a
+ * mutating request is sent (a failure to write it stops the request) and an outcome record after.
+ */
+import type {AuditHook} from '../api/client.js'
+import {AuditTrailError, UsageError} from '../errors.js'
+
+export function auditHook(dir: string, base: {profile: string | null; mode: 'live' | 'test' | 'unknown'}, warn: (line: string) => void): AuditHook {
+  let log: Promise<import('./index.js').AuditLog> | undefined
+  const open = () => (log ??= import('./index.js').then((m) => new m.AuditLog(dir)))
+  return {
+    intent: async (info) => {
+      try {
+        await (await open()).append({kind: 'intent', ...base, ...info})
+      } catch (err) {
+        // A trail that was cut or whose head changed: exit 1 with the fix, nothing sent.
+        if (err instanceof AuditTrailError) throw new AuditTrailError(`Nothing was sent: ${err.message}`)
+        throw new UsageError(`Cannot write the audit trail in ${dir} (${(err as Error).message}); nothing was sent.`)
+      }
+    },
+    outcome: async (info) => {
+      try {
+        await (await open()).append({kind: 'outcome', ...base, ...info})
+      } catch (err) {
+        warn(`could not record the outcome in the audit trail: ${(err as Error).message}`)
+      }
+    },
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Builds the command context of a real run from the command's flags and the process: the profile
+ * resolved once (flag > environment > profile, with the notes that make a stray key visible), the
+ * API client with its audit hook, the terminal prompter and the movement pipeline's ports.
+ */
+import {randomUUID} from 'node:crypto'
+import type {Api, ApiArea} from '../api/index.js'
+import {redactKey} from '../api/redact.js'
+import {auditHook} from '../audit/hook.js'
+import {configDir as defaultConfigDir, readProfiles} from '../config/index.js'
+import {resolveContext, type ResolvedContext} from '../config/resolve.js'
+import {AuthError, UsageError} from '../errors.js'
+import type {MovementKind, MovementPorts} from '../movements/types.js'
+import type {Output} from '../output/index.js'
+import {processExitNow, processInterrupts, processIO, processStopSignal, systemClock, type CommandContext, type IOStreams} from './index.js'
+import {terminalPrompter} from './prompter.js'
+
+export interface ConnectionFlags {
+  profile?: string
+  'api-key'?: string
+  'base-url'?: string
+  timeout?: number
+  'max-retries'?: number
+}
+
+export interface FactoryOptions {
+  out: Output
+  flags: ConnectionFlags
+  io?: IOStreams
+  debug?: boolean
+  userAgent: string
+  /** `fetch` for one-shot commands, `pool` for bulk ones. */
+  transport?: () => 'fetch' | 'pool'
+}
+
+export function processContext(opts: FactoryOptions): CommandContext {
+  const io = opts.io ?? processIO()
+  const out = opts.out
+  const dir = defaultConfigDir(io.env)
+  const trace = opts.debug ? (line: string) => io.stderr.write(`[debug] ${line}\n`) : undefined
+  let resolved: ResolvedContext | undefined
+  let api: Promise<Api> | undefined
+
+  const profile = (): ResolvedContext => {
+    if (resolved) return resolved
+    const r = resolveContext(opts.flags, io.env, readProfiles(dir))
+    resolved = r
+    if (r.key.source === 'flag') {
+      out.note('Note: --api-key is visible to other users in the process list; prefer PAYOPS_API_KEY, a profile or `profiles add --key-stdin`.')
+    }
+    if (r.envKeyOverridesProfile) out.note(`Note: using the API key from PAYOPS_API_KEY (${redactKey(r.apiKey)}), not the one of profile "${r.profileName}".`)
+    trace?.(`profile: ${r.profileName ?? '(none)'} (${r.profileProvenance.detail}); key: ${redactKey(r.apiKey)} (${r.key.detail}); base URL: ${r.baseUrl ?? '(none)'} (${r.baseUrlProvenance.detail})`)
+    return r
+  }
+
+  const audit = () => {
+    const r = profile()
+    return auditHook(dir, {profile: r.profileName ?? null, mode: r.mode}, (line) => out.warn(line))
+  }
+
+  const build = async (): Promise<Api> => {
+    const r = profile()
+    if (!r.apiKey) {
+      throw new AuthError(
+        'No API key: set PAYOPS_API_KEY, pass --api-key, or add a profile (`payops profiles add NAME`, or `payops emulator start --write-profile NAME` for the local emulator).',
+      )
+    }
+    if (!r.baseUrl) throw new UsageError('No base URL: set PAYOPS_BASE_URL, pass --base-url, or save one in the profile (`payops profiles add NAME --base-url URL`).')
+    // Tables mark a LIVE profile, so that production data is never mistaken for sandbox.
+    if (r.mode === 'live' && !out.machine) out.note(`${out.paint.live(' LIVE ')} profile ${r.profileName ?? '(none)'} · ${r.baseUrl}`)
+    const {Api} = await import('../api/index.js')
+    return Api.create(
+      {
+        baseUrl: r.baseUrl,
+        apiKey: r.apiKey,
+        timeoutMs: (opts.flags.timeout ?? 30) * 1000,
+        maxRetries: opts.flags['max-retries'] ?? 2,
+        userAgent: opts.userAgent,
+        trace,
+        audit: audit(),
+        transport: opts.transport?.() ?? 'fetch',
+      },
+      [],
+    )
+  }
+
+  const ctx: CommandContext = {
+    io,
+    out,
+    prompter: terminalPrompter(io, (text) => out.note(text)),
+    clock: systemClock,
+    configDir: dir,
+    get profile() {
+      return profile()
+    },
+    get isLive() {
+      return profile().mode === 'live'
+    },
+    async api(areas: readonly ApiArea[] = []) {
+      const a = await (api ??= build())
+      await a.load(areas)
+      return a
+    },
+    audit,
+    async movementPorts(kinds: readonly MovementKind[], flags: {yes?: boolean; overrideLimits?: boolean}): Promise<MovementPorts> {
+      const {AREAS_FOR_KIND} = await import('../movements/index.js')
+      const a = await ctx.api([...new Set(kinds.flatMap((k) => AREAS_FOR_KIND[k]))])
+      const {auditHistory} = await import('../movements/history.js')
+      const r = profile()
+      return {
+        api: a,
+        audit: audit(),
+        history: auditHistory(dir),
+        prompter: ctx.prompter,
+        paint: out.paint,
+        profile: {name: r.profileName ?? null, live: r.mode === 'live', limits: r.profile?.limits, keyLabel: redactKey(r.apiKey)},
+        yes: Boolean(flags.yes),
+        overrideLimits: Boolean(flags.overrideLimits),
+        newKey: () => randomUUID(),
+      }
+    },
+    stopSignal: processStopSignal,
+    onInterrupt: processInterrupts,
+    exitNow: processExitNow,
+    async close() {
+      if (api) await (await api.catch(() => undefined))?.close().catch(() => undefined)
+    },
+  }
+  return ctx
+}

@@ -1,0 +1,73 @@
+/**
+ * `emulator start`: checks before anything listens (loopback host, an existing profile is never
+ * replaced silently), starts the emulator, saves the profile when asked, prints the base URL and
+ * keys (one JSON line with --json), and stops cleanly on the stop signal.
+ */
+import type {CommandContext} from '../context/index.js'
+import {ProfileStore, validateProfileName} from '../config/index.js'
+import {UsageError} from '../errors.js'
+import {isLoopbackHost} from '../net.js'
+import {FAULT_KINDS, type FaultConfig, type FaultKind} from './faults.js'
+
+export interface StartOptions {
+  port: number
+  host: string
+  state?: string
+  writeProfile?: string
+  force: boolean
+  faultRate?: string
+  faultKinds: string
+  seed?: number
+}
+
+export function faultOptions(rate: string | undefined, kinds: string, seed: number | undefined): FaultConfig | undefined {
+  if (rate === undefined) return seed === undefined ? undefined : {seed}
+  const r = Number(rate)
+  if (!/^\d*\.?\d+$/.test(rate.trim()) || !(r >= 0 && r <= 1)) throw new UsageError(`--fault-rate "${rate}" must be a number from 0 to 1.`)
+  const list = kinds.split(',').map((s) => s.trim()).filter(Boolean)
+  const bad = list.find((k) => !(FAULT_KINDS as readonly string[]).includes(k))
+  if (bad || list.length === 0) throw new UsageError(`--fault-kinds: unknown kind "${bad ?? ''}" (use ${FAULT_KINDS.join(', ')}).`)
+  return {rate: r, kinds: list as FaultKind[], ...(seed === undefined ? {} : {seed})}
+}
+
+export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext): Promise<void> {
+  const out = ctx.out
+  out.refuseSelection('emulator start')
+  if (!isLoopbackHost(opts.host)) throw new UsageError(`--host ${opts.host} is not a loopback address; the emulator only binds to loopback.`)
+  const profileName = opts.writeProfile === undefined ? undefined : validateProfileName(opts.writeProfile)
+  const store = new ProfileStore(ctx.configDir)
+  // Checked before anything listens: an existing profile (perhaps a LIVE one) is never replaced silently.
+  if (profileName) store.replaceable(profileName, opts.force)
+  const faults = faultOptions(opts.faultRate, opts.faultKinds, opts.seed)
+  const stopped = ctx.stopSignal()
+  const {startEmulator} = await import('./index.js')
+  let emu
+  try {
+    emu = await startEmulator({port: opts.port, host: opts.host, statePath: opts.state, faults})
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`Port ${opts.port} is in use; pick another with --port (0 for any free port).`)
+    throw err
+  }
+  if (profileName) {
+    await store.save(profileName, {...store.get(profileName), api_key: emu.keys.test, base_url: emu.baseUrl, created_at: new Date(ctx.clock.now()).toISOString()})
+    if (!store.read().active) await store.use(profileName)
+  }
+  if (out.format === 'json' || out.format === 'ndjson') await out.jsonLine({base_url: emu.baseUrl, keys: emu.keys})
+  else {
+    const p = out.paint
+    const lines = [
+      `${p.bold('payops emulator')} listening on ${p.cyan(emu.baseUrl)}`,
+      `  test        ${emu.keys.test}`,
+      `  test_other  ${emu.keys.test_other}`,
+      `  live        ${emu.keys.live}`,
+      profileName ? `Profile "${profileName}" saved (test key). Try: payops -p ${profileName} subaccounts create --name Ops` : `Try: PAYOPS_BASE_URL=${emu.baseUrl} PAYOPS_API_KEY=<test key> payops subaccounts create --name Ops`,
+      opts.state ? `State file: ${opts.state}` : 'State is in memory only (use --state FILE to keep it).',
+      'Press Ctrl-C to stop.',
+    ]
+    for (const line of lines) await out.writeLine(line)
+  }
+  await stopped
+  // Rejects (exit 1) when the final save of --state fails.
+  await emu.close()
+  if (!out.machine) out.note('Emulator stopped.')
+}

@@ -1,0 +1,110 @@
+/**
+ * What commands do with the movement pipeline, given their context: run one money request or a
+ * batch, render outcomes (the resource on stdout, the outcome line or sentence on stderr), and
+ * confirm mutations that move no money through the same guard.
+ */
+import type {CommandContext} from '../context/index.js'
+import {ApiError, ExitCode, PartialError, type ExitCodeValue} from '../errors.js'
+import {BulkReport, type ItemResult} from '../api/bulk.js'
+import {redactKey} from '../api/redact.js'
+import {limitViolations, type Movement} from '../guardrails.js'
+import {RESULT_COLUMNS} from '../output/columns.js'
+import type {Column} from '../output/index.js'
+import {guard, type GuardOptions} from './guard.js'
+import type {MovementPorts, MovementRequest, Outcome, Summary} from './types.js'
+
+export interface GuardFlags {
+  yes?: boolean
+  'override-limits'?: boolean
+}
+
+const portFlags = (f: GuardFlags) => ({yes: f.yes, overrideLimits: f['override-limits']})
+
+/** Runs one money request through the pipeline (plan, guard, send, classify, record). */
+export async function runOne(ctx: CommandContext, flags: GuardFlags, request: MovementRequest): Promise<Outcome> {
+  const ports = await ctx.movementPorts([request.kind], portFlags(flags))
+  const {runMovement} = await import('./index.js')
+  return runMovement(request, ports, (p) => {
+    if (p.keyGenerated && !ctx.out.machine) {
+      ctx.out.note(ctx.out.paint.dim(`Idempotency-Key: ${p.idempotencyKey}  (re-run with --idempotency-key ${p.idempotencyKey} to retry safely)`))
+    }
+  })
+}
+
+/**
+ * Renders an outcome: the resource on stdout, then on stderr one JSON line `{"outcome":{...}}`
+ * in machine formats or the sentence on a terminal; a warning on stderr; a 207 ends with exit 6.
+ */
+export async function renderOutcome(ctx: CommandContext, o: Outcome, columns: Column[], known?: Column[], resource: Record<string, unknown> = o.resource): Promise<void> {
+  await ctx.out.resource(resource, columns, known)
+  finishOutcome(ctx, o)
+}
+
+/** The outcome line, the warning and the exit code of a 207, after the resource was rendered. */
+export function finishOutcome(ctx: CommandContext, o: Outcome): void {
+  ctx.out.outcome({kind: o.kind, id: o.id, idempotency_key: o.idempotency_key, status: o.status}, o.sentence)
+  if (o.warning || o.partial) ctx.out.warn(o.warning ?? 'the API reported a partial success')
+  if (o.partial) throw new PartialError(o.sentence)
+}
+
+/**
+ * Several money requests with one confirmation (moves approve ID...): each one's outcome line, then
+ * a result table; exit 0 when all went through, 6 when some did not.
+ */
+export async function runBatch(ctx: CommandContext, flags: GuardFlags, requests: MovementRequest[], opts: GuardOptions, verb: string): Promise<void> {
+  const ports = await ctx.movementPorts([...new Set(requests.map((r) => r.kind))], portFlags(flags))
+  const {runMovements} = await import('./index.js')
+  const settled = await runMovements(requests, ports, opts)
+  const results: ItemResult[] = []
+  const codes: ExitCodeValue[] = []
+  for (const s of settled) {
+    const id = 'id' in s.request ? s.request.id : ''
+    if ('outcome' in s) {
+      const o = s.outcome
+      ctx.out.outcome({kind: o.kind, id: o.id, idempotency_key: o.idempotency_key, status: o.status}, o.sentence)
+      if (o.warning) ctx.out.warn(`${o.id}: ${o.warning}`)
+      results.push({id, result: o.partial ? 'partial' : 'ok', move: o.resource, warning: o.warning, message: o.warning ?? ''})
+      codes.push(o.partial ? ExitCode.PARTIAL : ExitCode.OK)
+    } else {
+      const e = s.error
+      results.push({id, result: 'error', message: e instanceof ApiError ? e.describe() : e.message, error: e.toJSON()})
+      codes.push(e.exitCode)
+    }
+  }
+  await ctx.out.list(results, RESULT_COLUMNS)
+  new BulkReport(results, codes).throwIfFailed(verb)
+}
+
+/** The guard's ports without an API: for confirmations of a whole batch, or of mutations that move no money. */
+function guardPorts(ctx: CommandContext, flags: GuardFlags): MovementPorts {
+  const r = ctx.profile
+  return {
+    api: undefined as never,
+    history: {byKey: () => undefined, byResource: () => undefined},
+    prompter: ctx.prompter,
+    paint: ctx.out.paint,
+    profile: {name: r.profileName ?? null, live: r.mode === 'live', limits: r.profile?.limits, keyLabel: redactKey(r.apiKey)},
+    yes: Boolean(flags.yes),
+    overrideLimits: Boolean(flags['override-limits']),
+    newKey: () => '',
+  }
+}
+
+/**
+ * Every mutating command that moves no money calls this before sending. On a LIVE key it shows
+ * the summary and asks; without a terminal it refuses (exit 3) unless --yes.
+ */
+export async function confirmMutation(ctx: CommandContext, flags: GuardFlags, summary: Summary, opts: {evenOnTest?: boolean} = {}): Promise<void> {
+  await guard([{summary, checks: [], plainConfirm: true, evenOnTest: opts.evenOnTest}], guardPorts(ctx, flags))
+}
+
+/** Confirms a batch of money movements with one summary (bulk commands), through the movement guard. */
+export async function confirmBatch(ctx: CommandContext, flags: GuardFlags, summary: Summary, movements: Movement[], typed: string, opts: {evenOnTest?: boolean} = {}): Promise<void> {
+  await guard([{summary, checks: movements, typed, evenOnTest: opts.evenOnTest}], guardPorts(ctx, flags))
+}
+
+/** Every limit the movements break (bulk commands list them all). */
+export function limitReport(ctx: CommandContext, movements: Movement[]): string[] {
+  const profile = ctx.profile.profileName ?? '(no profile)'
+  return movements.flatMap((m) => limitViolations(ctx.profile.profile?.limits, m, profile))
+}

@@ -1,0 +1,139 @@
+/**
+ * A command context made of fakes, for in-process tests of a command's `run(opts, ctx)`: captured
+ * stdout and stderr, a scripted prompter, a controllable clock and stop signal, a fake API.
+ */
+import {PassThrough} from 'node:stream'
+import type {Api} from '../../src/api/index.js'
+import type {AuditInfo, AuditOutcome} from '../../src/api/client.js'
+import type {Limits} from '../../src/config/index.js'
+import type {ResolvedContext} from '../../src/config/resolve.js'
+import type {CommandContext} from '../../src/context/index.js'
+import {historyOf} from '../../src/movements/history.js'
+import type {Prompter} from '../../src/movements/types.js'
+import {Output, type Format} from '../../src/output/index.js'
+
+export interface TestContextOptions {
+  api?: Record<string, unknown>
+  format?: Format
+  live?: boolean
+  limits?: Limits
+  /** stdin and stderr are terminals (the prompter asks). */
+  interactive?: boolean
+  /** Answers the prompter gives, in order (confirm: 'y' is yes). */
+  answers?: string[]
+  stdin?: string
+  configDir?: string
+  columns?: string[]
+  query?: string
+}
+
+export interface TestContext {
+  ctx: CommandContext
+  stdout(): string
+  stderr(): string
+  asked: string[]
+  audit: Array<{kind: 'intent' | 'outcome'; info: AuditInfo | AuditOutcome}>
+  /** Delivers a stop signal (Ctrl-C). */
+  stop(): void
+  /** Milliseconds the fake clock slept in total. */
+  slept(): number
+  /** Codes passed to exitNow (a second Ctrl-C). */
+  exits: number[]
+}
+
+export function testContext(o: TestContextOptions = {}): TestContext {
+  const out = new PassThrough()
+  const err = new PassThrough()
+  let stdoutText = ''
+  let stderrText = ''
+  out.on('data', (d) => (stdoutText += d))
+  err.on('data', (d) => (stderrText += d))
+  const stdin = new PassThrough()
+  stdin.end(o.stdin ?? '')
+  const answers = [...(o.answers ?? [])]
+  const asked: string[] = []
+  const audit: TestContext['audit'] = []
+  const output = new Output({format: o.format ?? 'json', color: false, stdout: out, stderr: err, columns: o.columns, query: o.query})
+  const prompter: Prompter = {
+    interactive: o.interactive ?? false,
+    confirm: async (m) => {
+      asked.push(m)
+      return answers.shift() === 'y'
+    },
+    input: async (m) => {
+      asked.push(m)
+      return answers.shift() ?? ''
+    },
+    note: (t) => output.note(t),
+  }
+  let now = Date.parse('2026-11-23T12:00:00Z')
+  let slept = 0
+  let stop: () => void = () => undefined
+  let interrupt: ((count: number) => void) | undefined
+  let interrupts = 0
+  const exits: number[] = []
+  const stopped = new Promise<void>((resolve) => (stop = resolve))
+  const profile: ResolvedContext = {
+    profileName: 'test-profile',
+    profileProvenance: {source: 'profile', detail: 'active profile'},
+    profile: {api_key: o.live ? 'live_fake_key_0000' : 'test_fake_key_0000', base_url: 'http://127.0.0.1:9', limits: o.limits},
+    apiKey: o.live ? 'live_fake_key_0000' : 'test_fake_key_0000',
+    key: {source: 'profile', detail: 'profile "test-profile"'},
+    baseUrl: 'http://127.0.0.1:9',
+    baseUrlProvenance: {source: 'profile', detail: 'profile "test-profile"'},
+    mode: o.live ? 'live' : 'test',
+    envKeyOverridesProfile: false,
+  }
+  const auditHook = {
+    intent: async (info: AuditInfo) => void audit.push({kind: 'intent', info}),
+    outcome: async (info: AuditOutcome) => void audit.push({kind: 'outcome', info}),
+  }
+  const api = (o.api ?? {}) as unknown as Api
+  const ctx: CommandContext = {
+    io: {stdout: out, stderr: err, stdin, stdinIsTTY: Boolean(o.interactive), stdoutIsTTY: false, stderrIsTTY: Boolean(o.interactive), env: {}},
+    out: output,
+    prompter,
+    clock: {
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms
+        slept += ms
+      },
+    },
+    configDir: o.configDir ?? '/nonexistent-payops-config',
+    profile,
+    isLive: Boolean(o.live),
+    api: async () => api,
+    audit: () => auditHook,
+    movementPorts: async (_kinds, flags) => ({
+      api: api as never,
+      audit: auditHook,
+      history: historyOf(() => []),
+      prompter,
+      profile: {name: 'test-profile', live: Boolean(o.live), limits: o.limits, keyLabel: 'test_…0000'},
+      yes: Boolean(flags.yes),
+      overrideLimits: Boolean(flags.overrideLimits),
+      newKey: () => 'generated-key',
+    }),
+    stopSignal: () => stopped,
+    onInterrupt: (handler) => {
+      interrupt = handler
+      return () => (interrupt = undefined)
+    },
+    exitNow: (code) => exits.push(code),
+    close: async () => undefined,
+  }
+  return {
+    ctx,
+    stdout: () => stdoutText,
+    stderr: () => stderrText,
+    asked,
+    audit,
+    stop: () => {
+      stop()
+      interrupt?.(++interrupts)
+    },
+    slept: () => slept,
+    exits,
+  }
+}

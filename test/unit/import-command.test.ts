@@ -1,0 +1,100 @@
+/** `moves import` in-process: a temp CSV, a fake API, fake IO and stop signal; no process spawned. */
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {ApiError} from '../../src/errors.js'
+import {runImportCommand, type ImportOptions} from '../../src/import/command.js'
+import {testContext} from './context.js'
+
+const A = '11111111-1111-4111-8111-111111111111'
+const B = '22222222-2222-4222-8222-222222222222'
+const OTHER = '99999999-9999-4999-8999-999999999999'
+
+let dir: string
+afterEach(() => rmSync(dir, {recursive: true, force: true}))
+
+function csv(rows: string[]): string {
+  dir = mkdtempSync(join(tmpdir(), 'payops-import-cmd-'))
+  const file = join(dir, 'moves.csv')
+  writeFileSync(file, ['from,to,amount', ...rows].join('\n'))
+  return file
+}
+
+function fakeApi(opts: {onCreate?: (n: number) => void} = {}) {
+  const sent: Array<{key: string; amount: number}> = []
+  return {
+    sent,
+    api: {
+      subaccounts: {
+        get: async (id: string) => {
+          if (id === OTHER) throw new ApiError({status: 404, errorCode: 'NOT_FOUND', message: `subaccount ${id} not found`})
+          return {status: 200, data: {id, name: id.slice(0, 4), currency_code: 'USD'}}
+        },
+        currencies: async (ids: string[]) => new Map(ids.map((id) => [id, 'USD'])),
+      },
+      moves: {
+        create: async (input: {from_subaccount_id: string; to_subaccount_id: string; amount_in_minor_units: number}, key: string) => {
+          sent.push({key, amount: input.amount_in_minor_units})
+          opts.onCreate?.(sent.length)
+          const data = {id: `mv_${sent.length}`, ...input, status: 'settled'}
+          return {status: 201, data, body: {data}, headers: {}, attempts: 1, earlierAttemptUncertain: false, sentAt: Date.now()}
+        },
+      },
+    },
+  }
+}
+
+const opts = (file: string, over: Partial<ImportOptions> = {}): ImportOptions => ({file, dryRun: false, concurrency: 1, currency: 'USD', newBatch: false, guard: {yes: true}, ...over})
+
+describe('runImportCommand', () => {
+  it('sends every row once with its key, journals it, and a re-run sends nothing', async () => {
+    const file = csv([`${A},${B},1.00`, `${A},${B},2.50`])
+    const f = fakeApi()
+    const t = testContext({api: f.api})
+    await runImportCommand(opts(file), t.ctx)
+    expect(f.sent.map((s) => s.amount)).toEqual([100, 250])
+    expect(JSON.parse(t.stdout())).toMatchObject({rows: 2, created: 2, already_done: 0, failed: 0, not_sent: 0, total_this_run: {USD: 350}})
+    expect(readFileSync(`${file}.payops-journal.jsonl`, 'utf8')).toMatch(/"type":"done"/)
+    expect(t.audit.filter((a) => a.kind === 'outcome').map((a) => a.info)).toEqual([
+      expect.objectContaining({outcome: 'created', amount_in_minor_units: 100, currency_code: 'USD', from: A, to: B}),
+      expect.objectContaining({outcome: 'created', amount_in_minor_units: 250}),
+    ])
+    const again = testContext({api: f.api})
+    await runImportCommand(opts(file), again.ctx)
+    expect(f.sent).toHaveLength(2)
+    expect(JSON.parse(again.stdout())).toMatchObject({already_done: 2, created: 0})
+  })
+
+  it('the dry run checks sources for this key and names the line (exit 2), sending nothing', async () => {
+    const file = csv([`${A},${B},1.00`, `${OTHER},${B},1.00`])
+    const f = fakeApi()
+    const t = testContext({api: f.api})
+    const err = await runImportCommand(opts(file, {dryRun: true}), t.ctx).catch((e) => e)
+    expect(err.exitCode).toBe(2)
+    expect(t.stderr()).toMatch(/line 3: source subaccount 9999.* was not found for this API key/)
+    expect(f.sent).toEqual([])
+  })
+
+  it('on LIVE without a terminal and without --yes nothing is sent (exit 3)', async () => {
+    const file = csv([`${A},${B},1.00`])
+    const f = fakeApi()
+    const t = testContext({api: f.api, live: true})
+    await expect(runImportCommand(opts(file, {guard: {}}), t.ctx)).rejects.toMatchObject({exitCode: 3})
+    expect(f.sent).toEqual([])
+  })
+
+  it('Ctrl-C stops after the move in flight; the summary shows what was sent (exit 6)', async () => {
+    const file = csv([`${A},${B},1.00`, `${A},${B},2.00`, `${A},${B},3.00`])
+    let stop: () => void = () => undefined
+    const f = fakeApi({onCreate: (n) => n === 1 && stop()})
+    const t = testContext({api: f.api})
+    stop = t.stop
+    const err = await runImportCommand(opts(file), t.ctx).catch((e) => e)
+    expect(err.exitCode).toBe(6)
+    expect(f.sent).toHaveLength(1)
+    expect(JSON.parse(t.stdout())).toMatchObject({created: 1, not_sent: 2, interrupted: true, total_this_run: {USD: 100}})
+    expect(t.stderr()).toMatch(/Stopping after the moves in flight/)
+    expect(t.exits).toEqual([])
+  })
+})
