@@ -123,10 +123,10 @@ const results = []
 const show = (value) => (value < 10 ? value.toFixed(2) : Math.round(value).toLocaleString('en-US'))
 function record(name, value, unit, target, pass, detail) {
   results.push({name, value: Number(value.toFixed(value < 10 ? 3 : 0)), unit, target, result: pass ? 'PASS' : 'MISS', ...detail})
-  let line = `${pass ? 'PASS' : 'MISS'}  ${name.padEnd(62)} ${`${show(value)} ${unit}`.padEnd(18)} target ${target}`
+  let line = `${pass ? 'PASS' : 'MISS'}  ${name.padEnd(68)} ${`${show(value)} ${unit}`.padEnd(18)} target ${target}`
   if (compareFile) {
     const e = earlier.get(name)
-    line = `${line.padEnd(106)} ${e ? `was ${`${show(e.value)} ${e.unit}`.padEnd(16)} ${e.result}` : 'was —'}`
+    line = `${line.padEnd(112)} ${e ? `was ${`${show(e.value)} ${e.unit}`.padEnd(16)} ${e.result}` : 'was —'}`
   }
   process.stdout.write(`${line}\n`)
 }
