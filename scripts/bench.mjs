@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench`: measures payops side by side in one run against its own emulator, prints each
 // figure with its target and PASS/MISS, and writes the same results as JSON to .bench/.
+// `npm run bench -- --compare .bench/bench-….json` also prints each figure beside the same figure
+// of that earlier run.
 // Public tools only: Node's child_process for whole-process timings (interleaved A/B runs,
 // medians), /proc for peak RSS, and autocannon for HTTP load. Exits 0 even on a MISS.
 import autocannon from 'autocannon'
@@ -16,6 +18,22 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin/run.js')
 const work = mkdtempSync(join(tmpdir(), 'payops-bench-'))
 const REPS = Number(process.env.BENCH_REPS ?? 15)
+/** Latency the emulator adds to every /api/ request for the round-trip figures. */
+const LATENCY_MS = 50
+
+const cli = process.argv.slice(2)
+const compareAt = cli.indexOf('--compare')
+const compareFile = compareAt === -1 ? undefined : cli[compareAt + 1]
+if (compareAt !== -1 && !compareFile) {
+  process.stderr.write('usage: npm run bench -- --compare .bench/FILE.json\n')
+  process.exit(2)
+}
+/** The earlier run's figures by name, to print beside this run's. */
+const earlier = new Map()
+if (compareFile) {
+  const before = JSON.parse(readFileSync(compareFile, 'utf8'))
+  for (const r of before.results ?? []) earlier.set(r.name, {...r, at: before.at})
+}
 const baseEnv = {...process.env, PAYOPS_CONFIG_DIR: work, NO_COLOR: '1'}
 for (const k of ['PAYOPS_API_KEY', 'PAYOPS_BASE_URL', 'PAYOPS_PROFILE', 'PAYOPS_DEBUG']) delete baseEnv[k]
 
@@ -102,26 +120,33 @@ function cannon(opts) {
 }
 
 const results = []
+const show = (value) => (value < 10 ? value.toFixed(2) : Math.round(value).toLocaleString('en-US'))
 function record(name, value, unit, target, pass, detail) {
   results.push({name, value: Number(value.toFixed(value < 10 ? 3 : 0)), unit, target, result: pass ? 'PASS' : 'MISS', ...detail})
-  const shown = value < 10 ? value.toFixed(2) : Math.round(value).toLocaleString('en-US')
-  process.stdout.write(`${pass ? 'PASS' : 'MISS'}  ${name.padEnd(54)} ${`${shown} ${unit}`.padEnd(18)} target ${target}\n`)
+  let line = `${pass ? 'PASS' : 'MISS'}  ${name.padEnd(68)} ${`${show(value)} ${unit}`.padEnd(18)} target ${target}`
+  if (compareFile) {
+    const e = earlier.get(name)
+    line = `${line.padEnd(112)} ${e ? `was ${`${show(e.value)} ${e.unit}`.padEnd(16)} ${e.result}` : 'was —'}`
+  }
+  process.stdout.write(`${line}\n`)
 }
 
 const emu = await startEmulator()
 const cliEnv = {...baseEnv, PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.key}
-process.stdout.write(`payops bench: ${REPS} interleaved runs per pair, medians; emulator at ${emu.baseUrl}\n\n`)
+process.stdout.write(`payops bench: ${REPS} interleaved runs per pair, medians; emulator at ${emu.baseUrl}\n`)
+if (compareFile) process.stdout.write(`compared with ${compareFile} (${[...earlier.values()][0]?.at ?? 'no figures'})\n`)
+process.stdout.write('\n')
 try {
   // 1. Start-up.
   const version = await pair([process.execPath, [BIN, '--version']], [process.execPath, ['-e', '']])
-  record('payops --version vs node -e \'\'', version.ratio, '×', '≤ 1.5×', version.ratio <= 1.5, {payops_ms: version.a_ms, node_ms: version.b_ms})
+  record('payops --version vs node -e \'\'', version.ratio, '×', '≤ 1.15×', version.ratio <= 1.15, {payops_ms: version.a_ms, node_ms: version.b_ms})
 
   // 2. One GET.
   const sub = (await api(emu, 'POST', '/api/subaccounts', {name: 'Bench'})).data
   const bare = join(work, 'bare-fetch.mjs')
   writeFileSync(bare, "const r = await fetch(process.argv[2], {headers: {'x-api-key': process.env.PAYOPS_API_KEY}}); process.stdout.write(await r.text())\n")
   const get = await pair([process.execPath, [BIN, 'subaccounts', 'get', sub.id, '-o', 'json'], cliEnv], [process.execPath, [bare, `${emu.baseUrl}/api/subaccounts/${sub.id}`], cliEnv])
-  record('subaccounts get -o json vs a bare Node fetch', get.ratio, '×', '≤ 1.5×', get.ratio <= 1.5, {payops_ms: get.a_ms, fetch_ms: get.b_ms})
+  record('subaccounts get -o json vs a bare Node fetch', get.ratio, '×', '≤ 1.25×', get.ratio <= 1.25, {payops_ms: get.a_ms, fetch_ms: get.b_ms})
 
   // 3. Streaming a long list.
   const big = (await api(emu, 'POST', '/api/subaccounts', {name: 'Big'})).data
@@ -152,12 +177,61 @@ try {
   const rowsPerSec = 10_000 / (imp.wallMs / 1000)
   record('moves import, 10,000 rows at --concurrency 16', rowsPerSec, 'rows/s', '≥ 1,000/s', rowsPerSec >= 1000, {wall_ms: imp.wallMs})
 
-  // 5. Emulator throughput.
+  // 5. Against real latency: every /api/ request waits LATENCY_MS in the emulator.
+  const longList = (await api(emu, 'POST', '/api/subaccounts', {name: 'Latency long'})).data
+  const onePage = (await api(emu, 'POST', '/api/subaccounts', {name: 'Latency one page'})).data
+  const PAGE = 100
+  const LONG_ITEMS = 10_000
+  const paged = (id) => [process.execPath, [BIN, 'subaccounts', 'activity', id, '--all', '--limit', String(PAGE), '-o', 'ndjson'], cliEnv]
+  await api(emu, 'POST', '/_emulator/bulk/activity', {subaccount_id: longList.id, count: LONG_ITEMS})
+  await api(emu, 'POST', '/_emulator/bulk/activity', {subaccount_id: onePage.id, count: PAGE})
+  const latFrom = (await api(emu, 'POST', '/api/subaccounts', {name: 'Latency from'})).data
+  const latTo = (await api(emu, 'POST', '/api/subaccounts', {name: 'Latency to'})).data
+  const ROWS = 2_000
+  const CONCURRENCY = 16
+  const latCsv = join(work, 'import-latency.csv')
+  writeFileSync(latCsv, ['from,to,amount_in_minor_units', ...Array.from({length: ROWS}, (_, i) => `${latFrom.id},${latTo.id},${i + 1}`)].join('\n') + '\n')
+  await api(emu, 'POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: LATENCY_MS})
+  try {
+    // Paging: the marginal time of a page (the long list against a one-page list, so that start-up
+    // is not counted) against one round trip.
+    const longRuns = []
+    const oneRuns = []
+    for (let i = 0; i < 3; i++) {
+      longRuns.push(await runOnce(...paged(longList.id)))
+      oneRuns.push(await runOnce(...paged(onePage.id)))
+    }
+    const pages = LONG_ITEMS / PAGE
+    const perPageMs = (median(longRuns.map((r) => r.wallMs)) - median(oneRuns.map((r) => r.wallMs))) / (pages - 1)
+    const pageRatio = LATENCY_MS / perPageMs
+    record(`activity --all, ${pages} pages of ${PAGE} at ${LATENCY_MS} ms: pages per round trip`, pageRatio, '×', '≥ 0.9×', pageRatio >= 0.9, {
+      per_page_ms: perPageMs,
+      long_wall_ms: median(longRuns.map((r) => r.wallMs)),
+      one_page_wall_ms: median(oneRuns.map((r) => r.wallMs)),
+    })
+
+    // Import: the whole command, start-up included, against its bound: CONCURRENCY requests in
+    // flight, each one round trip, plus the read-only checks (one GET per distinct subaccount, 4
+    // at a time) before the first move is sent.
+    const latImp = await runOnce(process.execPath, [BIN, 'moves', 'import', latCsv, '--yes', '--concurrency', String(CONCURRENCY), '-o', 'json'], cliEnv)
+    const checkTrips = Math.ceil(2 / Math.min(4, 2))
+    const boundSeconds = ((Math.ceil(ROWS / CONCURRENCY) + checkTrips) * LATENCY_MS) / 1000
+    const importRatio = boundSeconds / (latImp.wallMs / 1000)
+    record(`moves import, ${ROWS.toLocaleString('en-US')} rows at --concurrency ${CONCURRENCY}, ${LATENCY_MS} ms: vs the bound`, importRatio, '×', '≥ 0.9×', importRatio >= 0.9, {
+      wall_ms: latImp.wallMs,
+      rows_per_s: ROWS / (latImp.wallMs / 1000),
+      bound_rows_per_s: ROWS / boundSeconds,
+    })
+  } finally {
+    await api(emu, 'DELETE', '/_emulator/faults')
+  }
+
+  // 6. Emulator throughput.
   const load = await cannon({url: `${emu.baseUrl}/api/subaccounts/${sub.id}`, connections: 50, duration: 5, headers: {'x-api-key': emu.key}})
   const rps = load.requests.average
   record('emulator GET at 50 connections', rps, 'req/s', '≥ 5,000/s', rps >= 5000 && load.non2xx === 0, {non2xx: load.non2xx, errors: load.errors})
 
-  // 6. Webhook listener.
+  // 7. Webhook listener.
   const secret = `whsec_${randomUUID().replace(/-/g, '')}`
   const listener = spawn(process.execPath, [BIN, 'webhooks', 'listen', '--port', '0', '--secret', secret, '-o', 'ndjson'], {env: baseEnv, stdio: ['ignore', 'ignore', 'pipe']})
   const listenUrl = await new Promise((resolve, reject) => {

@@ -3,8 +3,17 @@
  *
  * Before oclif dispatches, global flags given before the command (`payops -p prod subaccounts get
  * ID`) are moved after it, since oclif takes the first words of the line as the command id.
+ *
+ * A line that names one of payops' own commands (and asks for no help) is handed to that command
+ * through oclif's own `Config#runCommand`, with a Config that holds payops' root plugin only: the
+ * help and autocomplete plugins are loaded only for the lines that need them (help, `--help`,
+ * `autocomplete`, a topic, a typo), which go through oclif's `run` as before. The command ids come
+ * from `dist/command-table.json`, written by scripts/build.mjs from the oclif manifests.
  */
-import {flush, handle, run} from '@oclif/core'
+import {Config, Plugin, flush, handle, run} from '@oclif/core'
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 
 /** How a global flag is written: its name, its one-letter form and whether it takes a value. */
 export interface GlobalFlag {
@@ -76,12 +85,81 @@ async function dispatchArgv(argv: string[]): Promise<string[] | undefined> {
   }
 }
 
+/** `dist/command-table.json`: every command id (payops' and its plugins') and what it takes. */
+export interface CommandTable {
+  /** id -> [is one of payops' own commands, takes positional arguments]. */
+  commands: Record<string, [own: boolean, takesArgs: boolean]>
+  /** oclif's help flags (`--help` and the `additionalHelpFlags`). */
+  helpFlags: string[]
+  /** oclif's version flags (`--version` and the `additionalVersionFlags`). */
+  versionFlags: string[]
+}
+
+/**
+ * The command id oclif would take from the line, and the rest of the line: the same walk as
+ * oclif's `collateSpacedCmdIDFromArgs` (topic separator ' '), on the table's ids.
+ */
+export function commandIdFromArgv(argv: string[], table: CommandTable): {id: string; rest: string[]} {
+  if (argv.length === 0) return {id: '', rest: []}
+  if (argv.length === 1 || argv[0].includes(':')) return {id: argv[0], rest: argv.slice(1)}
+  const usable = new Set<string>()
+  for (const id of Object.keys(table.commands)) {
+    const parts = id.split(':')
+    for (let i = 1; i <= parts.length; i++) usable.add(parts.slice(0, i).join(':'))
+  }
+  const words: string[] = []
+  const idOf = (more?: string) => (more ? [...words, more] : words).filter(Boolean).join(':')
+  for (const arg of argv) {
+    if (usable.has(idOf(arg))) words.push(arg)
+    else if (arg.includes('=') || arg.startsWith('-') || Boolean(table.commands[idOf()]?.[1])) break
+    else words.push(arg)
+  }
+  const id = idOf()
+  return id ? {id, rest: argv.slice(id.split(':').length)} : {id: argv[0], rest: argv.slice(1)}
+}
+
+/** Whether oclif's `run` would answer the line with help or the version instead of a command. */
+function wantsHelpOrVersion(argv: string[], table: CommandTable): boolean {
+  if (argv.length === 0 || table.versionFlags.includes(argv[0])) return true
+  for (const arg of argv) {
+    if (arg === '--') return false
+    if (table.helpFlags.includes(arg)) return true
+  }
+  return false
+}
+
+function readTable(dir: string): CommandTable | undefined {
+  try {
+    return JSON.parse(readFileSync(join(dir, 'command-table.json'), 'utf8')) as CommandTable
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Runs one of payops' own commands through oclif with a Config of payops' root plugin alone, when
+ * the line names one; returns false (having done nothing) for every other line.
+ */
+async function runOwnCommand(argv: string[], root: string): Promise<boolean> {
+  const table = readTable(join(root, 'dist'))
+  if (!table || wantsHelpOrVersion(argv, table)) return false
+  const {id, rest} = commandIdFromArgv(argv, table)
+  if (!table.commands[id]?.[0]) return false
+  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  const plugin = new Plugin({root, isRoot: true, pjson, type: 'core'})
+  await plugin.load()
+  const config = await Config.load({root, pjson, plugins: new Map([[plugin.name, plugin]])})
+  await config.runCommand(id, rest)
+  return true
+}
+
 /** Runs the CLI (what `execute` from @oclif/core does, with global flags moved first). */
 export async function execute(options: {dir: string}): Promise<void> {
   try {
     const argv = await dispatchArgv(process.argv.slice(2))
     if (!argv) return
-    await run(argv, options.dir)
+    const root = join(fileURLToPath(new URL('.', options.dir)), '..')
+    if (!(await runOwnCommand(argv, root))) await run(argv, options.dir)
     // As oclif's execute does: not awaited, so that a closed stdout (`| head`) does not hang the exit.
     flush().catch(() => undefined)
   } catch (error) {

@@ -1,6 +1,10 @@
 /**
- * Cursor pagination as an async iterator: pages are fetched one at a time, only when the consumer
- * asks for more, so `--all` over any number of items holds one page in memory.
+ * Cursor pagination as an async iterator. With `all`, the next page is requested as soon as the
+ * consumer asks for more than a page's first item, and arrives while the consumer is still taking
+ * (and writing) the rest of that page: one page ahead, so a long list costs about one round trip
+ * per page instead of a round trip plus the writing, and memory holds at most two pages whatever
+ * the length of the list. Nothing is requested beyond `maxItems`, without `all`, past the last
+ * page, or for a consumer that stops at a page's first item.
  */
 import {ResponseError} from '../errors.js'
 
@@ -25,23 +29,35 @@ export interface PaginateOptions {
 }
 
 export async function* paginate<T>(fetchPage: PageFetcher<T>, opts: PaginateOptions = {}): AsyncGenerator<T, void, undefined> {
-  let cursor = opts.cursor
   let yielded = 0
   const seen = new Set<string>()
   const max = opts.maxItems ?? Number.POSITIVE_INFINITY
-  for (;;) {
-    const page = await fetchPage(cursor)
+  let pending: Promise<Page<T>> | undefined = fetchPage(opts.cursor)
+  while (pending) {
+    const page: Page<T> = await pending
+    pending = undefined
     opts.onPage?.(page)
+    const next = page.nextCursor
+    const more = Boolean(opts.all && yielded + page.items.length < max && page.hasMore && next)
+    const repeated = more && seen.has(next!)
+    let requested = !more || repeated
+    const requestNext = () => {
+      if (requested) return
+      requested = true
+      seen.add(next!)
+      const request = fetchPage(next!)
+      // A consumer that stops early never awaits it: its failure must not surface as unhandled.
+      request.catch(() => undefined)
+      pending = request
+    }
     for (const item of page.items) {
       if (yielded >= max) return
       yield item
       yielded++
+      // Resumed: the consumer wants more than this item, so the next page is worth asking for now.
+      requestNext()
     }
-    if (yielded >= max || !opts.all) return
-    const next = page.nextCursor
-    if (!page.hasMore || !next) return
-    if (seen.has(next)) throw new ResponseError(`The server returned the same next_cursor twice (${next.slice(0, 40)}); stopping.`, 200)
-    seen.add(next)
-    cursor = next
+    requestNext()
+    if (repeated) throw new ResponseError(`The server returned the same next_cursor twice (${next!.slice(0, 40)}); stopping.`, 200)
   }
 }
