@@ -72,15 +72,26 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
     const reply = await match.handler(ctx)
     // 'after': the handler committed its change; the client sees only the fault.
     if (fault && fault.kind !== 'latency') return injectFault(req, res, fault, requestId, app)
-    send(res, reply.status, reply.body, requestId, reply.headers)
+    send(res, reply.status, reply.body, requestId, {...reply.headers, ...(await drainUnread(req))})
   } catch (err) {
     if (err instanceof HttpError) {
-      sendError(res, err.status, err.code, err.message, requestId, err.headers)
+      sendError(res, err.status, err.code, err.message, requestId, {...err.headers, ...(await drainUnread(req))})
     } else {
       app.log(`emulator: internal error in ${method} ${path} (${requestId}): ${(err as Error)?.stack ?? String(err)}`)
       sendError(res, 500, 'INTERNAL_ERROR', 'internal error', requestId)
     }
   }
+}
+
+/**
+ * A request answered before its body was read (refused early, or a GET that carried one) has the
+ * rest of its body drained first, up to MAX_DRAIN_BYTES, so that the client reads the answer
+ * instead of a reset; past that the connection is closed after the answer.
+ */
+async function drainUnread(req: IncomingMessage): Promise<Record<string, string>> {
+  if (req.complete || req.readableEnded) return {}
+  const r = await readCappedBody(req, 0, MAX_DRAIN_BYTES).catch(() => undefined)
+  return r === undefined || (r.kind === 'too_large' && r.close) ? {connection: 'close'} : {}
 }
 
 /**

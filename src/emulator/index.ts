@@ -59,6 +59,13 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
 
   const server = createServer({keepAlive: true}, createRequestListener(router, app))
   server.keepAliveTimeout = 5_000
+  // A request Node's parser refuses (malformed, or a body where none may be) gets a 400 on a
+  // writable socket rather than a bare reset.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') return socket.destroy()
+    const body = JSON.stringify({error_code: 'BAD_REQUEST', message: 'the request could not be parsed'})
+    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+  })
   try {
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error) => reject(err)
