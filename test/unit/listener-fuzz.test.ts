@@ -10,34 +10,16 @@
 import {createHmac} from 'node:crypto'
 import {Agent, createServer, request, type IncomingHttpHeaders, type Server} from 'node:http'
 import {connect} from 'node:net'
-import {Writable} from 'node:stream'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {Output} from '../../src/output/index.js'
 import {MAX_BODY_BYTES, MAX_EVENT_DEPTH} from '../../src/webhooks/limits.js'
 import {WebhookListener, type AcceptedEvent} from '../../src/webhooks/listener.js'
-import {eventPrinter} from '../../src/webhooks/listen-command.js'
+import {printer} from './listener-printer.js'
 
 const SECRET = 'whsec_unit_fuzz_secret_value_000000001'
 const OTHER = 'whsec_unit_fuzz_secret_value_000000002'
 const TOLERANCE = 300
 const now = () => Math.floor(Date.now() / 1000)
-/** What `webhooks listen` prints for an event in `format`, through the output layer. */
-async function printer(format: 'table' | 'ndjson'): Promise<(e: AcceptedEvent) => string> {
-  let text = ''
-  const stdout = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      text += chunk.toString()
-      cb()
-    },
-  })
-  const print = await eventPrinter(new Output({format, color: false, stdout, stderr: stdout}), false)
-  return (e) => {
-    text = ''
-    print(e)
-    return text
-  }
-}
 
 /** HMAC computed here, independently of the code under test. */
 const hmac = (secret: string, ts: string, body: Buffer) => createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex')

@@ -4,36 +4,18 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import {connect} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {Writable} from 'node:stream'
 import {afterEach, describe, expect, it} from 'vitest'
 import {UsageError} from '../../src/errors.js'
-import {Output} from '../../src/output/index.js'
 import {ForwardQueue} from '../../src/webhooks/forward-queue.js'
 import {readBounded} from '../../src/webhooks/input.js'
 import {MAX_BODY_BYTES, MAX_EVENT_DEPTH} from '../../src/webhooks/limits.js'
 import {RecentIds, WebhookListener, decide, formatSummary, type AcceptedEvent, type ListenerOptions} from '../../src/webhooks/listener.js'
 import {SECRET_FLAG_NOTE, secretsFromFlags} from '../../src/webhooks/options.js'
-import {eventPrinter} from '../../src/webhooks/listen-command.js'
 import {escapeControls, jsonDepth} from '../../src/webhooks/safety.js'
+import {printer} from './listener-printer.js'
 
 const SECRET = 'whsec_unit_hardening_secret_00001'
 const now = () => Math.floor(Date.now() / 1000)
-/** What `webhooks listen` prints for an event in `format`, through the output layer. */
-async function printer(format: 'table' | 'ndjson'): Promise<(e: AcceptedEvent) => string> {
-  let text = ''
-  const stdout = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      text += chunk.toString()
-      cb()
-    },
-  })
-  const print = await eventPrinter(new Output({format, color: false, stdout, stderr: stdout}), false)
-  return (e) => {
-    text = ''
-    print(e)
-    return text
-  }
-}
 
 /** HMAC computed here, independently of the code under test. */
 const sig = (body: string | Buffer, ts: number | string, secret = SECRET) => createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex')
