@@ -5,7 +5,7 @@ import {readFileArg} from '../files.js'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
 import {loadLockfile} from '../interop.js'
-import {parseImportCsv, totalsByCurrency, type RowError} from './csv.js'
+import {parseImportCsv, readImportCsv, totalsByCurrency, type ImportRow, type RowError} from './csv.js'
 import {JournalWriter, journalPathFor, matchRows, readJournal, type JournalEntry, type JournalState, type MatchedRow} from './journal.js'
 import {runImport, type ImportResult, type RunOptions} from './run.js'
 import type {RowSender} from './send.js'
@@ -47,8 +47,9 @@ export class ImportPlan {
 
   /** Rows still to send: everything the journal does not record as done. */
   get pending(): MatchedRow[] {
-    return this.rows.filter((r) => !this.state.done.has(r.key))
+    return (this.pendingRows ??= this.rows.filter((r) => !this.state.done.has(r.key)))
   }
+  private pendingRows?: MatchedRow[]
 
   /** Rows the journal records as done (skipped). */
   get alreadyDone(): number {
@@ -89,15 +90,26 @@ export class ImportPlan {
   }
 }
 
+/** The file's valid rows and every error, read in one streaming pass ('-': stdin, read whole). */
+async function readRows(file: string, defaultCurrency: string): Promise<{rows: ImportRow[]; errors: RowError[]; sha256: string}> {
+  if (file === '-') {
+    const text = readFileArg(file, 'Cannot read').toString('utf8')
+    return {...parseImportCsv(text, defaultCurrency), sha256: createHash('sha256').update(text).digest('hex')}
+  }
+  const rows: ImportRow[] = []
+  const read = await readImportCsv(file, defaultCurrency, (r) => rows.push(r))
+  // Nothing is sent when any row is wrong: the rows are not needed then.
+  return {rows: read.errors.length ? [] : rows, errors: read.errors, sha256: read.sha256}
+}
+
 /**
  * Reads and validates the file and matches its rows to the journal (see matchRows). With
  * `newBatch` the old journal is set aside (archived when the run starts): every row gets a new
  * key, and the rows equal to rows the old batch sent are listed as duplicates.
  */
 async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boolean}): Promise<ImportPlan> {
-  const text = readFileArg(file, 'Cannot read').toString('utf8')
-  const fileSha256 = createHash('sha256').update(text).digest('hex')
-  const parsed = parseImportCsv(text, opts.defaultCurrency)
+  const parsed = await readRows(file, opts.defaultCurrency)
+  const fileSha256 = parsed.sha256
   const old = readJournal(journalPathFor(file))
   const archive = Boolean(old.batch && opts.newBatch)
   const state = archive ? readJournal('') : old
