@@ -141,7 +141,7 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
   let result
   try {
     const send = pipelineSender(await portsOf(ctx, ['move.create'], opts.guard))
-    result = await importFile.run(plan, {concurrency: f.concurrency, send, signal: abort.signal, onProgress: (n) => progress?.update(n)})
+    result = await importFile.run(plan, {concurrency: f.concurrency, defaultCurrency: f.currency, send, signal: abort.signal, onProgress: (n) => progress?.update(n)})
   } finally {
     progress?.stop()
     stopListening()

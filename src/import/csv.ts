@@ -210,6 +210,16 @@ export interface StreamedFile {
  * parseImportCsv.
  */
 export async function readImportCsv(path: string, defaultCurrency: string, onRow: (row: ImportRow) => void): Promise<StreamedFile> {
+  const out: StreamedFile = {errors: [], rows: 0, sha256: ''}
+  for await (const row of streamImportCsv(path, defaultCurrency, out)) onRow(row)
+  return out
+}
+
+/**
+ * The valid rows of a moves CSV, streamed from the file in order; `out` collects every error, the
+ * count of valid rows and (once the file was read to its end) its SHA-256.
+ */
+export async function* streamImportCsv(path: string, defaultCurrency: string, out: StreamedFile): AsyncGenerator<ImportRow> {
   let fd: number
   try {
     fd = openSync(path, 'r')
@@ -223,36 +233,34 @@ export async function readImportCsv(path: string, defaultCurrency: string, onRow
   const parser = input.pipe(parseStream(PARSE_OPTIONS))
   input.on('error', (err) => parser.destroy(err))
   const v = new RowValidator(defaultCurrency)
-  const errors: RowError[] = []
+  const errors = out.errors
   let headerLine = 0
-  let rows = 0
   let seen = 0
   try {
     for await (const {record, info} of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
       if (seen++ === 0) {
         headerLine = info.lines
         errors.push(...v.readHeader(record, headerLine))
-        if (errors.some((e) => e.line !== 0)) {
-          input.destroy()
-          return {errors, rows: 0, sha256: ''}
-        }
+        if (errors.some((e) => e.line !== 0)) return
         continue
       }
       const r = v.readRow(record, info.lines)
       if ('fingerprint' in r) {
-        rows++
-        onRow(r)
+        out.rows++
+        yield r
       } else errors.push(r)
     }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code && !(err as {lines?: number}).lines && !(err as {code: string}).code.startsWith('CSV_')) {
-      throw new UsageError(`Cannot read ${path}: ${(err as NodeJS.ErrnoException).code}.`)
-    }
-    return {errors: [malformed(err)], rows: 0, sha256: ''}
+    const code = (err as NodeJS.ErrnoException).code
+    if (code && !code.startsWith('CSV_')) throw new UsageError(`Cannot read ${path}: ${code}.`)
+    errors.push(malformed(err))
+    return
+  } finally {
+    input.destroy()
   }
-  if (seen === 0) return {errors: [{line: 1, message: 'the file is empty: expected a header row and at least one move'}], rows: 0, sha256: ''}
-  if (seen === 1) errors.push({line: headerLine, message: 'the file has a header but no rows'})
-  return {errors, rows, sha256: sha.digest('hex')}
+  if (seen === 0) errors.push({line: 1, message: 'the file is empty: expected a header row and at least one move'})
+  else if (seen === 1) errors.push({line: headerLine, message: 'the file has a header but no rows'})
+  else out.sha256 = sha.digest('hex')
 }
 
 /**

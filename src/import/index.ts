@@ -5,10 +5,10 @@ import {readFileArg} from '../files.js'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
 import {loadLockfile} from '../interop.js'
-import {parseImportCsv, readImportCsv, totalsByCurrency, type ImportRow, type RowError} from './csv.js'
+import {parseImportCsv, readImportCsv, streamImportCsv, totalsByCurrency, type ImportRow, type RowError} from './csv.js'
 import {JournalWriter, journalPathFor, matchRows, readJournal, type JournalEntry, type JournalState, type MatchedRow} from './journal.js'
-import {runImport, type ImportResult, type RunOptions} from './run.js'
-import type {RowSender} from './send.js'
+import {runImport, type ImportResult, type RowSource, type RunOptions} from './run.js'
+import type {KeyedRow, RowSender} from './send.js'
 
 /** A validated import, matched to its journal and keyed; sends nothing until run(). */
 export class ImportPlan {
@@ -97,7 +97,11 @@ async function readRows(file: string, defaultCurrency: string): Promise<{rows: I
     return {...parseImportCsv(text, defaultCurrency), sha256: createHash('sha256').update(text).digest('hex')}
   }
   const rows: ImportRow[] = []
-  const read = await readImportCsv(file, defaultCurrency, (r) => rows.push(r))
+  // Only what matching, the checks and the totals need: the send pass reads each row again.
+  const read = await readImportCsv(file, defaultCurrency, (r) => {
+    const {client_metadata: _m, auto_approve: _a, ...slim} = r
+    rows.push(slim)
+  })
   // Nothing is sent when any row is wrong: the rows are not needed then.
   return {rows: read.errors.length ? [] : rows, errors: read.errors, sha256: read.sha256}
 }
@@ -163,15 +167,38 @@ async function check(api: Api, p: ImportPlan, concurrency = 4): Promise<RowError
   return errors
 }
 
-async function run(p: ImportPlan, opts: RunOptions & {send: RowSender}): Promise<ImportResult> {
+async function run(p: ImportPlan, opts: RunOptions & {send: RowSender; defaultCurrency: string}): Promise<ImportResult> {
   const writer = await p.open()
   if (p.isNewBatch) {
     writer.append({type: 'batch', batch_id: p.batchId, file: p.file, file_sha256: p.fileSha256, rows: p.rows.length, created_at: new Date().toISOString()}, true)
   }
-  const result = await runImport(opts.send, p.rows, p.state, writer, opts)
+  const result = await runImport(opts.send, p.file === '-' ? p.rows : sourceOf(p, opts.defaultCurrency), p.state, writer, opts)
   if (!result.interrupted && result.failed === 0) writer.append({type: 'finished', file_sha256: p.fileSha256, at: new Date().toISOString()}, true)
   writer.flush()
   return result
+}
+
+/**
+ * The send pass: the file is read again, row by row, and each row not done yet is sent with the
+ * key and currency the plan gave it. A row whose content is not the one checked stops the import
+ * (the file changed since it was checked).
+ */
+function sourceOf(p: ImportPlan, defaultCurrency: string): RowSource {
+  const doneTotals: Record<string, number> = {}
+  for (const r of p.rows) if (p.state.done.has(r.key)) doneTotals[r.currency] = (doneTotals[r.currency] ?? 0) + r.amount_in_minor_units
+  async function* rows(): AsyncGenerator<KeyedRow> {
+    const out = {errors: [], rows: 0, sha256: ''}
+    let i = 0
+    for await (const row of streamImportCsv(p.file, defaultCurrency, out)) {
+      const planned = p.rows[i++]
+      if (!planned || planned.line !== row.line || planned.fingerprint !== row.fingerprint) {
+        throw new UsageError(`${p.file} changed while it was imported (line ${row.line}); re-run the same command to check it again and send the rest.`)
+      }
+      if (p.state.done.has(planned.key)) continue
+      yield {...row, currency: planned.currency, key: planned.key}
+    }
+  }
+  return {rows: rows(), total: p.rows.length, alreadyDone: p.alreadyDone, doneTotals}
 }
 
 export const importFile = {plan, check, run}
