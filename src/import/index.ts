@@ -79,6 +79,7 @@ export class ImportPlan {
       renameSync(this.journalPath, `${this.journalPath}.${new Date().toISOString().replace(/[:.]/g, '-')}`)
     }
     this.writer = new JournalWriter(this.journalPath)
+    this.writer.useBatch(this.batchId)
     return this.writer
   }
 
