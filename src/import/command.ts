@@ -191,17 +191,35 @@ async function confirmResend(ctx: CommandContext, opts: ImportOptions, count: nu
   if (answer.trim() !== String(count)) throw new NotConfirmedError(`Typed "${answer.trim()}", expected ${count}: not confirmed, nothing was sent.`)
 }
 
+/** On a terminal: rows done of the file, rows/s of this run and the ETA. */
 async function progressBar(ctx: CommandContext, total: number): Promise<{update(n: number): void; stop(): void} | undefined> {
   if (!ctx.io.stderrIsTTY) return undefined
   const {default: cliProgress} = await import('cli-progress')
   const bar = new cliProgress.SingleBar(
-    {format: 'moves {bar} {value}/{total} ({percentage}%) eta {eta_formatted}', stream: ctx.io.stderr as NodeJS.WriteStream, hideCursor: true, clearOnComplete: false},
+    {
+      format: 'moves {bar} {value}/{total} ({percentage}%) {rate} rows/s eta {eta_formatted}',
+      stream: ctx.io.stderr as NodeJS.WriteStream,
+      hideCursor: true,
+      clearOnComplete: false,
+      etaBuffer: 100,
+      fps: 5,
+    },
     cliProgress.Presets.shades_classic,
   )
-  bar.start(total, 0)
+  bar.start(total, 0, {rate: 0})
   let stopped = false
+  let first: number | undefined
+  let started = 0
   return {
-    update: (n) => bar.update(n),
+    update: (n) => {
+      // The rate of this run: rows done before it (from the journal) are not counted.
+      if (first === undefined) {
+        first = n
+        started = performance.now()
+      }
+      const seconds = (performance.now() - started) / 1000
+      bar.update(n, {rate: seconds > 0 ? Math.round((n - first) / seconds) : 0})
+    },
     stop: () => {
       if (!stopped) bar.stop()
       stopped = true

@@ -269,13 +269,14 @@ export async function* streamImportCsv(path: string, defaultCurrency: string, ou
  * number whose key the journal does not hold yet (see matchRows in journal.ts).
  */
 export function deriveKey(batchId: string, fingerprint: string, n: number): string {
-  const digest = createHash('sha256').update(`${batchId}\n${fingerprint}\n${n}`).digest('hex').slice(0, 32)
-  return `payops-import-${batchId.slice(0, 8)}-${digest}`
+  const digest = createHash('sha256').update(`${batchId}\n${fingerprint}\n${n}`).digest().toString('hex', 0, 16)
+  // One flat string (not a rope of its parts): a plan holds one key per row.
+  return Buffer.from(`payops-import-${batchId.slice(0, 8)}-${digest}`, 'latin1').toString('latin1')
 }
 
 /** The short content fingerprint the journal records for each sent row (from, to, amount, currency, auto_approve, metadata). */
 export function contentHash(fingerprint: string): string {
-  return createHash('sha256').update(fingerprint).digest('hex').slice(0, 32)
+  return createHash('sha256').update(fingerprint).digest().toString('hex', 0, 16)
 }
 
 /**

@@ -24,7 +24,8 @@ export interface SentRecord {
   key: string
   /** contentHash of the row's content (from, to, amount, currency, auto_approve, metadata); absent in journals written by earlier versions. */
   fp?: string
-  at: string
+  /** Written by earlier versions only. */
+  at?: string
 }
 
 export interface DoneRecord {
@@ -38,7 +39,8 @@ export interface DoneRecord {
   replayed: boolean
   kind?: 'created' | 'replayed' | 'advanced'
   warning?: string
-  at: string
+  /** Written by earlier versions only. */
+  at?: string
 }
 
 export interface FailedRecord {
@@ -48,7 +50,8 @@ export interface FailedRecord {
   status?: number
   error_code?: string
   message: string
-  at: string
+  /** Written by earlier versions only. */
+  at?: string
 }
 
 export interface FinishedRecord {
@@ -242,7 +245,7 @@ class RecordDecoder {
       if (t !== 's' || typeof line !== 'number') throw new Error('bad record')
       const key = this.key(k, batchId)
       this.sentAt.set(line, key)
-      return {type: 'sent', line, key, ...(typeof fp === 'string' ? {fp: b64ToHex(fp)} : {}), at: ''}
+      return {type: 'sent', line, key, ...(typeof fp === 'string' ? {fp: b64ToHex(fp)} : {})}
     }
     if (!v || typeof v !== 'object') throw new Error('bad record')
     const rec = v as Record<string, unknown>
@@ -259,12 +262,11 @@ class RecordDecoder {
         replayed: kind !== 'created',
         kind,
         ...(typeof rec.w === 'string' ? {warning: rec.w} : {}),
-        at: '',
       }
     }
     if (rec.type === 'failed') {
       const {l: _l, k: _k, ...rest} = rec
-      return {...(rest as unknown as FailedRecord), ...this.keyOf(rec, batchId), at: ''}
+      return {...(rest as unknown as FailedRecord), ...this.keyOf(rec, batchId)}
     }
     throw new Error('bad record')
   }

@@ -94,8 +94,17 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
   opts.onProgress?.(completed)
   let finished = 0
   let taken = 0
+  // The first error that stops the import (the others stop taking rows, their sends finish).
+  let fatal: {err: unknown} | undefined
   const worker = async () => {
-    while (!exhausted && taken < todoCount) {
+    try {
+      await work()
+    } catch (err) {
+      fatal ??= {err}
+    }
+  }
+  const work = async () => {
+    while (!exhausted && taken < todoCount && !fatal) {
       if (opts.signal?.aborted) {
         result.interrupted = true
         return
@@ -107,8 +116,7 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
       }
       taken++
       const row = step.value
-      const now = () => new Date().toISOString()
-      journal.append({type: 'sent', line: row.line, key: row.key, fp: contentHash(row.fingerprint), at: now()})
+      journal.append({type: 'sent', line: row.line, key: row.key, fp: contentHash(row.fingerprint)})
       try {
         const outcome = await send(row)
         if (outcome.warning) result.partial++
@@ -125,7 +133,6 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
           replayed: outcome.kind !== 'created',
           kind: outcome.kind,
           ...(outcome.warning ? {warning: outcome.warning} : {}),
-          at: now(),
         })
       } catch (err) {
         // A trail that cannot be written stops the whole import: nothing more is sent.
@@ -138,7 +145,7 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
         }
         result.failed++
         result.failures.push(failure)
-        journal.append({type: 'failed', ...failure, at: now()})
+        journal.append({type: 'failed', ...failure})
       }
       finished++
       opts.onProgress?.(++completed)
@@ -150,6 +157,7 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
     // Closes the file of a streamed source that was not read to its end.
     await it.return?.()
   }
+  if (fatal) throw fatal.err
   if (!exhausted && taken < todoCount) result.interrupted = true
   result.not_sent = todoCount - finished
   result.failures.sort((a, b) => a.line - b.line)
