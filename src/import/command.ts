@@ -99,7 +99,7 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
   // The profile's limits first (exit 3), then the read-only checks against the API (exit 2);
   // a row in minor units without a currency cell takes its source's currency there, so its
   // limits are checked again in that currency.
-  enforceLimits(ctx, opts, pending)
+  let overLimits = enforceLimits(ctx, opts, pending)
   if (pending.length) {
     const before = pending.map((r) => r.currency)
     const problems = await importFile.check(await ctx.api(['moves', 'subaccounts']), plan)
@@ -107,10 +107,11 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
       for (const e of problems) ctx.out.note(`line ${e.line}: ${e.message}`)
       throw new UsageError(`${plural(problems.length, 'row')} of ${file} failed the checks; nothing was sent.`)
     }
-    if (pending.some((r, i) => r.currency !== before[i])) enforceLimits(ctx, opts, pending)
+    if (pending.some((r, i) => r.currency !== before[i])) overLimits = enforceLimits(ctx, opts, pending)
   }
   const totals = plan.pendingTotals
-  const movements = movementsOf(pending)
+  // The confirmation checks the limits of each move on its own: the rows over them are enough.
+  const movements = overLimits.map(movementOf)
   const summaryLine = `Import ${plural(pending.length, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rows.length} rows already done)` : ''}`
   if (f.dryRun) {
     ctx.out.note(`${summaryLine}. Dry run: nothing was sent.`)
@@ -161,18 +162,30 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
   if (result.failed > 0) throw new PartialError(`${result.failed} of ${plan.rows.length} rows failed (see the journal ${plan.journalPath}); re-run to retry them with the same keys.`)
 }
 
-function movementsOf(rows: MatchedRow[]) {
-  return rows.map((r) => ({amount_in_minor_units: r.amount_in_minor_units, currency: r.currency, to: r.to_subaccount_id, label: `line ${r.line}`}))
+function movementOf(r: MatchedRow) {
+  return {amount_in_minor_units: r.amount_in_minor_units, currency: r.currency, to: r.to_subaccount_id, label: `line ${r.line}`}
 }
 
-/** Every row over the profile's limits is listed; refused (exit 3) unless --override-limits (confirmed later). */
-function enforceLimits(ctx: CommandContext, opts: ImportOptions, rows: MatchedRow[]): void {
-  const violations = limitReport(ctx, movementsOf(rows))
-  if (!violations.length) return
+/**
+ * Every row over the profile's limits is listed; refused (exit 3) unless --override-limits
+ * (confirmed later). Row by row, so that a large file is never copied as a list of moves.
+ * Returns the rows over the limits.
+ */
+function enforceLimits(ctx: CommandContext, opts: ImportOptions, rows: MatchedRow[]): MatchedRow[] {
+  const violations: string[] = []
+  const over: MatchedRow[] = []
+  for (const r of rows) {
+    const v = limitReport(ctx, [movementOf(r)])
+    if (!v.length) continue
+    over.push(r)
+    violations.push(...v)
+  }
+  if (!violations.length) return over
   for (const v of violations) ctx.out.note(v)
   if (!opts.guard['override-limits']) {
     throw new NotConfirmedError(`${plural(violations.length, 'row breaks', 'rows break')} the profile's limits; nothing was sent (--override-limits overrides it after confirmation).`)
   }
+  return over
 }
 
 /**

@@ -140,7 +140,9 @@ async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boo
 async function check(api: Api, p: ImportPlan, concurrency = 4): Promise<RowError[]> {
   const rows = p.pending
   const found = new Map<string, {currency: string | null} | null>()
-  const queue = [...new Set(rows.flatMap((r) => [r.from_subaccount_id, r.to_subaccount_id]))]
+  const ids = new Set<string>()
+  for (const r of rows) ids.add(r.from_subaccount_id).add(r.to_subaccount_id)
+  const queue = [...ids]
   const worker = async () => {
     for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
       try {
