@@ -2,7 +2,7 @@
 // Measures `payops moves import` on generated N-row CSVs against its own emulator: peak RSS of the
 // import process (VmHWM, polled from /proc), wall time, rows/s and journal bytes per row.
 // Public tools only (child_process, /proc). Usage:
-//   node scripts/import-memory.mjs [--rows 10000,100000] [--concurrency 16] [--dry-run]
+//   node scripts/import-memory.mjs [--rows 10000,100000] [--concurrency 16] [--dry-run] [--cpu-prof DIR]
 import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -20,6 +20,7 @@ const opt = (name, dflt) => {
 const SIZES = opt('rows', '10000,100000').split(',').map(Number)
 const CONCURRENCY = Number(opt('concurrency', '16'))
 const DRY = argv.includes('--dry-run')
+const PROF = opt('cpu-prof', undefined)
 const work = mkdtempSync(join(tmpdir(), 'payops-import-mem-'))
 const env = {...process.env, PAYOPS_CONFIG_DIR: work, NO_COLOR: '1'}
 for (const k of ['PAYOPS_API_KEY', 'PAYOPS_BASE_URL', 'PAYOPS_PROFILE', 'PAYOPS_DEBUG']) delete env[k]
@@ -33,10 +34,10 @@ function peakOf(pid) {
   }
 }
 
-function run(args, extraEnv = {}) {
+function run(args, extraEnv = {}, nodeArgs = []) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
-    const child = spawn(process.execPath, [BIN, ...args], {env: {...env, ...extraEnv}, stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {env: {...env, ...extraEnv}, stdio: ['ignore', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -78,7 +79,7 @@ try {
     for (let i = 1; i <= n; i++) lines.push(`${a},${b},${1 + (i % 997)},r${i}`)
     writeFileSync(file, lines.join('\n') + '\n')
     const args = ['moves', 'import', file, '--yes', '--concurrency', String(CONCURRENCY), '-o', 'json', ...(DRY ? ['--dry-run'] : [])]
-    const r = await run(args, as)
+    const r = await run(args, as, PROF ? ['--cpu-prof', '--cpu-prof-dir', PROF] : [])
     const journal = `${file}.payops-journal.jsonl`
     const journalBytes = existsSync(journal) ? statSync(journal).size : 0
     const out = {

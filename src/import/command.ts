@@ -10,7 +10,7 @@ import {confirmBatch, limitReport, portsOf, type GuardFlags} from '../movements/
 import {formatMoney, toDecimalString} from '../money.js'
 import type {Column} from '../output/index.js'
 import {importFile, type ImportPlan} from './index.js'
-import type {MatchedRow} from './journal.js'
+import type {PlannedRow} from './table.js'
 import {pipelineSender} from './send.js'
 
 export interface ImportOptions {
@@ -83,10 +83,10 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
     const n = plan.missing.length
     ctx.out.note(`${plural(n, 'row')} the journal records as sent (line${n === 1 ? '' : 's'} ${describeLines(plan.missing.map((e) => e.line))}) ${n === 1 ? 'is' : 'are'} no longer in the file; ${n === 1 ? 'its move was' : 'their moves were'} made and stay${n === 1 ? 's' : ''}.`)
   }
-  const pending = plan.pending
+  const pendingCount = plan.pendingCount
   if (!plan.isNewBatch && plan.state.entries.size) {
-    const fresh = pending.filter((r) => !r.prior).length
-    const again = pending.length - fresh
+    const fresh = plan.table.fresh
+    const again = pendingCount - fresh
     const todo = [fresh ? `${plural(fresh, 'new row')}` : '', again ? `${plural(again, 'unfinished row')} (with the ${again === 1 ? 'key it was' : 'keys they were'} sent with)` : ''].filter(Boolean)
     ctx.out.note(`${plural(plan.alreadyDone, 'row')} ${plan.alreadyDone === 1 ? 'was' : 'were'} imported before (journal ${plan.journalPath}); ${todo.length ? `${todo.join(' and ')} to send` : 'nothing to send'}.`)
   }
@@ -99,35 +99,34 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
   // The profile's limits first (exit 3), then the read-only checks against the API (exit 2);
   // a row in minor units without a currency cell takes its source's currency there, so its
   // limits are checked again in that currency.
-  let overLimits = enforceLimits(ctx, opts, pending)
-  if (pending.length) {
-    const before = pending.map((r) => r.currency)
+  let overLimits = enforceLimits(ctx, opts, plan.pending())
+  if (pendingCount) {
     const problems = await importFile.check(await ctx.api(['moves', 'subaccounts']), plan)
     if (problems.length) {
       for (const e of problems) ctx.out.note(`line ${e.line}: ${e.message}`)
       throw new UsageError(`${plural(problems.length, 'row')} of ${file} failed the checks; nothing was sent.`)
     }
-    if (pending.some((r, i) => r.currency !== before[i])) overLimits = enforceLimits(ctx, opts, pending)
+    if (plan.currenciesSet) overLimits = enforceLimits(ctx, opts, plan.pending())
   }
   const totals = plan.pendingTotals
   // The confirmation checks the limits of each move on its own: the rows over them are enough.
   const movements = overLimits.map(movementOf)
-  const summaryLine = `Import ${plural(pending.length, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rows.length} rows already done)` : ''}`
+  const summaryLine = `Import ${plural(pendingCount, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rowCount} rows already done)` : ''}`
   if (f.dryRun) {
     ctx.out.note(`${summaryLine}. Dry run: nothing was sent.`)
     await ctx.out.resource(
-      {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rows.length, to_send: pending.length, already_done: plan.alreadyDone, duplicates: plan.duplicates.length, total_to_send: totals, dry_run: true},
+      {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, to_send: pendingCount, already_done: plan.alreadyDone, duplicates: plan.duplicates.length, total_to_send: totals, dry_run: true},
       DRY_RUN_COLUMNS,
     )
     return
   }
   if (plan.duplicates.length) await confirmResend(ctx, opts, plan.duplicates.length)
-  if (pending.length > 0) {
+  if (pendingCount > 0) {
     const currencies = Object.keys(totals)
-    const typed = currencies.length === 1 ? toDecimalString(totals[currencies[0]], currencies[0]) : String(pending.length)
+    const typed = currencies.length === 1 ? toDecimalString(totals[currencies[0]], currencies[0]) : String(pendingCount)
     await confirmBatch(ctx, opts.guard, {action: summaryLine, amount: describeTotals(totals), details: {journal: plan.journalPath}}, movements, typed, {evenOnTest: true})
   }
-  const progress = await progressBar(ctx, plan.rows.length)
+  const progress = await progressBar(ctx, plan.rowCount)
   const abort = new AbortController()
   const stopListening = ctx.onInterrupt((count) => {
     if (count === 1) {
@@ -149,7 +148,7 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
     plan.close()
   }
   const {failures, ...counts} = result
-  const summary = {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rows.length, ...counts, failures}
+  const summary = {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, ...counts, failures}
   await ctx.out.resource(summary, SUMMARY_COLUMNS)
   // Machine formats carry the failures inside the summary; a table lists them below it.
   if (!ctx.out.machine && failures.length) {
@@ -157,12 +156,12 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
     await ctx.out.list(failures, FAILURE_COLUMNS)
   }
   if (result.interrupted) {
-    throw new PartialError(`Interrupted: ${plan.rows.length - result.not_sent - result.failed} of ${plan.rows.length} rows done, ${result.not_sent} not sent (${describeTotals(result.total_this_run)} moved by this run); re-run the same command to finish.`)
+    throw new PartialError(`Interrupted: ${plan.rowCount - result.not_sent - result.failed} of ${plan.rowCount} rows done, ${result.not_sent} not sent (${describeTotals(result.total_this_run)} moved by this run); re-run the same command to finish.`)
   }
-  if (result.failed > 0) throw new PartialError(`${result.failed} of ${plan.rows.length} rows failed (see the journal ${plan.journalPath}); re-run to retry them with the same keys.`)
+  if (result.failed > 0) throw new PartialError(`${result.failed} of ${plan.rowCount} rows failed (see the journal ${plan.journalPath}); re-run to retry them with the same keys.`)
 }
 
-function movementOf(r: MatchedRow) {
+function movementOf(r: PlannedRow) {
   return {amount_in_minor_units: r.amount_in_minor_units, currency: r.currency, to: r.to_subaccount_id, label: `line ${r.line}`}
 }
 
@@ -171,9 +170,9 @@ function movementOf(r: MatchedRow) {
  * (confirmed later). Row by row, so that a large file is never copied as a list of moves.
  * Returns the rows over the limits.
  */
-function enforceLimits(ctx: CommandContext, opts: ImportOptions, rows: MatchedRow[]): MatchedRow[] {
+function enforceLimits(ctx: CommandContext, opts: ImportOptions, rows: Iterable<PlannedRow>): PlannedRow[] {
   const violations: string[] = []
-  const over: MatchedRow[] = []
+  const over: PlannedRow[] = []
   for (const r of rows) {
     const v = limitReport(ctx, [movementOf(r)])
     if (!v.length) continue

@@ -271,7 +271,12 @@ export async function* streamImportCsv(path: string, defaultCurrency: string, ou
 export function deriveKey(batchId: string, fingerprint: string, n: number): string {
   const digest = createHash('sha256').update(`${batchId}\n${fingerprint}\n${n}`).digest().toString('hex', 0, 16)
   // One flat string (not a rope of its parts): a plan holds one key per row.
-  return Buffer.from(`payops-import-${batchId.slice(0, 8)}-${digest}`, 'latin1').toString('latin1')
+  return Buffer.from(derivedKeyPrefix(batchId) + digest, 'latin1').toString('latin1')
+}
+
+/** What every key derived in a batch starts with (then 32 hex digits). */
+export function derivedKeyPrefix(batchId: string): string {
+  return `payops-import-${batchId.slice(0, 8)}-`
 }
 
 /** The short content fingerprint the journal records for each sent row (from, to, amount, currency, auto_approve, metadata). */

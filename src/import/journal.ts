@@ -7,7 +7,7 @@
  */
 import {closeSync, existsSync, fsyncSync, openSync, readFileSync, truncateSync, writeSync} from 'node:fs'
 import {UsageError} from '../errors.js'
-import {contentHash, deriveKey, type ImportRow, type RowError} from './csv.js'
+import {contentHash, deriveKey, derivedKeyPrefix, type ImportRow, type RowError} from './csv.js'
 
 export interface BatchRecord {
   type: 'batch'
@@ -161,10 +161,6 @@ export function readJournal(path: string): JournalState {
 const KINDS = {created: 'c', replayed: 'r', advanced: 'a'} as const
 const KIND_OF: Record<string, DoneRecord['kind']> = {c: 'created', r: 'replayed', a: 'advanced'}
 
-function derivedPrefix(batchId: string): string {
-  return `payops-import-${batchId.slice(0, 8)}-`
-}
-
 const hexToB64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64url')
 const b64ToHex = (b64: string) => Buffer.from(b64, 'base64url').toString('hex')
 
@@ -174,7 +170,7 @@ class RecordEncoder {
   private readonly sentAt = new Map<number, string>()
 
   useBatch(batchId: string): void {
-    this.prefix = derivedPrefix(batchId)
+    this.prefix = derivedKeyPrefix(batchId)
   }
 
   private key(key: string): string {
@@ -226,7 +222,7 @@ class RecordDecoder {
     if (k.startsWith('=')) return k.slice(1)
     if (!k.startsWith('~')) return k
     if (!batchId) throw new Error('no batch')
-    return derivedPrefix(batchId) + b64ToHex(k.slice(1))
+    return derivedKeyPrefix(batchId) + b64ToHex(k.slice(1))
   }
 
   private keyOf(rec: Record<string, unknown>, batchId: string | undefined): {line: number; key: string} {
