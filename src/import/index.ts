@@ -5,7 +5,7 @@ import {readFileArg} from '../files.js'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
 import {loadLockfile} from '../interop.js'
-import {contentHash, parseImportCsv, readImportCsv, streamImportCsv, type ImportRow, type RowError} from './csv.js'
+import {contentHash, deriveKey, derivedKeyPrefix, parseImportCsv, readImportCsv, streamImportCsv, type ImportRow, type RowError} from './csv.js'
 import {RowTable, type PlannedRow} from './table.js'
 import {JournalWriter, journalPathFor, matchRows, readJournal, type JournalEntry, type JournalState, type MatchedRow} from './journal.js'
 import {runImport, type ImportResult, type RowSource, type RunOptions} from './run.js'
@@ -127,13 +127,17 @@ async function readRows(file: string, defaultCurrency: string): Promise<{rows: I
  * key, and the rows equal to rows the old batch sent are listed as duplicates.
  */
 async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boolean}): Promise<ImportPlan> {
-  const parsed = await readRows(file, opts.defaultCurrency)
-  const fileSha256 = parsed.sha256
   const old = readJournal(journalPathFor(file))
   const archive = Boolean(old.batch && opts.newBatch)
   const state = archive ? readJournal('') : old
   const batchId = state.batch?.batch_id ?? randomUUID()
-  const empty = {table: new RowTable([], batchId, () => false, () => ''), changed: [], missing: [], duplicates: [], batchId}
+  if (file !== '-' && !archive && state.entries.size === 0) {
+    const first = await planFirstRun(file, opts.defaultCurrency, state, batchId)
+    if (first) return first
+  }
+  const parsed = await readRows(file, opts.defaultCurrency)
+  const fileSha256 = parsed.sha256
+  const empty = {table: new RowTable(batchId, 1), changed: [], missing: [], duplicates: [], batchId}
   if (parsed.errors.length) return new ImportPlan(file, fileSha256, parsed.errors, state, empty, archive)
   let duplicates: MatchedRow[] = []
   if (archive) {
@@ -142,8 +146,36 @@ async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boo
     duplicates = before.rows.filter((r) => r.prior?.landed && !r.idempotency_key)
   }
   const m = matchRows(parsed.rows, state, batchId)
-  const table = new RowTable(m.rows, batchId, (key) => state.done.has(key), (r) => contentHash(r.fingerprint))
+  const table = RowTable.of(m.rows, batchId, (key) => state.done.has(key), (r) => contentHash(r.fingerprint))
   return new ImportPlan(file, fileSha256, [], state, {table, changed: m.changed, missing: m.missing, duplicates, batchId}, archive, parsed.whole ? parsed.rows : undefined)
+}
+
+/**
+ * A batch's first run (its journal holds no key): the rows are keyed as they are read, in one
+ * streaming pass, straight into the compact table; the same keys as matchRows gives them (the
+ * `idempotency_key` cell, else the derived key of the row's content and its occurrence among
+ * identical rows). Undefined when a key cell could collide with a derived key (then the general
+ * path decides).
+ */
+async function planFirstRun(file: string, defaultCurrency: string, state: JournalState, batchId: string): Promise<ImportPlan | undefined> {
+  const table = new RowTable(batchId)
+  const prefix = derivedKeyPrefix(batchId)
+  const occurrences = new Map<string, number>()
+  let clash = false
+  const read = await readImportCsv(file, defaultCurrency, (r) => {
+    const hash = contentHash(r.fingerprint)
+    let key = r.idempotency_key
+    if (key) clash ||= key.startsWith(prefix)
+    else {
+      const n = (occurrences.get(hash) ?? 0) + 1
+      occurrences.set(hash, n)
+      key = deriveKey(batchId, r.fingerprint, n)
+    }
+    table.push({...r, key}, false, hash)
+  })
+  if (clash && !read.errors.length) return undefined
+  const empty = new RowTable(batchId, 1)
+  return new ImportPlan(file, read.sha256, read.errors, state, {table: read.errors.length ? empty : table, changed: [], missing: [], duplicates: [], batchId}, false)
 }
 
 /**

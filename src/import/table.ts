@@ -27,29 +27,42 @@ export interface PlannedRow {
   prior: boolean
 }
 
+/** What the table stores of a row. */
+export interface TableRow {
+  line: number
+  from_subaccount_id: string
+  to_subaccount_id: string
+  amount_in_minor_units: number
+  currency: string
+  currencyGiven: boolean
+  key: string
+  /** The journal knew the row. */
+  prior?: unknown
+}
+
 export class RowTable {
-  readonly length: number
-  private readonly line: Uint32Array
-  private readonly amount: Float64Array
-  private readonly currency: Uint16Array
-  private readonly from: Uint32Array
-  private readonly to: Uint32Array
-  private readonly flags: Uint8Array
-  private readonly fp: Buffer
-  private readonly digest: Buffer
+  length = 0
+  private line: Uint32Array
+  private amount: Float64Array
+  private currency: Uint16Array
+  private from: Uint32Array
+  private to: Uint32Array
+  private flags: Uint8Array
+  private fp: Buffer
+  private digest: Buffer
   private readonly otherKeys = new Map<number, string>()
   private readonly currencies: string[] = []
   private readonly currencyIndex = new Map<string, number>()
   private readonly ids: string[] = []
+  private readonly idIndex = new Map<string, number>()
   private readonly prefix: string
   /** Rows still to send. */
   pending = 0
   /** Rows still to send that the journal did not know. */
   fresh = 0
 
-  constructor(rows: MatchedRow[], batchId: string, isDone: (key: string) => boolean, hashOf: (row: MatchedRow) => string) {
-    const n = rows.length
-    this.length = n
+  constructor(batchId: string, capacity = 1024) {
+    const n = Math.max(1, capacity)
     this.line = new Uint32Array(n)
     this.amount = new Float64Array(n)
     this.currency = new Uint16Array(n)
@@ -59,33 +72,62 @@ export class RowTable {
     this.fp = Buffer.alloc(16 * n)
     this.digest = Buffer.alloc(16 * n)
     this.prefix = derivedKeyPrefix(batchId)
-    const idIndex = new Map<string, number>()
-    const id = (s: string) => {
-      let i = idIndex.get(s)
-      if (i === undefined) {
-        i = this.ids.push(s) - 1
-        idIndex.set(s, i)
-      }
-      return i
+  }
+
+  static of(rows: MatchedRow[], batchId: string, isDone: (key: string) => boolean, hashOf: (row: MatchedRow) => string): RowTable {
+    const t = new RowTable(batchId, rows.length)
+    for (const r of rows) t.push(r, isDone(r.key), hashOf(r))
+    return t
+  }
+
+  private grow(): void {
+    const n = this.line.length * 2
+    const more = <T extends Uint32Array | Float64Array | Uint16Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(n)
+      b.set(a)
+      return b
     }
-    const hex = /^[0-9a-f]{32}$/
-    rows.forEach((r, i) => {
-      this.line[i] = r.line
-      this.amount[i] = r.amount_in_minor_units
-      this.currency[i] = this.currencyOf(r.currency)
-      this.from[i] = id(r.from_subaccount_id)
-      this.to[i] = id(r.to_subaccount_id)
-      const done = isDone(r.key)
-      this.flags[i] = (r.currencyGiven ? CURRENCY_GIVEN : 0) | (r.prior ? PRIOR : 0) | (done ? DONE : 0)
-      if (!done) {
-        this.pending++
-        if (!r.prior) this.fresh++
-      }
-      this.fp.write(hashOf(r), 16 * i, 'hex')
-      const tail = r.key.slice(this.prefix.length)
-      if (r.key.length === this.prefix.length + 32 && r.key.startsWith(this.prefix) && hex.test(tail)) this.digest.write(tail, 16 * i, 'hex')
-      else this.otherKeys.set(i, r.key)
-    })
+    this.line = more(this.line, (k) => new Uint32Array(k))
+    this.amount = more(this.amount, (k) => new Float64Array(k))
+    this.currency = more(this.currency, (k) => new Uint16Array(k))
+    this.from = more(this.from, (k) => new Uint32Array(k))
+    this.to = more(this.to, (k) => new Uint32Array(k))
+    this.flags = more(this.flags, (k) => new Uint8Array(k))
+    const fp = Buffer.alloc(16 * n)
+    this.fp.copy(fp)
+    this.fp = fp
+    const digest = Buffer.alloc(16 * n)
+    this.digest.copy(digest)
+    this.digest = digest
+  }
+
+  private id(s: string): number {
+    let i = this.idIndex.get(s)
+    if (i === undefined) {
+      i = this.ids.push(s) - 1
+      this.idIndex.set(s, i)
+    }
+    return i
+  }
+
+  /** Appends a row; `hash` is the content hash of its fingerprint (32 hex digits). */
+  push(r: TableRow, done: boolean, hash: string): void {
+    if (this.length === this.line.length) this.grow()
+    const i = this.length++
+    this.line[i] = r.line
+    this.amount[i] = r.amount_in_minor_units
+    this.currency[i] = this.currencyOf(r.currency)
+    this.from[i] = this.id(r.from_subaccount_id)
+    this.to[i] = this.id(r.to_subaccount_id)
+    this.flags[i] = (r.currencyGiven ? CURRENCY_GIVEN : 0) | (r.prior ? PRIOR : 0) | (done ? DONE : 0)
+    if (!done) {
+      this.pending++
+      if (!r.prior) this.fresh++
+    }
+    this.fp.write(hash, 16 * i, 'hex')
+    const tail = r.key.slice(this.prefix.length)
+    if (r.key.length === this.prefix.length + 32 && r.key.startsWith(this.prefix) && /^[0-9a-f]{32}$/.test(tail)) this.digest.write(tail, 16 * i, 'hex')
+    else this.otherKeys.set(i, r.key)
   }
 
   private currencyOf(c: string): number {

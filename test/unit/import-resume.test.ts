@@ -10,6 +10,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {ApiError} from '../../src/errors.js'
+import {assignKeys, parseImportCsv} from '../../src/import/csv.js'
 import {importFile} from '../../src/import/index.js'
 import type {KeyedRow, RowOutcome, RowSender} from '../../src/import/send.js'
 
@@ -120,4 +121,24 @@ describe('moves import resumes exactly once after kills at random points', () =>
       {numRuns: 60},
     )
   }, 120_000)
+})
+
+describe('the first run keys rows as it reads them', () => {
+  it('the same keys as a batch gives its rows (key cells, identical rows numbered in file order)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({amount: fc.integer({min: 1, max: 3}), key: fc.option(fc.uuid(), {nil: undefined})}), {minLength: 1, maxLength: 25}), async (rows) => {
+        const text = ['from,to,amount_in_minor_units,idempotency_key', ...rows.map((r) => `${A},${B},${r.amount},${r.key ?? ''}`)].join('\n') + '\n'
+        const parsed = parseImportCsv(text)
+        fc.pre(parsed.errors.length === 0)
+        const file = join(dir, `k${++files}.csv`)
+        writeFileSync(file, text)
+        const plan = await importFile.plan(file, {defaultCurrency: 'USD'})
+        expect(plan.errors).toEqual([])
+        const keys = Array.from({length: plan.rowCount}, (_, i) => plan.table.keyOf(i))
+        expect(keys).toEqual(assignKeys(parsed.rows, plan.batchId).map((r) => r.key))
+        expect(Array.from({length: plan.rowCount}, (_, i) => plan.table.lineOf(i))).toEqual(parsed.rows.map((r) => r.line))
+      }),
+      {numRuns: 40},
+    )
+  })
 })
