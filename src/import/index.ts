@@ -6,7 +6,7 @@ import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
 import {loadLockfile} from '../interop.js'
 import {contentHash, deriveKey, derivedKeyPrefix, parseImportCsv, readImportCsv, streamImportCsv, type ImportRow, type RowError} from './csv.js'
-import {RowTable, type PlannedRow} from './table.js'
+import {ContentCounter, RowTable, type PlannedRow} from './table.js'
 import {JournalWriter, journalPathFor, matchRows, readJournal, type JournalEntry, type JournalState, type MatchedRow} from './journal.js'
 import {runImport, type ImportResult, type RowSource, type RunOptions} from './run.js'
 import type {KeyedRow, RowSender} from './send.js'
@@ -159,19 +159,21 @@ async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boo
  */
 async function planFirstRun(file: string, defaultCurrency: string, state: JournalState, batchId: string): Promise<ImportPlan | undefined> {
   const table = new RowTable(batchId)
+  const counter = new ContentCounter(table)
   const prefix = derivedKeyPrefix(batchId)
-  const occurrences = new Map<string, number>()
   let clash = false
   const read = await readImportCsv(file, defaultCurrency, (r) => {
     const hash = contentHash(r.fingerprint)
-    let key = r.idempotency_key
-    if (key) clash ||= key.startsWith(prefix)
-    else {
-      const n = (occurrences.get(hash) ?? 0) + 1
-      occurrences.set(hash, n)
-      key = deriveKey(batchId, r.fingerprint, n)
+    const key = r.idempotency_key
+    if (key) {
+      clash ||= key.startsWith(prefix)
+      table.push({...r, key}, false, hash)
+      return
     }
-    table.push({...r, key}, false, hash)
+    // The key needs the row's occurrence number, which needs its content hash in the table.
+    table.push({...r, key: ''}, false, hash)
+    const i = table.length - 1
+    table.setKey(i, deriveKey(batchId, r.fingerprint, counter.next(i)))
   })
   if (clash && !read.errors.length) return undefined
   const empty = new RowTable(batchId, 1)

@@ -125,9 +125,15 @@ export class RowTable {
       if (!r.prior) this.fresh++
     }
     this.fp.write(hash, 16 * i, 'hex')
-    const tail = r.key.slice(this.prefix.length)
-    if (r.key.length === this.prefix.length + 32 && r.key.startsWith(this.prefix) && /^[0-9a-f]{32}$/.test(tail)) this.digest.write(tail, 16 * i, 'hex')
-    else this.otherKeys.set(i, r.key)
+    this.setKey(i, r.key)
+  }
+
+  setKey(i: number, key: string): void {
+    const tail = key.slice(this.prefix.length)
+    if (key.length === this.prefix.length + 32 && key.startsWith(this.prefix) && /^[0-9a-f]{32}$/.test(tail)) {
+      this.digest.write(tail, 16 * i, 'hex')
+      this.otherKeys.delete(i)
+    } else this.otherKeys.set(i, key)
   }
 
   private currencyOf(c: string): number {
@@ -164,6 +170,16 @@ export class RowTable {
     return this.fp.toString('hex', 16 * i, 16 * i + 16) === hash
   }
 
+  /** 31 bits of row `i`'s content hash. */
+  hashBits(i: number): number {
+    return this.fp.readUInt32LE(16 * i) >>> 1
+  }
+
+  /** Rows `i` and `j` have the same content hash. */
+  sameContent(i: number, j: number): boolean {
+    return this.fp.compare(this.fp, 16 * j, 16 * j + 16, 16 * i, 16 * i + 16) === 0
+  }
+
   setCurrency(i: number, currency: string): void {
     this.currency[i] = this.currencyOf(currency)
   }
@@ -197,5 +213,60 @@ export class RowTable {
       if (!Number.isSafeInteger(out[c])) throw new UsageError(`The total in ${c} is too large to handle exactly.`)
     }
     return out
+  }
+}
+
+/**
+ * Counts the rows of each content in a table as they are added, in a few bytes a row: an
+ * open-addressing set of row numbers keyed by the rows' content hashes (stored in the table), and
+ * the count of each content kept at its first row.
+ */
+export class ContentCounter {
+  private slots = new Int32Array(1024)
+  private used = 0
+  private counts = new Uint32Array(1024)
+
+  constructor(private readonly table: RowTable) {}
+
+  /** The occurrence number (from 1) of the content of row `i`, counting this row. */
+  next(i: number): number {
+    if ((this.used + 1) * 2 > this.slots.length) this.rehash()
+    const first = this.find(i)
+    if (first === i) {
+      this.used++
+      if (this.counts.length <= i) {
+        const c = new Uint32Array(Math.max(this.counts.length * 2, i + 1))
+        c.set(this.counts)
+        this.counts = c
+      }
+      this.counts[i] = 1
+      return 1
+    }
+    return ++this.counts[first]
+  }
+
+  /** The first row with the content of row `i` (row `i` is added when it is the first). */
+  private find(i: number): number {
+    const mask = this.slots.length - 1
+    for (let s = this.table.hashBits(i) & mask; ; s = (s + 1) & mask) {
+      const v = this.slots[s]
+      if (v === 0) {
+        this.slots[s] = i + 1
+        return i
+      }
+      if (this.table.sameContent(v - 1, i)) return v - 1
+    }
+  }
+
+  private rehash(): void {
+    const old = this.slots
+    this.slots = new Int32Array(old.length * 2)
+    const mask = this.slots.length - 1
+    for (const v of old) {
+      if (v === 0) continue
+      let s = this.table.hashBits(v - 1) & mask
+      while (this.slots[s] !== 0) s = (s + 1) & mask
+      this.slots[s] = v
+    }
   }
 }

@@ -141,4 +141,14 @@ describe('the first run keys rows as it reads them', () => {
       {numRuns: 40},
     )
   })
+
+  it('the same keys for a file of thousands of rows, many of them identical', async () => {
+    const text = ['from,to,amount_in_minor_units', ...Array.from({length: 5000}, (_, i) => `${A},${B},${1 + ((i * 7919) % 1500)}`)].join('\n') + '\n'
+    const file = join(dir, `big${++files}.csv`)
+    writeFileSync(file, text)
+    const plan = await importFile.plan(file, {defaultCurrency: 'USD'})
+    const keys = Array.from({length: plan.rowCount}, (_, i) => plan.table.keyOf(i))
+    expect(keys).toEqual(assignKeys(parseImportCsv(text).rows, plan.batchId).map((r) => r.key))
+    expect(new Set(keys).size).toBe(5000)
+  })
 })
