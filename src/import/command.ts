@@ -10,7 +10,7 @@ import {confirmBatch, limitReport, portsOf, type GuardFlags} from '../movements/
 import {formatMoney, toDecimalString} from '../money.js'
 import type {Column} from '../output/index.js'
 import {importFile, type ImportPlan} from './index.js'
-import type {MatchedRow} from './journal.js'
+import type {PlannedRow} from './table.js'
 import {pipelineSender} from './send.js'
 
 export interface ImportOptions {
@@ -83,10 +83,10 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
     const n = plan.missing.length
     ctx.out.note(`${plural(n, 'row')} the journal records as sent (line${n === 1 ? '' : 's'} ${describeLines(plan.missing.map((e) => e.line))}) ${n === 1 ? 'is' : 'are'} no longer in the file; ${n === 1 ? 'its move was' : 'their moves were'} made and stay${n === 1 ? 's' : ''}.`)
   }
-  const pending = plan.pending
+  const pendingCount = plan.pendingCount
   if (!plan.isNewBatch && plan.state.entries.size) {
-    const fresh = pending.filter((r) => !r.prior).length
-    const again = pending.length - fresh
+    const fresh = plan.table.fresh
+    const again = pendingCount - fresh
     const todo = [fresh ? `${plural(fresh, 'new row')}` : '', again ? `${plural(again, 'unfinished row')} (with the ${again === 1 ? 'key it was' : 'keys they were'} sent with)` : ''].filter(Boolean)
     ctx.out.note(`${plural(plan.alreadyDone, 'row')} ${plan.alreadyDone === 1 ? 'was' : 'were'} imported before (journal ${plan.journalPath}); ${todo.length ? `${todo.join(' and ')} to send` : 'nothing to send'}.`)
   }
@@ -99,34 +99,34 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
   // The profile's limits first (exit 3), then the read-only checks against the API (exit 2);
   // a row in minor units without a currency cell takes its source's currency there, so its
   // limits are checked again in that currency.
-  enforceLimits(ctx, opts, pending)
-  if (pending.length) {
-    const before = pending.map((r) => r.currency)
+  let overLimits = enforceLimits(ctx, opts, plan.pending())
+  if (pendingCount) {
     const problems = await importFile.check(await ctx.api(['moves', 'subaccounts']), plan)
     if (problems.length) {
       for (const e of problems) ctx.out.note(`line ${e.line}: ${e.message}`)
       throw new UsageError(`${plural(problems.length, 'row')} of ${file} failed the checks; nothing was sent.`)
     }
-    if (pending.some((r, i) => r.currency !== before[i])) enforceLimits(ctx, opts, pending)
+    if (plan.currenciesSet) overLimits = enforceLimits(ctx, opts, plan.pending())
   }
   const totals = plan.pendingTotals
-  const movements = movementsOf(pending)
-  const summaryLine = `Import ${plural(pending.length, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rows.length} rows already done)` : ''}`
+  // The confirmation checks the limits of each move on its own: the rows over them are enough.
+  const movements = overLimits.map(movementOf)
+  const summaryLine = `Import ${plural(pendingCount, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rowCount} rows already done)` : ''}`
   if (f.dryRun) {
     ctx.out.note(`${summaryLine}. Dry run: nothing was sent.`)
     await ctx.out.resource(
-      {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rows.length, to_send: pending.length, already_done: plan.alreadyDone, duplicates: plan.duplicates.length, total_to_send: totals, dry_run: true},
+      {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, to_send: pendingCount, already_done: plan.alreadyDone, duplicates: plan.duplicates.length, total_to_send: totals, dry_run: true},
       DRY_RUN_COLUMNS,
     )
     return
   }
   if (plan.duplicates.length) await confirmResend(ctx, opts, plan.duplicates.length)
-  if (pending.length > 0) {
+  if (pendingCount > 0) {
     const currencies = Object.keys(totals)
-    const typed = currencies.length === 1 ? toDecimalString(totals[currencies[0]], currencies[0]) : String(pending.length)
+    const typed = currencies.length === 1 ? toDecimalString(totals[currencies[0]], currencies[0]) : String(pendingCount)
     await confirmBatch(ctx, opts.guard, {action: summaryLine, amount: describeTotals(totals), details: {journal: plan.journalPath}}, movements, typed, {evenOnTest: true})
   }
-  const progress = await progressBar(ctx, plan.rows.length)
+  const progress = await progressBar(ctx, plan.rowCount)
   const abort = new AbortController()
   const stopListening = ctx.onInterrupt((count) => {
     if (count === 1) {
@@ -141,14 +141,14 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
   let result
   try {
     const send = pipelineSender(await portsOf(ctx, ['move.create'], opts.guard))
-    result = await importFile.run(plan, {concurrency: f.concurrency, send, signal: abort.signal, onProgress: (n) => progress?.update(n)})
+    result = await importFile.run(plan, {concurrency: f.concurrency, defaultCurrency: f.currency, send, signal: abort.signal, onProgress: (n) => progress?.update(n)})
   } finally {
     progress?.stop()
     stopListening()
     plan.close()
   }
   const {failures, ...counts} = result
-  const summary = {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rows.length, ...counts, failures}
+  const summary = {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, ...counts, failures}
   await ctx.out.resource(summary, SUMMARY_COLUMNS)
   // Machine formats carry the failures inside the summary; a table lists them below it.
   if (!ctx.out.machine && failures.length) {
@@ -156,23 +156,35 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
     await ctx.out.list(failures, FAILURE_COLUMNS)
   }
   if (result.interrupted) {
-    throw new PartialError(`Interrupted: ${plan.rows.length - result.not_sent - result.failed} of ${plan.rows.length} rows done, ${result.not_sent} not sent (${describeTotals(result.total_this_run)} moved by this run); re-run the same command to finish.`)
+    throw new PartialError(`Interrupted: ${plan.rowCount - result.not_sent - result.failed} of ${plan.rowCount} rows done, ${result.not_sent} not sent (${describeTotals(result.total_this_run)} moved by this run); re-run the same command to finish.`)
   }
-  if (result.failed > 0) throw new PartialError(`${result.failed} of ${plan.rows.length} rows failed (see the journal ${plan.journalPath}); re-run to retry them with the same keys.`)
+  if (result.failed > 0) throw new PartialError(`${result.failed} of ${plan.rowCount} rows failed (see the journal ${plan.journalPath}); re-run to retry them with the same keys.`)
 }
 
-function movementsOf(rows: MatchedRow[]) {
-  return rows.map((r) => ({amount_in_minor_units: r.amount_in_minor_units, currency: r.currency, to: r.to_subaccount_id, label: `line ${r.line}`}))
+function movementOf(r: PlannedRow) {
+  return {amount_in_minor_units: r.amount_in_minor_units, currency: r.currency, to: r.to_subaccount_id, label: `line ${r.line}`}
 }
 
-/** Every row over the profile's limits is listed; refused (exit 3) unless --override-limits (confirmed later). */
-function enforceLimits(ctx: CommandContext, opts: ImportOptions, rows: MatchedRow[]): void {
-  const violations = limitReport(ctx, movementsOf(rows))
-  if (!violations.length) return
+/**
+ * Every row over the profile's limits is listed; refused (exit 3) unless --override-limits
+ * (confirmed later). Row by row, so that a large file is never copied as a list of moves.
+ * Returns the rows over the limits.
+ */
+function enforceLimits(ctx: CommandContext, opts: ImportOptions, rows: Iterable<PlannedRow>): PlannedRow[] {
+  const violations: string[] = []
+  const over: PlannedRow[] = []
+  for (const r of rows) {
+    const v = limitReport(ctx, [movementOf(r)])
+    if (!v.length) continue
+    over.push(r)
+    violations.push(...v)
+  }
+  if (!violations.length) return over
   for (const v of violations) ctx.out.note(v)
   if (!opts.guard['override-limits']) {
     throw new NotConfirmedError(`${plural(violations.length, 'row breaks', 'rows break')} the profile's limits; nothing was sent (--override-limits overrides it after confirmation).`)
   }
+  return over
 }
 
 /**
@@ -191,17 +203,35 @@ async function confirmResend(ctx: CommandContext, opts: ImportOptions, count: nu
   if (answer.trim() !== String(count)) throw new NotConfirmedError(`Typed "${answer.trim()}", expected ${count}: not confirmed, nothing was sent.`)
 }
 
+/** On a terminal: rows done of the file, rows/s of this run and the ETA. */
 async function progressBar(ctx: CommandContext, total: number): Promise<{update(n: number): void; stop(): void} | undefined> {
   if (!ctx.io.stderrIsTTY) return undefined
   const {default: cliProgress} = await import('cli-progress')
   const bar = new cliProgress.SingleBar(
-    {format: 'moves {bar} {value}/{total} ({percentage}%) eta {eta_formatted}', stream: ctx.io.stderr as NodeJS.WriteStream, hideCursor: true, clearOnComplete: false},
+    {
+      format: 'moves {bar} {value}/{total} ({percentage}%) {rate} rows/s eta {eta_formatted}',
+      stream: ctx.io.stderr as NodeJS.WriteStream,
+      hideCursor: true,
+      clearOnComplete: false,
+      etaBuffer: 100,
+      fps: 5,
+    },
     cliProgress.Presets.shades_classic,
   )
-  bar.start(total, 0)
+  bar.start(total, 0, {rate: 0})
   let stopped = false
+  let first: number | undefined
+  let started = 0
   return {
-    update: (n) => bar.update(n),
+    update: (n) => {
+      // The rate of this run: rows done before it (from the journal) are not counted.
+      if (first === undefined) {
+        first = n
+        started = performance.now()
+      }
+      const seconds = (performance.now() - started) / 1000
+      bar.update(n, {rate: seconds > 0 ? Math.round((n - first) / seconds) : 0})
+    },
     stop: () => {
       if (!stopped) bar.stop()
       stopped = true

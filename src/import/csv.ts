@@ -6,8 +6,10 @@
  * `currency` column or the default currency) or `amount_in_minor_units`; optional
  * `idempotency_key`, `auto_approve` (true/false/yes/no/1/0) and `metadata.<key>` columns.
  */
-import {parse} from 'csv-parse/sync'
+import {parse as parseStream} from 'csv-parse'
+import {parse as parseSync} from 'csv-parse/sync'
 import {createHash} from 'node:crypto'
+import {createReadStream, openSync} from 'node:fs'
 import {validateMoveCreate} from '../api/moves.js'
 import {PayopsError, UsageError} from '../errors.js'
 import {normalizeCurrency, parseAmount, parseMinorUnits} from '../money.js'
@@ -46,50 +48,60 @@ const ALIASES: Record<string, string> = {from_subaccount_id: 'from', to_subaccou
 const KNOWN = new Set(['from', 'to', 'amount', 'currency', 'amount_in_minor_units', 'idempotency_key', 'auto_approve'])
 const BOOLEANS: Record<string, boolean> = {true: true, false: false, yes: true, no: false, '1': true, '0': false, y: true, n: false}
 
-export function parseImportCsv(text: string, defaultCurrency = 'USD'): ParsedFile {
-  const errors: RowError[] = []
-  let records: Array<{record: string[]; info: {lines: number}}>
-  try {
-    records = parse(text, {bom: true, skip_empty_lines: true, relax_column_count: true, trim: true, info: true}) as never
-  } catch (err) {
-    const e = err as {lines?: number; message?: string}
-    return {rows: [], errors: [{line: e.lines ?? 0, message: `malformed CSV: ${(e.message ?? '').replace(/ at line \d+$/, '')}`}], columns: []}
-  }
-  if (records.length === 0) return {rows: [], errors: [{line: 1, message: 'the file is empty: expected a header row and at least one move'}], columns: []}
-  const header = records[0].record.map((h) => {
-    const name = h.trim().toLowerCase()
-    return Object.hasOwn(ALIASES, name) ? ALIASES[name] : name
-  })
-  const headerLine = records[0].info.lines
-  const seen = new Set<string>()
-  for (const h of header) {
-    if (!h) errors.push({line: headerLine, message: 'the header has an empty column name'})
-    else if (seen.has(h)) errors.push({line: headerLine, message: `column "${h}" appears twice`})
-    else if (!KNOWN.has(h) && !h.startsWith('metadata.')) errors.push({line: headerLine, message: `unknown column "${h}" (expected from, to, amount, currency, amount_in_minor_units, idempotency_key, auto_approve, metadata.*)`})
-    else if (h === 'metadata.') errors.push({line: headerLine, message: 'column "metadata." needs a key name'})
-    seen.add(h)
-  }
-  for (const required of ['from', 'to']) if (!seen.has(required)) errors.push({line: headerLine, message: `missing column "${required}"`})
-  if (!seen.has('amount') && !seen.has('amount_in_minor_units')) errors.push({line: headerLine, message: 'missing an amount column: "amount" or "amount_in_minor_units"'})
-  if (errors.length) return {rows: [], errors, columns: header}
-  const fallback = (() => {
+/**
+ * Validates a moves CSV record by record: the header first, then each row (see parseImportCsv and
+ * readImportCsv). Keeps only what the checks across rows need: the header, the default currency
+ * and the line of each `idempotency_key`; repeated subaccount ids share one string.
+ */
+export class RowValidator {
+  header: string[] = []
+  private fallback = 'USD'
+  private readonly keys = new Map<string, number>()
+  private readonly ids = new Map<string, string>()
+
+  constructor(private readonly defaultCurrency = 'USD') {}
+
+  /** The header's problems (none: the rows can be read). */
+  readHeader(record: string[], headerLine: number): RowError[] {
+    const errors: RowError[] = []
+    const header = record.map((h) => {
+      const name = h.trim().toLowerCase()
+      return Object.hasOwn(ALIASES, name) ? ALIASES[name] : name
+    })
+    this.header = header
+    const seen = new Set<string>()
+    for (const h of header) {
+      if (!h) errors.push({line: headerLine, message: 'the header has an empty column name'})
+      else if (seen.has(h)) errors.push({line: headerLine, message: `column "${h}" appears twice`})
+      else if (!KNOWN.has(h) && !h.startsWith('metadata.')) errors.push({line: headerLine, message: `unknown column "${h}" (expected from, to, amount, currency, amount_in_minor_units, idempotency_key, auto_approve, metadata.*)`})
+      else if (h === 'metadata.') errors.push({line: headerLine, message: 'column "metadata." needs a key name'})
+      seen.add(h)
+    }
+    for (const required of ['from', 'to']) if (!seen.has(required)) errors.push({line: headerLine, message: `missing column "${required}"`})
+    if (!seen.has('amount') && !seen.has('amount_in_minor_units')) errors.push({line: headerLine, message: 'missing an amount column: "amount" or "amount_in_minor_units"'})
+    if (errors.length) return errors
     try {
-      return normalizeCurrency(defaultCurrency)
+      this.fallback = normalizeCurrency(this.defaultCurrency)
     } catch (err) {
       errors.push({line: 0, message: (err as Error).message})
-      return 'USD'
     }
-  })()
+    return errors
+  }
 
-  const rows: ImportRow[] = []
-  const keys = new Map<string, number>()
-  if (records.length === 1) errors.push({line: headerLine, message: 'the file has a header but no rows'})
-  for (const {record, info} of records.slice(1)) {
-    const line = info.lines
-    if (record.length !== header.length) {
-      errors.push({line, message: `has ${record.length} fields, the header has ${header.length}`})
-      continue
+  private id(s: string): string {
+    let v = this.ids.get(s)
+    if (v === undefined) {
+      // A copy that holds no reference to the parser's buffers.
+      v = (' ' + s).slice(1)
+      if (this.ids.size < 100_000) this.ids.set(v, v)
     }
+    return v
+  }
+
+  /** One row: the row, or its error. */
+  readRow(record: string[], line: number): ImportRow | RowError {
+    const header = this.header
+    if (record.length !== header.length) return {line, message: `has ${record.length} fields, the header has ${header.length}`}
     const cell: Record<string, string> = Object.create(null) as Record<string, string>
     header.forEach((h, i) => (cell[h] = record[i]))
     const rowErrors: string[] = []
@@ -101,7 +113,7 @@ export function parseImportCsv(text: string, defaultCurrency = 'USD'): ParsedFil
         return undefined
       }
     }
-    const currency = cell.currency ? attempt(() => normalizeCurrency(cell.currency)) : fallback
+    const currency = cell.currency ? attempt(() => normalizeCurrency(cell.currency)) : this.fallback
     let minor: number | undefined
     const hasAmount = Boolean(cell.amount)
     const hasMinor = Boolean(cell.amount_in_minor_units)
@@ -122,9 +134,9 @@ export function parseImportCsv(text: string, defaultCurrency = 'USD'): ParsedFil
     const key = cell.idempotency_key || undefined
     if (key) {
       if (key.length > 255) rowErrors.push('idempotency_key is longer than 255 characters')
-      const prev = keys.get(key)
+      const prev = this.keys.get(key)
       if (prev !== undefined) rowErrors.push(`idempotency_key "${key}" is also used on line ${prev}`)
-      else keys.set(key, line)
+      else this.keys.set(key, line)
     }
     if (minor !== undefined && currency) {
       attempt(() =>
@@ -137,15 +149,12 @@ export function parseImportCsv(text: string, defaultCurrency = 'USD'): ParsedFil
         }),
       )
     }
-    if (rowErrors.length) {
-      errors.push({line, message: rowErrors.map((m) => m.replace(/^Invalid move: /, '')).join('; ')})
-      continue
-    }
+    if (rowErrors.length) return {line, message: rowErrors.map((m) => m.replace(/^Invalid move: /, '')).join('; ')}
     const fingerprint = JSON.stringify([cell.from, cell.to, minor, currency, autoApprove ?? null, metadata ?? null])
-    rows.push({
+    return {
       line,
-      from_subaccount_id: cell.from,
-      to_subaccount_id: cell.to,
+      from_subaccount_id: this.id(cell.from),
+      to_subaccount_id: this.id(cell.to),
       amount_in_minor_units: minor!,
       currency: currency!,
       auto_approve: autoApprove,
@@ -154,9 +163,104 @@ export function parseImportCsv(text: string, defaultCurrency = 'USD'): ParsedFil
       fingerprint,
       decimal: hasAmount,
       currencyGiven: hasAmount || Boolean(cell.currency),
-    })
+    }
   }
-  return {rows, errors, columns: header}
+}
+
+const PARSE_OPTIONS = {bom: true, skip_empty_lines: true, relax_column_count: true, trim: true, info: true} as const
+
+function malformed(err: unknown): RowError {
+  const e = err as {lines?: number; message?: string}
+  return {line: e.lines ?? 0, message: `malformed CSV: ${(e.message ?? '').replace(/ at line \d+$/, '')}`}
+}
+
+export function parseImportCsv(text: string, defaultCurrency = 'USD'): ParsedFile {
+  let records: Array<{record: string[]; info: {lines: number}}>
+  try {
+    records = parseSync(text, PARSE_OPTIONS) as never
+  } catch (err) {
+    return {rows: [], errors: [malformed(err)], columns: []}
+  }
+  if (records.length === 0) return {rows: [], errors: [{line: 1, message: 'the file is empty: expected a header row and at least one move'}], columns: []}
+  const v = new RowValidator(defaultCurrency)
+  const headerLine = records[0].info.lines
+  const errors = v.readHeader(records[0].record, headerLine)
+  if (errors.some((e) => e.line !== 0)) return {rows: [], errors, columns: v.header}
+  const rows: ImportRow[] = []
+  if (records.length === 1) errors.push({line: headerLine, message: 'the file has a header but no rows'})
+  for (const {record, info} of records.slice(1)) {
+    const r = v.readRow(record, info.lines)
+    if ('fingerprint' in r) rows.push(r)
+    else errors.push(r)
+  }
+  return {rows, errors, columns: v.header}
+}
+
+export interface StreamedFile {
+  errors: RowError[]
+  /** Valid rows. */
+  rows: number
+  /** SHA-256 of the file's bytes. */
+  sha256: string
+}
+
+/**
+ * Reads and validates a moves CSV in one streaming pass: each valid row goes to `onRow` as it is
+ * read (nothing of the file is held), every error is collected with its line. The same checks as
+ * parseImportCsv.
+ */
+export async function readImportCsv(path: string, defaultCurrency: string, onRow: (row: ImportRow) => void): Promise<StreamedFile> {
+  const out: StreamedFile = {errors: [], rows: 0, sha256: ''}
+  for await (const row of streamImportCsv(path, defaultCurrency, out)) onRow(row)
+  return out
+}
+
+/**
+ * The valid rows of a moves CSV, streamed from the file in order; `out` collects every error, the
+ * count of valid rows and (once the file was read to its end) its SHA-256.
+ */
+export async function* streamImportCsv(path: string, defaultCurrency: string, out: StreamedFile): AsyncGenerator<ImportRow> {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    throw new UsageError(`Cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)}.`)
+  }
+  const sha = createHash('sha256')
+  const input = createReadStream('', {fd, highWaterMark: 1 << 16})
+  input.on('data', (chunk) => sha.update(chunk))
+  const parser = input.pipe(parseStream(PARSE_OPTIONS))
+  input.on('error', (err) => parser.destroy(err))
+  const v = new RowValidator(defaultCurrency)
+  const errors = out.errors
+  let headerLine = 0
+  let seen = 0
+  try {
+    for await (const {record, info} of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
+      if (seen++ === 0) {
+        headerLine = info.lines
+        errors.push(...v.readHeader(record, headerLine))
+        if (errors.some((e) => e.line !== 0)) return
+        continue
+      }
+      const r = v.readRow(record, info.lines)
+      if ('fingerprint' in r) {
+        out.rows++
+        yield r
+      } else errors.push(r)
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code && !code.startsWith('CSV_')) throw new UsageError(`Cannot read ${path}: ${code}.`)
+    errors.push(malformed(err))
+    return
+  } finally {
+    input.destroy()
+  }
+  if (seen === 0) errors.push({line: 1, message: 'the file is empty: expected a header row and at least one move'})
+  else if (seen === 1) errors.push({line: headerLine, message: 'the file has a header but no rows'})
+  else out.sha256 = sha.digest('hex')
 }
 
 /**
@@ -165,13 +269,19 @@ export function parseImportCsv(text: string, defaultCurrency = 'USD'): ParsedFil
  * number whose key the journal does not hold yet (see matchRows in journal.ts).
  */
 export function deriveKey(batchId: string, fingerprint: string, n: number): string {
-  const digest = createHash('sha256').update(`${batchId}\n${fingerprint}\n${n}`).digest('hex').slice(0, 32)
-  return `payops-import-${batchId.slice(0, 8)}-${digest}`
+  const digest = createHash('sha256').update(`${batchId}\n${fingerprint}\n${n}`).digest().toString('hex', 0, 16)
+  // One flat string (not a rope of its parts): a plan holds one key per row.
+  return Buffer.from(derivedKeyPrefix(batchId) + digest, 'latin1').toString('latin1')
+}
+
+/** What every key derived in a batch starts with (then 32 hex digits). */
+export function derivedKeyPrefix(batchId: string): string {
+  return `payops-import-${batchId.slice(0, 8)}-`
 }
 
 /** The short content fingerprint the journal records for each sent row (from, to, amount, currency, auto_approve, metadata). */
 export function contentHash(fingerprint: string): string {
-  return createHash('sha256').update(fingerprint).digest('hex').slice(0, 32)
+  return createHash('sha256').update(fingerprint).digest().toString('hex', 0, 16)
 }
 
 /**

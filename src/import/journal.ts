@@ -7,7 +7,7 @@
  */
 import {closeSync, existsSync, fsyncSync, openSync, readFileSync, truncateSync, writeSync} from 'node:fs'
 import {UsageError} from '../errors.js'
-import {contentHash, deriveKey, type ImportRow, type RowError} from './csv.js'
+import {contentHash, deriveKey, derivedKeyPrefix, type ImportRow, type RowError} from './csv.js'
 
 export interface BatchRecord {
   type: 'batch'
@@ -24,7 +24,8 @@ export interface SentRecord {
   key: string
   /** contentHash of the row's content (from, to, amount, currency, auto_approve, metadata); absent in journals written by earlier versions. */
   fp?: string
-  at: string
+  /** Written by earlier versions only. */
+  at?: string
 }
 
 export interface DoneRecord {
@@ -38,7 +39,8 @@ export interface DoneRecord {
   replayed: boolean
   kind?: 'created' | 'replayed' | 'advanced'
   warning?: string
-  at: string
+  /** Written by earlier versions only. */
+  at?: string
 }
 
 export interface FailedRecord {
@@ -48,7 +50,8 @@ export interface FailedRecord {
   status?: number
   error_code?: string
   message: string
-  at: string
+  /** Written by earlier versions only. */
+  at?: string
 }
 
 export interface FinishedRecord {
@@ -99,11 +102,12 @@ export function readJournal(path: string): JournalState {
     return e
   }
   const lines = readFileSync(path, 'utf8').split('\n')
+  const decoder = new RecordDecoder()
   lines.forEach((text, i) => {
     if (!text.trim()) return
     let rec: JournalRecord
     try {
-      rec = JSON.parse(text) as JournalRecord
+      rec = decoder.decode(JSON.parse(text) as unknown, state.batch?.batch_id)
     } catch {
       if (i >= lines.length - 2) {
         state.tornTail = true
@@ -139,6 +143,129 @@ export function readJournal(path: string): JournalState {
     }
   })
   return state
+}
+
+/*
+ * The compact records (written since mass imports; the verbose ones above are still read):
+ *
+ * - sent: a JSON array `["s", line, key, fp]`. A key derived from the batch id is written as `~`
+ *   and its digest in base64url (a key of the file that starts with `~` or `=` gets a `=` in
+ *   front); fp (the content hash) in base64url.
+ * - done: `{"type":"done","l":line,"m":move_id,"o":kind}` (kind c, r or a; "w": the warning,
+ *   "s": the move's status when not settled, "h": the HTTP status when not 200 or 201). With no
+ *   "k", the key is the one last sent from that line (the writer names the key otherwise).
+ * - failed: `{"type":"failed","l":line,"message":…,"status":…,"error_code":…}`, the key as above.
+ *
+ * No record repeats a timestamp: the batch record has its creation time.
+ */
+const KINDS = {created: 'c', replayed: 'r', advanced: 'a'} as const
+const KIND_OF: Record<string, DoneRecord['kind']> = {c: 'created', r: 'replayed', a: 'advanced'}
+
+const hexToB64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64url')
+const b64ToHex = (b64: string) => Buffer.from(b64, 'base64url').toString('hex')
+
+/** Writes records compactly; remembers which key each line was last sent with (until its outcome). */
+class RecordEncoder {
+  private prefix?: string
+  private readonly sentAt = new Map<number, string>()
+
+  useBatch(batchId: string): void {
+    this.prefix = derivedKeyPrefix(batchId)
+  }
+
+  private key(key: string): string {
+    const p = this.prefix
+    if (p && key.length === p.length + 32 && key.startsWith(p) && /^[0-9a-f]{32}$/.test(key.slice(p.length))) return `~${hexToB64(key.slice(p.length))}`
+    // An explicit key that would read as a compact one is marked.
+    return key.startsWith('~') || key.startsWith('=') ? `=${key}` : key
+  }
+
+  encode(rec: JournalRecord): string {
+    switch (rec.type) {
+      case 'batch':
+        this.useBatch(rec.batch_id)
+        return JSON.stringify(rec)
+      case 'sent':
+        if (rec.fp && !/^[0-9a-f]{32}$/.test(rec.fp)) return JSON.stringify(rec)
+        this.sentAt.set(rec.line, rec.key)
+        return JSON.stringify(['s', rec.line, this.key(rec.key), ...(rec.fp ? [hexToB64(rec.fp)] : [])])
+      case 'done': {
+        const out: Record<string, unknown> = {type: 'done', l: rec.line, ...this.keyOf(rec.line, rec.key), m: rec.move_id, o: KINDS[rec.kind ?? (rec.replayed ? 'replayed' : 'created')]}
+        if (rec.status !== 'settled') out.s = rec.status
+        if (rec.http_status !== 200 && rec.http_status !== 201) out.h = rec.http_status
+        if (rec.warning) out.w = rec.warning
+        return JSON.stringify(out)
+      }
+      case 'failed': {
+        const {type, line, key: k, at: _at, ...rest} = rec
+        return JSON.stringify({type, l: line, ...this.keyOf(line, k), ...rest})
+      }
+      default:
+        return JSON.stringify(rec)
+    }
+  }
+
+  /** Nothing when the reader can tell the key from the line (the key last sent from it). */
+  private keyOf(line: number, key: string): {k?: string} {
+    const last = this.sentAt.get(line)
+    this.sentAt.delete(line)
+    return last === key ? {} : {k: this.key(key)}
+  }
+}
+
+/** Reads records of either form back into the verbose ones. Throws on anything else. */
+class RecordDecoder {
+  private readonly sentAt = new Map<number, string>()
+
+  private key(k: unknown, batchId: string | undefined): string {
+    if (typeof k !== 'string' || !k) throw new Error('bad key')
+    if (k.startsWith('=')) return k.slice(1)
+    if (!k.startsWith('~')) return k
+    if (!batchId) throw new Error('no batch')
+    return derivedKeyPrefix(batchId) + b64ToHex(k.slice(1))
+  }
+
+  private keyOf(rec: Record<string, unknown>, batchId: string | undefined): {line: number; key: string} {
+    const line = rec.l
+    if (typeof line !== 'number') throw new Error('bad line')
+    const last = this.sentAt.get(line)
+    this.sentAt.delete(line)
+    const key = rec.k === undefined ? last : this.key(rec.k, batchId)
+    if (!key) throw new Error('no key')
+    return {line, key}
+  }
+
+  decode(v: unknown, batchId: string | undefined): JournalRecord {
+    if (Array.isArray(v)) {
+      const [t, line, k, fp] = v as unknown[]
+      if (t !== 's' || typeof line !== 'number') throw new Error('bad record')
+      const key = this.key(k, batchId)
+      this.sentAt.set(line, key)
+      return {type: 'sent', line, key, ...(typeof fp === 'string' ? {fp: b64ToHex(fp)} : {})}
+    }
+    if (!v || typeof v !== 'object') throw new Error('bad record')
+    const rec = v as Record<string, unknown>
+    if (rec.type === 'sent' && typeof rec.line === 'number' && typeof rec.key === 'string') this.sentAt.set(rec.line, rec.key)
+    if (rec.l === undefined) return rec as unknown as JournalRecord
+    if (rec.type === 'done') {
+      const kind = KIND_OF[rec.o as string]
+      return {
+        type: 'done',
+        ...this.keyOf(rec, batchId),
+        move_id: String(rec.m),
+        status: typeof rec.s === 'string' ? rec.s : 'settled',
+        http_status: typeof rec.h === 'number' ? rec.h : kind === 'created' ? 201 : 200,
+        replayed: kind !== 'created',
+        kind,
+        ...(typeof rec.w === 'string' ? {warning: rec.w} : {}),
+      }
+    }
+    if (rec.type === 'failed') {
+      const {l: _l, k: _k, ...rest} = rec
+      return {...(rest as unknown as FailedRecord), ...this.keyOf(rec, batchId)}
+    }
+    throw new Error('bad record')
+  }
 }
 
 /** A 4xx answer after which the API holds nothing under the key (408, 409 and 429 are not). */
@@ -260,6 +387,7 @@ export function matchRows(rows: ImportRow[], state: JournalState, batchId: strin
 export class JournalWriter {
   private fd: number
   private pending: string[] = []
+  private readonly encoder = new RecordEncoder()
   private timer?: NodeJS.Timeout
 
   constructor(
@@ -276,8 +404,13 @@ export class JournalWriter {
     this.fd = openSync(path, 'a', 0o600)
   }
 
+  /** Keys derived from this batch id are written short (see RecordEncoder). */
+  useBatch(batchId: string): void {
+    this.encoder.useBatch(batchId)
+  }
+
   append(rec: JournalRecord, urgent = false): void {
-    this.pending.push(JSON.stringify(rec) + '\n')
+    this.pending.push(this.encoder.encode(rec) + '\n')
     if (urgent || this.pending.length >= this.maxPending) this.flush()
     else this.timer ??= setTimeout(() => this.flush(), this.flushMs)
   }

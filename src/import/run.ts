@@ -51,40 +51,72 @@ function add(totals: Record<string, number>, r: {currency: string; amount_in_min
   totals[r.currency] = (totals[r.currency] ?? 0) + r.amount_in_minor_units
 }
 
-export async function runImport(send: RowSender, rows: KeyedRow[], state: JournalState, journal: JournalWriter, opts: RunOptions): Promise<ImportResult> {
+/**
+ * The rows to send, streamed: `rows` yields the rows not done yet, in file order; `total` counts
+ * every row of the file, `alreadyDone` those the journal records as done (with `doneTotals`).
+ */
+export interface RowSource {
+  rows: AsyncIterable<KeyedRow> | Iterable<KeyedRow>
+  total: number
+  alreadyDone: number
+  doneTotals: Record<string, number>
+}
+
+function sourceOf(rows: KeyedRow[], state: JournalState): RowSource {
+  const doneTotals: Record<string, number> = {}
+  const todo: KeyedRow[] = []
+  for (const r of rows) {
+    if (state.done.has(r.key)) add(doneTotals, r)
+    else todo.push(r)
+  }
+  return {rows: todo, total: rows.length, alreadyDone: rows.length - todo.length, doneTotals}
+}
+
+export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, state: JournalState, journal: JournalWriter, opts: RunOptions): Promise<ImportResult> {
+  const source = Array.isArray(rows) ? sourceOf(rows, state) : rows
   const result: ImportResult = {
     created: 0,
     replayed: 0,
     advanced: 0,
-    already_done: 0,
+    already_done: source.alreadyDone,
     partial: 0,
     failed: 0,
     not_sent: 0,
     interrupted: false,
     total_this_run: {},
-    total_overall: {},
+    total_overall: {...source.doneTotals},
     failures: [],
   }
-  const todo: KeyedRow[] = []
-  for (const r of rows) {
-    if (state.done.has(r.key)) {
-      result.already_done++
-      add(result.total_overall, r)
-    } else todo.push(r)
-  }
+  const todoCount = source.total - source.alreadyDone
+  const it = Symbol.asyncIterator in source.rows ? source.rows[Symbol.asyncIterator]() : source.rows[Symbol.iterator]()
+  let exhausted = false
   let completed = result.already_done
   opts.onProgress?.(completed)
-  let next = 0
   let finished = 0
+  let taken = 0
+  // The first error that stops the import (the others stop taking rows, their sends finish).
+  let fatal: {err: unknown} | undefined
   const worker = async () => {
-    while (next < todo.length) {
+    try {
+      await work()
+    } catch (err) {
+      fatal ??= {err}
+    }
+  }
+  const work = async () => {
+    while (!exhausted && taken < todoCount && !fatal) {
       if (opts.signal?.aborted) {
         result.interrupted = true
         return
       }
-      const row = todo[next++]
-      const now = () => new Date().toISOString()
-      journal.append({type: 'sent', line: row.line, key: row.key, fp: contentHash(row.fingerprint), at: now()})
+      const step = await it.next()
+      if (step.done) {
+        exhausted = true
+        return
+      }
+      taken++
+      const row = step.value
+      journal.append({type: 'sent', line: row.line, key: row.key, fp: contentHash(row.fingerprint)})
       try {
         const outcome = await send(row)
         if (outcome.warning) result.partial++
@@ -101,7 +133,6 @@ export async function runImport(send: RowSender, rows: KeyedRow[], state: Journa
           replayed: outcome.kind !== 'created',
           kind: outcome.kind,
           ...(outcome.warning ? {warning: outcome.warning} : {}),
-          at: now(),
         })
       } catch (err) {
         // A trail that cannot be written stops the whole import: nothing more is sent.
@@ -114,15 +145,21 @@ export async function runImport(send: RowSender, rows: KeyedRow[], state: Journa
         }
         result.failed++
         result.failures.push(failure)
-        journal.append({type: 'failed', ...failure, at: now()})
+        journal.append({type: 'failed', ...failure})
       }
       finished++
       opts.onProgress?.(++completed)
     }
   }
-  await Promise.all(Array.from({length: Math.max(1, Math.min(opts.concurrency, todo.length || 1))}, worker))
-  if (next < todo.length) result.interrupted = true
-  result.not_sent = todo.length - finished
+  try {
+    await Promise.all(Array.from({length: Math.max(1, Math.min(opts.concurrency, todoCount || 1))}, worker))
+  } finally {
+    // Closes the file of a streamed source that was not read to its end.
+    await it.return?.()
+  }
+  if (fatal) throw fatal.err
+  if (!exhausted && taken < todoCount) result.interrupted = true
+  result.not_sent = todoCount - finished
   result.failures.sort((a, b) => a.line - b.line)
   return result
 }

@@ -1,5 +1,5 @@
 /** `moves import` in-process: a temp CSV, a fake API, fake IO and stop signal; no process spawned. */
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -96,5 +96,56 @@ describe('runImportCommand', () => {
     expect(JSON.parse(t.stdout())).toMatchObject({created: 1, not_sent: 2, interrupted: true, total_this_run: {USD: 100}})
     expect(t.stderr()).toMatch(/Stopping after the moves in flight/)
     expect(t.exits).toEqual([])
+  })
+})
+
+describe('runImportCommand on large files (streaming)', () => {
+  it('a bad row near the end of a large file is reported before anything is sent (exit 2)', async () => {
+    const rows = Array.from({length: 3000}, (_, i) => `${A},${B},${(i % 50) + 1}.00`)
+    rows[2996] = `${A},${B},1.234`
+    const file = csv(rows)
+    const f = fakeApi()
+    const t = testContext({api: f.api})
+    const err = await runImportCommand(opts(file), t.ctx).catch((e) => e)
+    expect(err.exitCode).toBe(2)
+    expect(t.stderr()).toMatch(/line 2998: /)
+    expect(err.message).toMatch(/1 problem in .*nothing was sent/)
+    expect(f.sent).toEqual([])
+    expect(existsSync(`${file}.payops-journal.jsonl`)).toBe(false)
+  })
+
+  it('the confirmation totals every currency of the file; the rows are sent in file order', async () => {
+    const rows = Array.from({length: 2000}, (_, i) => `${A},${B},${i % 2 ? '1.00' : '2.50'}`)
+    const file = csv(rows)
+    const f = fakeApi()
+    const t = testContext({api: f.api})
+    await runImportCommand(opts(file, {concurrency: 1}), t.ctx)
+    expect(t.stderr()).toMatch(/Import 2000 moves from .*: 3,500\.00 USD|Import 2000 moves from .*: 3500\.00 USD/)
+    expect(f.sent).toHaveLength(2000)
+    expect(f.sent.slice(0, 3).map((s) => s.amount)).toEqual([250, 100, 250])
+    expect(JSON.parse(t.stdout())).toMatchObject({rows: 2000, created: 2000, total_this_run: {USD: 350000}})
+  })
+
+  it('a file changed between the checks and the send stops the import at the changed row', async () => {
+    const rows = Array.from({length: 5000}, () => `${A},${B},1.00`)
+    const file = csv(rows)
+    const changed = [...rows]
+    changed[4000] = `${A},${B},9.00`
+    const f = fakeApi({onCreate: (n) => n === 1 && writeFileSync(file, ['from,to,amount', ...changed].join('\n'))})
+    const t = testContext({api: f.api})
+    const err = await runImportCommand(opts(file), t.ctx).catch((e) => e)
+    expect(err?.message).toMatch(/changed while it was imported \(line 4002\)/)
+    expect(f.sent).toHaveLength(4000)
+    expect(f.sent.every((s) => s.amount === 100)).toBe(true)
+  })
+
+  it('on a terminal the progress bar shows rows/s and the ETA', async () => {
+    const file = csv([`${A},${B},1.00`, `${A},${B},2.00`])
+    const f = fakeApi()
+    const t = testContext({api: f.api, interactive: true})
+    ;(t.ctx.io.stderr as unknown as {isTTY: boolean}).isTTY = true
+    ;(t.ctx.io.stderr as unknown as {columns: number}).columns = 120
+    await runImportCommand(opts(file), t.ctx)
+    expect(t.stderr()).toMatch(/moves .*2\/2 \(100%\) \d+ rows\/s eta /)
   })
 })

@@ -1,0 +1,272 @@
+/**
+ * The rows of a planned import in compact form: typed arrays by row (line, amount, currency,
+ * source, destination, flags, content hash, key digest), so that a plan of a large file costs
+ * tens of bytes a row rather than an object per row. Subaccount ids and currencies are stored
+ * once each; keys derived from the batch id as their 16-byte digest (others, rare, by row).
+ */
+import {UsageError} from '../errors.js'
+import {derivedKeyPrefix} from './csv.js'
+import type {MatchedRow} from './journal.js'
+
+const CURRENCY_GIVEN = 1
+const PRIOR = 2
+const DONE = 4
+
+/** One row of a plan, as a (transient) view. */
+export interface PlannedRow {
+  /** The row's position among the valid rows of the file (0-based). */
+  index: number
+  line: number
+  from_subaccount_id: string
+  to_subaccount_id: string
+  amount_in_minor_units: number
+  currency: string
+  currencyGiven: boolean
+  key: string
+  /** The journal knew the row (sent before, not done). */
+  prior: boolean
+}
+
+/** What the table stores of a row. */
+export interface TableRow {
+  line: number
+  from_subaccount_id: string
+  to_subaccount_id: string
+  amount_in_minor_units: number
+  currency: string
+  currencyGiven: boolean
+  key: string
+  /** The journal knew the row. */
+  prior?: unknown
+}
+
+export class RowTable {
+  length = 0
+  private line: Uint32Array
+  private amount: Float64Array
+  private currency: Uint16Array
+  private from: Uint32Array
+  private to: Uint32Array
+  private flags: Uint8Array
+  private fp: Buffer
+  private digest: Buffer
+  private readonly otherKeys = new Map<number, string>()
+  private readonly currencies: string[] = []
+  private readonly currencyIndex = new Map<string, number>()
+  private readonly ids: string[] = []
+  private readonly idIndex = new Map<string, number>()
+  private readonly prefix: string
+  /** Rows still to send. */
+  pending = 0
+  /** Rows still to send that the journal did not know. */
+  fresh = 0
+
+  constructor(batchId: string, capacity = 1024) {
+    const n = Math.max(1, capacity)
+    this.line = new Uint32Array(n)
+    this.amount = new Float64Array(n)
+    this.currency = new Uint16Array(n)
+    this.from = new Uint32Array(n)
+    this.to = new Uint32Array(n)
+    this.flags = new Uint8Array(n)
+    this.fp = Buffer.alloc(16 * n)
+    this.digest = Buffer.alloc(16 * n)
+    this.prefix = derivedKeyPrefix(batchId)
+  }
+
+  static of(rows: MatchedRow[], batchId: string, isDone: (key: string) => boolean, hashOf: (row: MatchedRow) => string): RowTable {
+    const t = new RowTable(batchId, rows.length)
+    for (const r of rows) t.push(r, isDone(r.key), hashOf(r))
+    return t
+  }
+
+  private grow(): void {
+    const n = this.line.length * 2
+    const more = <T extends Uint32Array | Float64Array | Uint16Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(n)
+      b.set(a)
+      return b
+    }
+    this.line = more(this.line, (k) => new Uint32Array(k))
+    this.amount = more(this.amount, (k) => new Float64Array(k))
+    this.currency = more(this.currency, (k) => new Uint16Array(k))
+    this.from = more(this.from, (k) => new Uint32Array(k))
+    this.to = more(this.to, (k) => new Uint32Array(k))
+    this.flags = more(this.flags, (k) => new Uint8Array(k))
+    const fp = Buffer.alloc(16 * n)
+    this.fp.copy(fp)
+    this.fp = fp
+    const digest = Buffer.alloc(16 * n)
+    this.digest.copy(digest)
+    this.digest = digest
+  }
+
+  private id(s: string): number {
+    let i = this.idIndex.get(s)
+    if (i === undefined) {
+      i = this.ids.push(s) - 1
+      this.idIndex.set(s, i)
+    }
+    return i
+  }
+
+  /** Appends a row; `hash` is the content hash of its fingerprint (32 hex digits). */
+  push(r: TableRow, done: boolean, hash: string): void {
+    if (this.length === this.line.length) this.grow()
+    const i = this.length++
+    this.line[i] = r.line
+    this.amount[i] = r.amount_in_minor_units
+    this.currency[i] = this.currencyOf(r.currency)
+    this.from[i] = this.id(r.from_subaccount_id)
+    this.to[i] = this.id(r.to_subaccount_id)
+    this.flags[i] = (r.currencyGiven ? CURRENCY_GIVEN : 0) | (r.prior ? PRIOR : 0) | (done ? DONE : 0)
+    if (!done) {
+      this.pending++
+      if (!r.prior) this.fresh++
+    }
+    this.fp.write(hash, 16 * i, 'hex')
+    this.setKey(i, r.key)
+  }
+
+  setKey(i: number, key: string): void {
+    const tail = key.slice(this.prefix.length)
+    if (key.length === this.prefix.length + 32 && key.startsWith(this.prefix) && /^[0-9a-f]{32}$/.test(tail)) {
+      this.digest.write(tail, 16 * i, 'hex')
+      this.otherKeys.delete(i)
+    } else this.otherKeys.set(i, key)
+  }
+
+  private currencyOf(c: string): number {
+    let i = this.currencyIndex.get(c)
+    if (i === undefined) {
+      i = this.currencies.push(c) - 1
+      this.currencyIndex.set(c, i)
+    }
+    return i
+  }
+
+  get alreadyDone(): number {
+    return this.length - this.pending
+  }
+
+  isDone(i: number): boolean {
+    return (this.flags[i] & DONE) !== 0
+  }
+
+  keyOf(i: number): string {
+    return this.otherKeys.get(i) ?? this.prefix + this.digest.toString('hex', 16 * i, 16 * i + 16)
+  }
+
+  lineOf(i: number): number {
+    return this.line[i]
+  }
+
+  currencyAt(i: number): string {
+    return this.currencies[this.currency[i]]
+  }
+
+  /** The row's content hash (contentHash of its fingerprint) is `hash`. */
+  hasContent(i: number, hash: string): boolean {
+    return this.fp.toString('hex', 16 * i, 16 * i + 16) === hash
+  }
+
+  /** 31 bits of row `i`'s content hash. */
+  hashBits(i: number): number {
+    return this.fp.readUInt32LE(16 * i) >>> 1
+  }
+
+  /** Rows `i` and `j` have the same content hash. */
+  sameContent(i: number, j: number): boolean {
+    return this.fp.compare(this.fp, 16 * j, 16 * j + 16, 16 * i, 16 * i + 16) === 0
+  }
+
+  setCurrency(i: number, currency: string): void {
+    this.currency[i] = this.currencyOf(currency)
+  }
+
+  at(i: number): PlannedRow {
+    return {
+      index: i,
+      line: this.line[i],
+      from_subaccount_id: this.ids[this.from[i]],
+      to_subaccount_id: this.ids[this.to[i]],
+      amount_in_minor_units: this.amount[i],
+      currency: this.currencyAt(i),
+      currencyGiven: (this.flags[i] & CURRENCY_GIVEN) !== 0,
+      key: this.keyOf(i),
+      prior: (this.flags[i] & PRIOR) !== 0,
+    }
+  }
+
+  /** Every row still to send, in file order. */
+  *pendingRows(): Generator<PlannedRow> {
+    for (let i = 0; i < this.length; i++) if (!this.isDone(i)) yield this.at(i)
+  }
+
+  /** Per currency, in minor units: of the rows still to send (`done` false) or of those done. */
+  totals(done: boolean): Record<string, number> {
+    const out: Record<string, number> = {}
+    for (let i = 0; i < this.length; i++) {
+      if (this.isDone(i) !== done) continue
+      const c = this.currencyAt(i)
+      out[c] = (out[c] ?? 0) + this.amount[i]
+      if (!Number.isSafeInteger(out[c])) throw new UsageError(`The total in ${c} is too large to handle exactly.`)
+    }
+    return out
+  }
+}
+
+/**
+ * Counts the rows of each content in a table as they are added, in a few bytes a row: an
+ * open-addressing set of row numbers keyed by the rows' content hashes (stored in the table), and
+ * the count of each content kept at its first row.
+ */
+export class ContentCounter {
+  private slots = new Int32Array(1024)
+  private used = 0
+  private counts = new Uint32Array(1024)
+
+  constructor(private readonly table: RowTable) {}
+
+  /** The occurrence number (from 1) of the content of row `i`, counting this row. */
+  next(i: number): number {
+    if ((this.used + 1) * 2 > this.slots.length) this.rehash()
+    const first = this.find(i)
+    if (first === i) {
+      this.used++
+      if (this.counts.length <= i) {
+        const c = new Uint32Array(Math.max(this.counts.length * 2, i + 1))
+        c.set(this.counts)
+        this.counts = c
+      }
+      this.counts[i] = 1
+      return 1
+    }
+    return ++this.counts[first]
+  }
+
+  /** The first row with the content of row `i` (row `i` is added when it is the first). */
+  private find(i: number): number {
+    const mask = this.slots.length - 1
+    for (let s = this.table.hashBits(i) & mask; ; s = (s + 1) & mask) {
+      const v = this.slots[s]
+      if (v === 0) {
+        this.slots[s] = i + 1
+        return i
+      }
+      if (this.table.sameContent(v - 1, i)) return v - 1
+    }
+  }
+
+  private rehash(): void {
+    const old = this.slots
+    this.slots = new Int32Array(old.length * 2)
+    const mask = this.slots.length - 1
+    for (const v of old) {
+      if (v === 0) continue
+      let s = this.table.hashBits(v - 1) & mask
+      while (this.slots[s] !== 0) s = (s + 1) & mask
+      this.slots[s] = v
+    }
+  }
+}
