@@ -6,7 +6,7 @@
  */
 import {UsageError} from '../errors.js'
 import {derivedKeyPrefix} from './csv.js'
-import type {MatchedRow} from './journal.js'
+import type {MatchedRow} from './match.js'
 
 const CURRENCY_GIVEN = 1
 const PRIOR = 2
