@@ -124,7 +124,7 @@ export async function execute(p: Plan, ports: MovementPorts): Promise<Outcome> {
     warning: res.warning ?? undefined,
     partial,
     confirmed_by_retry: confirmedByRetry,
-    sentence: sentence({plan: p, kind, seen, partial, confirmedByRetry}),
+    sentence: sentence({plan: p, kind, seen, partial, confirmedByRetry, nameOf: ports.names ? (id) => ports.names?.get(id) : undefined}),
   }
 }
 

@@ -28,10 +28,17 @@ export function seenOf(noun: Plan['noun'], r: Record<string, unknown>): Seen {
   }
 }
 
-/** `7.00 USD A → B` (`by wire` for transfers). */
-export function describe(d: Described, currency: string | null | undefined): string {
+/**
+ * `7.00 USD A → B` (`by wire` for transfers). With `nameOf`, an id payops knows a name for reads
+ * `Payroll (ef63a1b2…)`; without it (errors a script may parse), ids stay whole.
+ */
+export function describe(d: Described, currency: string | null | undefined, nameOf?: (id: string) => string | undefined): string {
   const money = formatMoney(d.amount_in_minor_units, d.currency_code ?? currency ?? undefined)
-  const route = d.from && d.to ? ` ${d.from} → ${d.to}` : d.to ? ` to ${d.to}` : ''
+  const show = (id: string) => {
+    const name = nameOf?.(id)
+    return name ? `${name} (${id.slice(0, 8)}…)` : id
+  }
+  const route = d.from && d.to ? ` ${show(d.from)} → ${show(d.to)}` : d.to ? ` to ${show(d.to)}` : ''
   return `${money}${route}${d.rail ? ` by ${d.rail}` : ''}`
 }
 
@@ -52,6 +59,8 @@ function statusPhrase(noun: Plan['noun'], status: string | null, id: string): st
 }
 
 export interface SentenceInput {
+  /** Names of ids for a friendlier sentence (the book of names). */
+  nameOf?: (id: string) => string | undefined
   plan: Plan
   kind: OutcomeKind
   seen: Seen
@@ -59,9 +68,9 @@ export interface SentenceInput {
   confirmedByRetry: boolean
 }
 
-export function sentence({plan, kind, seen, partial, confirmedByRetry}: SentenceInput): string {
+export function sentence({plan, kind, seen, partial, confirmedByRetry, nameOf}: SentenceInput): string {
   const noun = plan.noun
-  const what = describe(seen, plan.currency)
+  const what = describe(seen, plan.currency, nameOf)
   const key = plan.idempotencyKey
   const state = statusPhrase(noun, seen.status, seen.id)
   const op = plan.request.kind

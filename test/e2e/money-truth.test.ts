@@ -69,7 +69,8 @@ describe('created, replayed, advanced', () => {
     const key = `tbl-${Date.now()}`
     const first = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.25', '--idempotency-key', key, '-o', 'table'])
     expect(first.code, first.stderr).toBe(0)
-    expect(first.stderr).toMatch(new RegExp(`Created move [0-9a-f-]{36}: 1\\.25 USD ${a} → ${b}, settled\\.`))
+    // The sentence names the subaccounts payops has seen (created here) beside short ids.
+    expect(first.stderr).toMatch(new RegExp(`Created move [0-9a-f-]{36}: 1\\.25 USD T-A \\(${a.slice(0, 8)}…\\) → T-B \\(${b.slice(0, 8)}…\\), settled\\.`))
     const again = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.25', '--idempotency-key', key, '-o', 'table'])
     expect(again.stderr).toMatch(new RegExp(`Replayed: Idempotency-Key ${key} already names move .*1\\.25 USD .*settled.*nothing was moved now`))
     expect(again.stderr).not.toMatch(/"outcome"/)
