@@ -12,21 +12,6 @@ const CURRENCY_GIVEN = 1
 const PRIOR = 2
 const DONE = 4
 
-/** One row of a plan, as a (transient) view. */
-export interface PlannedRow {
-  /** The row's position among the valid rows of the file (0-based). */
-  index: number
-  line: number
-  from_subaccount_id: string
-  to_subaccount_id: string
-  amount_in_minor_units: number
-  currency: string
-  currencyGiven: boolean
-  key: string
-  /** The journal knew the row (sent before, not done). */
-  prior: boolean
-}
-
 /** What the table stores of a row. */
 export interface TableRow {
   line: number
@@ -38,6 +23,14 @@ export interface TableRow {
   key: string
   /** The journal knew the row. */
   prior?: unknown
+}
+
+/** One row of a plan, as a (transient) view. */
+export type PlannedRow = Omit<TableRow, 'prior'> & {
+  /** The row's position among the valid rows of the file (0-based). */
+  index: number
+  /** The journal knew the row (sent before, not done). */
+  prior: boolean
 }
 
 export class RowTable {

@@ -14,7 +14,8 @@ export type Guarded = Pick<Plan, 'summary' | 'checks' | 'typed' | 'unknown' | 'e
 
 const plainPaint = {live: (s: string) => s, bold: (s: string) => s, red: (s: string) => s}
 
-function hasLimits(ports: MovementPorts): boolean {
+/** The profile has a max-amount or an allow-list. */
+export function hasLimits(ports: Pick<MovementPorts, 'profile'>): boolean {
   const l = ports.profile.limits
   return Boolean(l && (Object.keys(l.max_amount ?? {}).length || l.allowed_destinations?.length))
 }

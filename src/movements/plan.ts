@@ -9,18 +9,20 @@ import {formatMoney, normalizeCurrency, parseAmount, parseMinorUnits, toDecimalS
 import {validateMoveCreate} from '../api/moves.js'
 import {validateTransferCreate} from '../api/transfers.js'
 import {validateSimulateCredit} from '../api/treasury.js'
+import {hasLimits} from './guard.js'
 import type {AmountInput, Known, MovementPorts, MovementRequest, Plan} from './types.js'
 
 const skipAudit = {skipAudit: true}
 
-function hasLimits(ports: MovementPorts): boolean {
-  const l = ports.profile.limits
-  return Boolean(l && (Object.keys(l.max_amount ?? {}).length || l.allowed_destinations?.length))
-}
 
 /** A LIVE key or limits: the guard needs amounts, destinations and names. */
 export function needsDetails(ports: MovementPorts): boolean {
   return ports.profile.live || hasLimits(ports)
+}
+
+/** The amount as far as it can be read before the source's currency is known: a malformed one fails before any request. */
+function earlyMinor(amount: AmountInput, asserted: string | undefined): number {
+  return minorOf(amount, asserted?.trim() ? normalizeCurrency(asserted) : 'USD')
 }
 
 function minorOf(amount: AmountInput, currency: string): number {
@@ -45,7 +47,7 @@ function describeKnown(k: Known | undefined): string | undefined {
 
 async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>, ports: MovementPorts): Promise<Plan> {
   // A malformed amount or body fails before any request.
-  const early = 'decimal' in r.amount ? parseAmount(r.amount.decimal, r.currency?.trim() ? normalizeCurrency(r.currency) : 'USD') : parseMinorUnits(r.amount.minor)
+  const early = earlyMinor(r.amount, r.currency)
   validateMoveCreate({from_subaccount_id: r.from, to_subaccount_id: r.to, amount_in_minor_units: early, auto_approve: r.autoApprove, client_metadata: r.metadata})
   let currency = r.sourceCurrency?.toUpperCase()
   let fromName: string | undefined
@@ -203,7 +205,7 @@ async function planCredit(r: Extract<MovementRequest, {kind: 'credit.simulate'}>
   if (ports.profile.live) {
     throw new AuthError('Refusing: treasury simulate-credit is a sandbox operation and this is a LIVE (live_) key. Use a test_ key. Nothing was sent.')
   }
-  const early = 'decimal' in r.amount ? parseAmount(r.amount.decimal, r.currency?.trim() ? normalizeCurrency(r.currency) : 'USD') : parseMinorUnits(r.amount.minor)
+  const early = earlyMinor(r.amount, r.currency)
   validateSimulateCredit({rail: r.rail, amount_in_minor_units: early, transaction_date: r.transactionDate, sender_info: r.senderInfo, subaccount_id: r.subaccount})
   const flags = {amount: 'decimal' in r.amount ? r.amount.decimal : undefined, currency: r.currency}
   const {minor, currency} = await ports.api.treasury.resolveAmount(r.account, flags, (fallback) => {
