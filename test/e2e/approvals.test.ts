@@ -41,6 +41,12 @@ describe('payops approvals', () => {
     expect(moves.find((m) => m.id === p1)).toMatchObject({amount_in_minor_units: 1100, currency_code: 'USD', from: a, to: b, from_name: 'Payroll', to_name: 'Vendors', source: 'local'})
     expect(items.find((i) => i.kind === 'transfer' && i.id === t)).toMatchObject({amount_in_minor_units: 900, source: 'service', from_name: main.label})
 
+    const bad = await cli(['approvals', '--kind', 'payouts'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/--kind/)
+    const noKey = await run(['approvals', '-o', 'json'], {configDir: tempDir().path})
+    expect(noKey.code).toBe(3)
+    expect(noKey.stdout).toBe('')
     const table = await cli(['approvals', '-o', 'table', '--kind', 'moves'])
     expect(table.stdout).toMatch(/11\.00 USD\s+Payroll \(.{8}…\)\s+Vendors/)
     expect(table.stdout).not.toMatch(/transfer/)
