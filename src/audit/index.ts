@@ -10,7 +10,8 @@
  * Nothing secret is ever written: only the fields listed in {@link AuditFields}.
  */
 import {createHash} from 'node:crypto'
-import {closeSync, existsSync, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeSync} from 'node:fs'
+import {closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync} from 'node:fs'
+import {open, rename} from 'node:fs/promises'
 import {join} from 'node:path'
 import {AuditTrailError} from '../errors.js'
 import {loadLockfile} from '../interop.js'
@@ -100,17 +101,51 @@ export function readAuditHead(dir: string): HeadState {
   return {state: 'ok', head: {seq, hash}}
 }
 
-/** Writes `audit.head` atomically (temporary file, fsync, rename): a crash never leaves it half-written. */
-function writeHead(dir: string, head: AuditHead): void {
-  const tmp = join(dir, `${AUDIT_HEAD}.tmp`)
-  const fd = openSync(tmp, 'w', 0o600)
+/** The head's size on disk: its JSON padded with spaces, so that every head overwrites the last one whole. */
+const HEAD_BYTES = 128
+
+/**
+ * Writes `audit.head`. A head written by this version is overwritten in place: one write of
+ * {@link HEAD_BYTES} bytes at offset 0 (within one disk sector, so a crash leaves the old head or
+ * the new one) and an fdatasync, which costs far less than creating and renaming a file. Any other
+ * head (absent, or written by an older version) is replaced atomically: a temporary file, fsync'd,
+ * renamed over it.
+ */
+async function writeHead(dir: string, head: AuditHead): Promise<void> {
+  const file = join(dir, AUDIT_HEAD)
+  const text = JSON.stringify(head).padEnd(HEAD_BYTES - 1, ' ') + '\n'
   try {
-    writeSync(fd, JSON.stringify(head) + '\n')
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
+    const fh = await open(file, 'r+')
+    try {
+      if ((await fh.stat()).size === HEAD_BYTES) {
+        await fh.write(text, 0, 'utf8')
+        await fh.datasync()
+        return
+      }
+    } finally {
+      await fh.close()
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
   }
-  renameSync(tmp, join(dir, AUDIT_HEAD))
+  const tmp = join(dir, `${AUDIT_HEAD}.tmp`)
+  await appendDurably(tmp, text, 'w')
+  await rename(tmp, file)
+}
+
+/**
+ * Writes `text` and fsyncs it without blocking the event loop (the fsync runs on libuv's thread
+ * pool): answers to requests in flight are read meanwhile, and the records they bring join the
+ * next group.
+ */
+async function appendDurably(file: string, text: string, flags: 'a' | 'w'): Promise<void> {
+  const fh = await open(file, flags, 0o600)
+  try {
+    await fh.writeFile(text)
+    await fh.sync()
+  } finally {
+    await fh.close()
+  }
 }
 
 /** The log's last line: none (absent or empty file), not a valid record, or a record. */
@@ -184,6 +219,8 @@ export class AuditLog {
   readonly file: string
   private queue: Array<{fields: AuditFields; resolve: () => void; reject: (e: unknown) => void}> = []
   private flushing?: Promise<void>
+  /** Where this writer left the log (see unchangedTail). */
+  private last?: {seq: number; hash: string; ino: number; size: number; mtimeMs: number}
 
   constructor(readonly dir: string) {
     this.file = join(dir, AUDIT_FILE)
@@ -201,15 +238,25 @@ export class AuditLog {
   }
 
   private async flushLoop(): Promise<void> {
+    // Records appended while this turn of the event loop lasts (answers read together) join the
+    // first group.
+    await new Promise((r) => setImmediate(r))
     try {
       while (this.queue.length) {
         const batch = this.queue
         this.queue = []
-        try {
-          await this.write(batch.map((b) => b.fields))
+        let written = false
+        const durable = () => {
+          written = true
           for (const b of batch) b.resolve()
+        }
+        try {
+          await this.write(
+            batch.map((b) => b.fields),
+            durable,
+          )
         } catch (err) {
-          for (const b of batch) b.reject(err)
+          if (!written) for (const b of batch) b.reject(err)
         }
       }
     } finally {
@@ -217,7 +264,31 @@ export class AuditLog {
     }
   }
 
-  private async write(batch: AuditFields[]): Promise<void> {
+  /**
+   * The end of the chain as this writer left it, when the log is still the file it wrote (same
+   * inode, size and modification time) and the head still names that end: the log's tail need not
+   * be read and hashed again (a large import writes a group every few milliseconds).
+   */
+  private unchangedTail(): {ok: true; seq: number; prev: string; fresh: false} | undefined {
+    const last = this.last
+    if (!last) return undefined
+    try {
+      const st = statSync(this.file)
+      if (st.ino !== last.ino || st.size !== last.size || st.mtimeMs !== last.mtimeMs) return undefined
+    } catch {
+      return undefined
+    }
+    const head = readAuditHead(this.dir)
+    if (head.state !== 'ok' || head.head.seq !== last.seq || head.head.hash !== last.hash) return undefined
+    return {ok: true, seq: last.seq, prev: last.hash, fresh: false}
+  }
+
+  /**
+   * Appends a group under the lock: the records, fsync'd, then the head; then `durable` is called
+   * (the group and its head are on disk) before the lock is released, so the callers do not wait
+   * for the release.
+   */
+  private async write(batch: AuditFields[], durable: () => void): Promise<void> {
     mkdirSync(this.dir, {recursive: true, mode: 0o700})
     const lockfile = await loadLockfile()
     // realpath: false, so the log need not exist yet: a refused write leaves no empty log behind.
@@ -229,10 +300,10 @@ export class AuditLog {
     })
     try {
       // The chain continues from the log's last record, and only when that is the record the head names.
-      const tail = checkTail(this.dir, this.file)
+      const tail = this.unchangedTail() ?? checkTail(this.dir, this.file)
       if (!tail.ok) throw trailError(this.dir, tail.problem)
       // A new trail gets its head first, so a crash during the first append leaves a head behind the log, not none.
-      if (tail.fresh) writeHead(this.dir, {seq: 0, hash: GENESIS})
+      if (tail.fresh) await writeHead(this.dir, {seq: 0, hash: GENESIS})
       let {prev, seq} = tail
       const lines: string[] = []
       const time = new Date().toISOString()
@@ -242,14 +313,12 @@ export class AuditLog {
         lines.push(JSON.stringify({...base, hash}))
         prev = hash
       }
-      const fd = openSync(this.file, 'a', 0o600)
-      try {
-        writeSync(fd, lines.join('\n') + '\n')
-        fsyncSync(fd)
-      } finally {
-        closeSync(fd)
-      }
-      writeHead(this.dir, {seq, hash: prev})
+      this.last = undefined
+      await appendDurably(this.file, lines.join('\n') + '\n', 'a')
+      await writeHead(this.dir, {seq, hash: prev})
+      durable()
+      const st = statSync(this.file)
+      this.last = {seq, hash: prev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs}
     } finally {
       await release()
     }

@@ -5,7 +5,7 @@
  * the rest with the same keys (the server's idempotency turns a re-send of a move that did land
  * into a replay, never a second move).
  */
-import {closeSync, existsSync, fsyncSync, openSync, readFileSync, truncateSync, writeSync} from 'node:fs'
+import {closeSync, existsSync, fsync, fsyncSync, openSync, readFileSync, truncateSync, writeSync} from 'node:fs'
 import {UsageError} from '../errors.js'
 import {contentHash, deriveKey, derivedKeyPrefix} from './csv.js'
 
@@ -279,6 +279,8 @@ export class JournalWriter {
   private pending: string[] = []
   private readonly encoder = new RecordEncoder()
   private timer?: NodeJS.Timeout
+  /** Written since the last fsync that was waited for. */
+  private unsynced = false
 
   constructor(
     readonly path: string,
@@ -301,18 +303,27 @@ export class JournalWriter {
 
   append(rec: JournalRecord, urgent = false): void {
     this.pending.push(this.encoder.encode(rec) + '\n')
-    if (urgent || this.pending.length >= this.maxPending) this.flush()
-    else this.timer ??= setTimeout(() => this.flush(), this.flushMs)
+    if (urgent) this.flush()
+    else if (this.pending.length >= this.maxPending) this.flush(false)
+    else this.timer ??= setTimeout(() => this.flush(false), this.flushMs)
   }
 
-  flush(): void {
+  /** Writes the records appended so far; fsyncs them before returning unless `sync` is false. */
+  flush(sync = true): void {
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
-    if (this.pending.length === 0 || this.fd < 0) return
-    const chunk = this.pending.join('')
-    this.pending = []
-    writeSync(this.fd, chunk)
-    fsyncSync(this.fd)
+    if (this.fd < 0) return
+    if (this.pending.length) {
+      writeSync(this.fd, this.pending.join(''))
+      this.pending = []
+      this.unsynced = true
+    }
+    if (!this.unsynced) return
+    // A timed group is made durable off the event loop (answers keep being read meanwhile); an
+    // urgent record, and the end of the run, wait for every group written before them.
+    if (sync) fsyncSync(this.fd)
+    else fsync(this.fd, () => undefined)
+    this.unsynced = !sync
   }
 
   close(): void {

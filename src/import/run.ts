@@ -154,8 +154,10 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
   try {
     await Promise.all(Array.from({length: Math.max(1, Math.min(opts.concurrency, todoCount || 1))}, worker))
   } finally {
-    // Closes the file of a streamed source that was not read to its end.
+    // Closes the file of a streamed source that was not read to its end, and waits for the audit
+    // records of the rows sent.
     await it.return?.()
+    await send.drain?.()
   }
   if (fatal) throw fatal.err
   if (!exhausted && taken < todoCount) result.interrupted = true

@@ -1,0 +1,127 @@
+/**
+ * The send of import rows (pipelineSender) with a fake API and audit sink, and the audit trail's
+ * group writes as a large import uses them: the outcome record of a row is written while the next
+ * rows go out and `drain` waits for it; the whole trail is not read to classify a row; the head is
+ * overwritten in place once it has this version's size.
+ */
+import {mkdtempSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import type {ApiResponse, AuditInfo, AuditOutcome} from '../../src/api/client.js'
+import {AuditLog, readAuditHead, verifyAudit, type AuditFields} from '../../src/audit/index.js'
+import {pipelineSender, type KeyedRow} from '../../src/import/send.js'
+import type {MovementPorts} from '../../src/movements/types.js'
+
+const A = '11111111-1111-4111-8111-111111111111'
+const B = '22222222-2222-4222-8222-222222222222'
+
+function response<T>(status: number, data: T): ApiResponse<T> {
+  return {status, data, body: {data}, headers: {}, attempts: 1, earlierAttemptUncertain: false, sentAt: Date.now()}
+}
+
+const row = (line: number, key: string, amount = 100): KeyedRow =>
+  ({line, key, from_subaccount_id: A, to_subaccount_id: B, amount_in_minor_units: amount, currency: 'USD', currencyGiven: false, fingerprint: `${line}`}) as unknown as KeyedRow
+
+function ports(opts: {outcomeDelay: () => Promise<void>; answer?: (key: string) => ApiResponse<Record<string, unknown>>}) {
+  const written: Array<{kind: string; info: AuditInfo | AuditOutcome}> = []
+  let historyReads = 0
+  const p: MovementPorts = {
+    api: {
+      subaccounts: {} as never,
+      moves: {
+        create: async (_input: unknown, key: string) =>
+          (opts.answer ?? (() => response(201, {id: `mv_${key}`, from_subaccount_id: A, to_subaccount_id: B, amount_in_minor_units: 100, status: 'settled', created_at: new Date().toISOString()})))(key),
+      } as never,
+      transfers: {} as never,
+      treasury: {} as never,
+    },
+    audit: {
+      intent: async (info) => void written.push({kind: 'intent', info}),
+      outcome: async (info) => {
+        await opts.outcomeDelay()
+        written.push({kind: 'outcome', info})
+      },
+    },
+    history: {
+      byKey: () => {
+        historyReads++
+        return undefined
+      },
+      byResource: () => undefined,
+    },
+    prompter: {interactive: false, confirm: async () => false, input: async () => '', note: () => undefined},
+    profile: {name: 'p', live: false, keyLabel: 'test_…abcd'},
+    yes: true,
+    overrideLimits: false,
+    newKey: () => 'generated',
+  }
+  return {p, written, historyReads: () => historyReads}
+}
+
+describe('pipelineSender', () => {
+  it('resolves a row before its outcome record is written; drain waits for every outcome', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const f = ports({outcomeDelay: () => gate})
+    const send = pipelineSender(f.p)
+    const outcomes = await Promise.all([send(row(2, 'k-2')), send(row(3, 'k-3'))])
+    expect(outcomes.map((o) => o.kind)).toEqual(['created', 'created'])
+    // Both intents are on record before their rows were sent; no outcome yet.
+    expect(f.written.map((w) => w.kind)).toEqual(['intent', 'intent'])
+    let drained = false
+    const draining = send.drain!().then(() => (drained = true))
+    await new Promise((r) => setTimeout(r, 10))
+    expect(drained).toBe(false)
+    release()
+    await draining
+    expect(f.written.filter((w) => w.kind === 'outcome').map((w) => w.info.idempotency_key)).toEqual(['k-2', 'k-3'])
+  })
+
+  it('classifies a replay from the answer, without reading the audit trail by key', async () => {
+    const earlier = new Date(Date.now() - 3_600_000).toISOString()
+    const f = ports({
+      outcomeDelay: async () => undefined,
+      answer: (key) => response(200, {id: `mv_${key}`, from_subaccount_id: A, to_subaccount_id: B, amount_in_minor_units: 100, status: 'settled', created_at: earlier, status_recorded_at: earlier}),
+    })
+    const send = pipelineSender(f.p)
+    expect((await send(row(2, 'k-2'))).kind).toBe('replayed')
+    await send.drain!()
+    expect(f.historyReads()).toBe(0)
+  })
+})
+
+describe('audit trail groups', () => {
+  const fields = (i: number): AuditFields => ({kind: 'intent', op: `op-${i}`, profile: null, mode: 'test', method: 'POST', path: '/api/subaccounts/move', idempotency_key: `k-${i}`})
+
+  it('a head of this version is overwritten in place at a fixed size; an older head is replaced', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payops-audit-groups-'))
+    const log = new AuditLog(dir)
+    await log.append(fields(1))
+    const head = join(dir, 'audit.head')
+    const ino = statSync(head).ino
+    expect(statSync(head).size).toBe(128)
+    await Promise.all([2, 3, 4].map((i) => log.append(fields(i))))
+    expect(statSync(head).ino).toBe(ino)
+    expect(readAuditHead(dir)).toMatchObject({state: 'ok', head: {seq: 4}})
+    expect(verifyAudit(dir)).toMatchObject({ok: true, records: 4})
+    // A head as an older version wrote it (unpadded) is read, then replaced whole.
+    const h = readAuditHead(dir)
+    writeFileSync(head, JSON.stringify(h.state === 'ok' ? h.head : {}) + '\n')
+    await new AuditLog(dir).append(fields(5))
+    expect(statSync(head).size).toBe(128)
+    expect(verifyAudit(dir)).toMatchObject({ok: true, records: 5, head: {seq: 5}})
+  })
+
+  it('a writer that finds records appended by another since its last group continues after them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payops-audit-groups-'))
+    const a = new AuditLog(dir)
+    const b = new AuditLog(dir)
+    await a.append(fields(1))
+    await b.append(fields(2))
+    await a.append(fields(3))
+    expect(verifyAudit(dir)).toMatchObject({ok: true, records: 3})
+    const seqs = readFileSync(join(dir, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).seq)
+    expect(seqs).toEqual([1, 2, 3])
+  })
+})
