@@ -2,7 +2,7 @@
 import {ApiError, AuditTrailError, PayopsError} from '../errors.js'
 import {contentHash} from './csv.js'
 import type {JournalState, JournalWriter} from './journal.js'
-import type {KeyedRow, RowSender} from './send.js'
+import type {KeyedRow, PreparedRow, RowSender} from './send.js'
 
 export type {KeyedRow} from './send.js'
 
@@ -96,6 +96,53 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
   let taken = 0
   // The first error that stops the import (the others stop taking rows, their sends finish).
   let fatal: {err: unknown} | undefined
+  const stops = (err: unknown) => !(err instanceof PayopsError) || err instanceof AuditTrailError
+  const prepareRow = send.prepare ?? (async (row: KeyedRow): Promise<PreparedRow> => ({send: () => send(row), abandon: async () => undefined}))
+  type Next = {row: KeyedRow; prepared: PreparedRow} | {row: KeyedRow; error: unknown} | {fatal: unknown} | undefined
+
+  /** The next row, its intent on record; undefined when there is none or the run stops. Never rejects. */
+  const next = async (): Promise<Next> => {
+    if (exhausted || taken >= todoCount || fatal) return undefined
+    if (opts.signal?.aborted) {
+      result.interrupted = true
+      return undefined
+    }
+    let step: IteratorResult<KeyedRow>
+    try {
+      step = await it.next()
+    } catch (err) {
+      return {fatal: err}
+    }
+    if (step.done) {
+      exhausted = true
+      return undefined
+    }
+    taken++
+    try {
+      return {row: step.value, prepared: await prepareRow(step.value)}
+    } catch (err) {
+      return {row: step.value, error: err}
+    }
+  }
+
+  const fail = (row: KeyedRow, err: unknown) => {
+    // A trail that cannot be written stops the whole import: nothing more is sent.
+    if (stops(err)) {
+      fatal ??= {err}
+      return
+    }
+    const e = err as PayopsError
+    const failure: Failure = {
+      line: row.line,
+      key: row.key,
+      message: e instanceof ApiError ? e.describe() : e.message,
+      ...(e instanceof ApiError ? {status: e.status, error_code: e.errorCode} : {}),
+    }
+    result.failed++
+    result.failures.push(failure)
+    journal.append({type: 'failed', ...failure})
+  }
+
   const worker = async () => {
     try {
       await work()
@@ -103,22 +150,40 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
       fatal ??= {err}
     }
   }
+
+  /**
+   * One slot of the concurrency: sends a row, and while it is in flight takes the next one and
+   * records its intent, so that a slot refills as soon as its answer is read.
+   */
   const work = async () => {
-    while (!exhausted && taken < todoCount && !fatal) {
-      if (opts.signal?.aborted) {
-        result.interrupted = true
+    let upcoming = next()
+    for (;;) {
+      const cur = await upcoming
+      if (!cur) return
+      if ('fatal' in cur) {
+        fatal ??= {err: cur.fatal}
         return
       }
-      const step = await it.next()
-      if (step.done) {
-        exhausted = true
+      if ('error' in cur) {
+        fail(cur.row, cur.error)
+        if (fatal) return
+        finished++
+        opts.onProgress?.(++completed)
+        upcoming = next()
+        continue
+      }
+      const {row, prepared} = cur
+      if (fatal || opts.signal?.aborted) {
+        // Taken and its intent recorded, but the run stopped first: never sent.
+        if (opts.signal?.aborted) result.interrupted = true
+        await prepared.abandon('not_sent')
         return
       }
-      taken++
-      const row = step.value
       journal.append({type: 'sent', line: row.line, key: row.key, fp: contentHash(row.fingerprint)})
+      const sending = prepared.send()
+      upcoming = next()
       try {
-        const outcome = await send(row)
+        const outcome = await sending
         if (outcome.warning) result.partial++
         else result[outcome.kind]++
         add(result.total_this_run, row)
@@ -135,20 +200,10 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
           ...(outcome.warning ? {warning: outcome.warning} : {}),
         })
       } catch (err) {
-        // A trail that cannot be written stops the whole import: nothing more is sent.
-        if (!(err instanceof PayopsError) || err instanceof AuditTrailError) throw err
-        const failure: Failure = {
-          line: row.line,
-          key: row.key,
-          message: err instanceof ApiError ? err.describe() : err.message,
-          ...(err instanceof ApiError ? {status: err.status, error_code: err.errorCode} : {}),
-        }
-        result.failed++
-        result.failures.push(failure)
-        journal.append({type: 'failed', ...failure})
+        fail(row, err)
       }
-      finished++
-      opts.onProgress?.(++completed)
+      if (!fatal) finished++
+      if (!fatal) opts.onProgress?.(++completed)
     }
   }
   try {

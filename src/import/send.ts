@@ -2,7 +2,7 @@
  * The send of one import row: through the movement pipeline, so that its outcome is classified
  * and recorded as every other money request's is.
  */
-import {sendConfirmed, type MovementPorts} from '../movements/index.js'
+import {prepareConfirmed, type MovementPorts} from '../movements/index.js'
 import type {Move} from '../api/schemas/moves.js'
 import type {ImportRow} from './csv.js'
 
@@ -23,11 +23,21 @@ export interface RowOutcome {
   warning?: string
 }
 
+/** A row whose intent is on record: send it, or give it up (the run stopped first). */
+export interface PreparedRow {
+  send(): Promise<RowOutcome>
+  abandon(reason: string): Promise<void>
+}
+
 /**
- * Sends one row with its key; resolves with the outcome or throws a PayopsError. `drain` resolves
- * once every audit record of the rows sent so far is on disk.
+ * Sends one row with its key; resolves with the outcome or throws a PayopsError. `prepare`, when
+ * given, records the row's intent first so that the run can do it while the previous row is in
+ * flight; `drain` resolves once every audit record of the rows sent so far is on disk.
  */
-export type RowSender = ((row: KeyedRow) => Promise<RowOutcome>) & {drain?: () => Promise<void>}
+export type RowSender = ((row: KeyedRow) => Promise<RowOutcome>) & {
+  prepare?: (row: KeyedRow) => Promise<PreparedRow>
+  drain?: () => Promise<void>
+}
 
 /**
  * Each row goes through the movement pipeline (the batch was confirmed once, as a whole, by the
@@ -35,9 +45,11 @@ export type RowSender = ((row: KeyedRow) => Promise<RowOutcome>) & {drain?: () =
  * naming another move fails the row, exit 5), and recorded in the audit trail with amount,
  * currency, from and to.
  *
- * The intent is on disk before its row is sent, as for every money request. The outcome record is
- * written while the next rows go out (it joins the group of their intents), so a row costs one
- * group commit rather than two; `drain` waits for the last of them before the import reports.
+ * The intent is on disk before its row is sent, as for every money request; `prepare` writes it
+ * while the previous row of the same slot is in flight. The outcome record is written while the
+ * next rows go out (it joins the group of their intents); `drain` waits for the last of them
+ * before the import reports. A row prepared but not sent (the run stopped) gets an outcome record
+ * saying so.
  */
 export function pipelineSender(ports: MovementPorts): RowSender {
   const inFlight = new Set<Promise<void>>()
@@ -61,8 +73,8 @@ export function pipelineSender(ports: MovementPorts): RowSender {
         },
       }),
   }
-  const send: RowSender = async (row) => {
-    const o = await sendConfirmed(
+  const prepare = async (row: KeyedRow): Promise<PreparedRow> => {
+    const p = await prepareConfirmed(
       {
         kind: 'move.create',
         from: row.from_subaccount_id,
@@ -75,8 +87,16 @@ export function pipelineSender(ports: MovementPorts): RowSender {
       },
       background,
     )
-    return {kind: o.kind, httpStatus: o.http_status, move: o.resource as Move, ...(o.warning ? {warning: o.warning} : {})}
+    return {
+      send: async () => {
+        const o = await p.send()
+        return {kind: o.kind, httpStatus: o.http_status, move: o.resource as Move, ...(o.warning ? {warning: o.warning} : {})}
+      },
+      abandon: (reason) => p.abandon(reason),
+    }
   }
+  const send: RowSender = async (row) => (await prepare(row)).send()
+  send.prepare = prepare
   send.drain = async () => {
     while (inFlight.size) await Promise.all(inFlight)
   }

@@ -5,7 +5,7 @@
  * caller renders the outcome. Nothing here prints or parses flags: the world comes in as ports.
  */
 import {ApiError, ConflictError, NetworkError, PayopsError} from '../errors.js'
-import {newOpId, type ApiResponse} from '../api/client.js'
+import {newOpId, type ApiResponse, type AuditInfo} from '../api/client.js'
 import {classifyOutcome, mismatches, requestWindowStart, timeOf} from './classify.js'
 import {guard, type GuardOptions} from './guard.js'
 import {plan} from './plan.js'
@@ -56,8 +56,31 @@ function explainUncertain(err: unknown, p: Plan): unknown {
 
 /** Sends one planned movement, records it, and classifies the answer. */
 export async function execute(p: Plan, ports: MovementPorts): Promise<Outcome> {
+  return (await prepare(p, ports)).send()
+}
+
+/** A movement whose intent is on record: send it, or give it up (recorded as not sent). */
+export interface Prepared {
+  send(): Promise<Outcome>
+  /** Records that the movement was not sent (the run stopped first). */
+  abandon(reason: string): Promise<void>
+}
+
+/**
+ * Records the intent of a planned movement; what it resolves with sends it. A caller with several
+ * movements to send (an import) prepares the next one while the last one is in flight, so that
+ * writing the intent is not on the path from one request to the next.
+ */
+export async function prepare(p: Plan, ports: MovementPorts): Promise<Prepared> {
   const info = {op: newOpId(), ...p.audit, idempotency_key: p.idempotencyKey}
   await ports.audit?.intent(info)
+  return {
+    send: () => sendPlanned(p, ports, info),
+    abandon: async (reason) => ports.audit?.outcome({...info, status: null, error_code: reason}),
+  }
+}
+
+async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo): Promise<Outcome> {
   let res: ApiResponse<Record<string, unknown>>
   try {
     res = await p.send()
@@ -142,6 +165,11 @@ export async function runMovement(request: MovementRequest, ports: MovementPorts
  */
 export async function sendConfirmed(request: MovementRequest, ports: MovementPorts): Promise<Outcome> {
   return execute(await plan(request, ports), ports)
+}
+
+/** Plans one movement its caller already confirmed and records its intent (see prepare). */
+export async function prepareConfirmed(request: MovementRequest, ports: MovementPorts): Promise<Prepared> {
+  return prepare(await plan(request, ports), ports)
 }
 
 export type Settled = {request: MovementRequest; outcome: Outcome} | {request: MovementRequest; error: PayopsError}

@@ -10,7 +10,9 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import type {ApiResponse, AuditInfo, AuditOutcome} from '../../src/api/client.js'
 import {AuditLog, readAuditHead, verifyAudit, type AuditFields} from '../../src/audit/index.js'
-import {pipelineSender, type KeyedRow} from '../../src/import/send.js'
+import {JournalWriter, readJournal} from '../../src/import/journal.js'
+import {runImport} from '../../src/import/run.js'
+import {pipelineSender, type KeyedRow, type RowOutcome, type RowSender} from '../../src/import/send.js'
 import type {MovementPorts} from '../../src/movements/types.js'
 
 const A = '11111111-1111-4111-8111-111111111111'
@@ -123,5 +125,37 @@ describe('audit trail groups', () => {
     expect(verifyAudit(dir)).toMatchObject({ok: true, records: 3})
     const seqs = readFileSync(join(dir, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).seq)
     expect(seqs).toEqual([1, 2, 3])
+  })
+})
+
+describe('runImport with rows prepared ahead', () => {
+  it('sends each row once; a row prepared when the run is stopped is given up, recorded, and not journaled as sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payops-import-ahead-'))
+    const journalPath = join(dir, 'rows.csv.payops-journal.jsonl')
+    const writer = new JournalWriter(journalPath)
+    const abort = new AbortController()
+    const events: string[] = []
+    const sendOf = (row: KeyedRow) => async (): Promise<RowOutcome> => {
+      events.push(`send ${row.line}`)
+      // Ctrl-C while the third row is in flight (the next one is prepared by then): it is not sent.
+      if (row.line === 4) setTimeout(() => abort.abort(), 1)
+      await new Promise((r) => setTimeout(r, 5))
+      return {kind: 'created', httpStatus: 201, move: {id: `mv_${row.line}`, status: 'settled'} as never}
+    }
+    const send: RowSender = Object.assign(async (row: KeyedRow) => sendOf(row)(), {
+      prepare: async (row: KeyedRow) => {
+        events.push(`prepare ${row.line}`)
+        return {send: sendOf(row), abandon: async (reason: string) => void events.push(`abandon ${row.line} ${reason}`)}
+      },
+    })
+    const rows = Array.from({length: 10}, (_, i) => row(i + 2, `k-${i + 2}`))
+    const result = await runImport(send, rows, readJournal(''), writer, {concurrency: 1, signal: abort.signal})
+    writer.close()
+    expect(result).toMatchObject({created: 3, not_sent: 7, interrupted: true})
+    // One slot: each row is prepared while the one before it is in flight.
+    expect(events).toEqual(['prepare 2', 'send 2', 'prepare 3', 'send 3', 'prepare 4', 'send 4', 'prepare 5', 'abandon 5 not_sent'])
+    const sent = readJournal(journalPath)
+    expect([...sent.sent].sort()).toEqual(['k-2', 'k-3', 'k-4'])
+    expect(sent.done.size).toBe(3)
   })
 })
