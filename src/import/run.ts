@@ -47,6 +47,9 @@ export interface RunOptions {
   onProgress?: (completed: number) => void
 }
 
+/** Rows each slot takes and records the intent of ahead of the one it is sending. */
+const AHEAD = 2
+
 function add(totals: Record<string, number>, r: {currency: string; amount_in_minor_units: number}): void {
   totals[r.currency] = (totals[r.currency] ?? 0) + r.amount_in_minor_units
 }
@@ -152,13 +155,14 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
   }
 
   /**
-   * One slot of the concurrency: sends a row, and while it is in flight takes the next one and
-   * records its intent, so that a slot refills as soon as its answer is read.
+   * One slot of the concurrency: sends a row, and while it is in flight takes the next ones
+   * (AHEAD of them) and records their intents, so that a slot refills as soon as its answer is
+   * read and the intents of many rows share one group commit of the audit trail.
    */
   const work = async () => {
-    let upcoming = next()
+    const upcoming: Array<Promise<Next>> = Array.from({length: AHEAD}, next)
     for (;;) {
-      const cur = await upcoming
+      const cur = await upcoming.shift()!
       if (!cur) return
       if ('fatal' in cur) {
         fatal ??= {err: cur.fatal}
@@ -169,7 +173,7 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
         if (fatal) return
         finished++
         opts.onProgress?.(++completed)
-        upcoming = next()
+        upcoming.push(next())
         continue
       }
       const {row, prepared} = cur
@@ -177,11 +181,12 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
         // Taken and its intent recorded, but the run stopped first: never sent.
         if (opts.signal?.aborted) result.interrupted = true
         await prepared.abandon('not_sent')
+        for (const later of await Promise.all(upcoming)) if (later && 'prepared' in later) await later.prepared.abandon('not_sent')
         return
       }
       journal.append({type: 'sent', line: row.line, key: row.key, fp: contentHash(row.fingerprint)})
       const sending = prepared.send()
-      upcoming = next()
+      upcoming.push(next())
       try {
         const outcome = await sending
         if (outcome.warning) result.partial++
