@@ -6,8 +6,8 @@
  * Everything stored is plain JSON-serialisable data so that `--state FILE` can persist it; wire
  * shapes (views) are built by the route modules.
  */
-import {randomBytes, randomUUID} from 'node:crypto'
-import {Grouped, StoreCore, Table, randomRoutingNumber, type EntityRole, type Mode} from './core.js'
+import {randomBytes} from 'node:crypto'
+import {Grouped, StoreCore, Table, newId, randomRoutingNumber, type EntityRole, type Mode} from './core.js'
 import {Entity} from './entity.js'
 import {MovesStore} from './moves.js'
 import {PartiesStore} from './parties.js'
@@ -63,7 +63,7 @@ export class Store extends StoreCore {
 
   addEntity(init: {role: EntityRole; name: string; mode: Mode; id?: string}): Entity {
     const e = new Entity({
-      id: init.id ?? randomUUID(),
+      id: init.id ?? newId(),
       role: init.role,
       name: init.name,
       mode: init.mode,

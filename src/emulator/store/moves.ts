@@ -3,9 +3,8 @@
  * settlement, which books a debit and a credit through the subaccounts area. A move that could not
  * settle (a total would leave the exact range) is refused before anything is written.
  */
-import {randomUUID} from 'node:crypto'
 import type {MoveStatus} from '../../api/schemas/moves.js'
-import type {Row, StoreCore, Table} from './core.js'
+import {flat, newId, type Row, type StoreCore, type Table} from './core.js'
 import type {SubaccountTables, SubaccountsStore} from './subaccounts.js'
 
 export type {MoveStatus} from '../../api/schemas/moves.js'
@@ -59,7 +58,7 @@ export class MovesStore {
     this.assertCanSettle(entity, input)
     const now = this.core.now()
     const rec: MoveRecord = {
-      id: randomUUID(),
+      id: newId(),
       seq: this.core.nextSeq(),
       from_subaccount_id: input.from_subaccount_id,
       to_subaccount_id: input.to_subaccount_id,
@@ -68,7 +67,7 @@ export class MovesStore {
       status: 'created',
       status_recorded_at: now,
       client_metadata: input.client_metadata ?? {},
-      idempotency_key: input.idempotency_key ?? null,
+      idempotency_key: input.idempotency_key == null ? null : flat(input.idempotency_key),
       settled_at: null,
       created_at: now,
       updated_at: now,

@@ -3,9 +3,9 @@
  * booking money in or out (the one range check on their totals). Moves, simulated credits and the
  * bulk control API book through here.
  */
-import {randomInt, randomUUID} from 'node:crypto'
+import {randomInt} from 'node:crypto'
 import {validationError} from '../errors.js'
-import {canAdd, type Grouped, type Row, type StoreCore, type Table} from './core.js'
+import {canAdd, newId, type Grouped, type Row, type StoreCore, type Table} from './core.js'
 
 export interface SubaccountRecord extends Row {
   name: string
@@ -68,7 +68,7 @@ export class SubaccountsStore {
   create(entity: SubaccountTables, init: {name: string; currency_code: string}): SubaccountRecord {
     const now = this.core.now()
     const rec: SubaccountRecord = {
-      id: randomUUID(),
+      id: newId(),
       seq: this.core.nextSeq(),
       name: init.name,
       account_number: this.newAccountNumber(),
@@ -90,7 +90,7 @@ export class SubaccountsStore {
     if (!sub) throw new Error(`subaccount ${subaccountId} does not exist in entity ${entity.id}`)
     const now = this.core.now()
     const rec: ActivityRecord = {
-      id: randomUUID(),
+      id: newId(),
       seq: this.core.nextSeq(),
       subaccount_id: subaccountId,
       source: input.source,
