@@ -109,6 +109,11 @@ export class Grouped<T extends Row> {
   }
 }
 
+/** Milliseconds since the epoch as the ISO 8601 text the API shows. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
 /** Index of the first item whose seq is >= `seq` (items sorted by seq). */
 export function lowerBound(items: readonly Row[], seq: number): number {
   let lo = 0
@@ -146,9 +151,14 @@ export class StoreCore {
 
   /** Current time as ISO 8601, never earlier than a time this store already handed out. */
   now(): string {
+    return new Date(this.nowMs()).toISOString()
+  }
+
+  /** {@link now} as milliseconds since the epoch (what compact records keep). */
+  nowMs(): number {
     const t = Date.now()
     if (t > this.clock) this.clock = t
-    return new Date(this.clock).toISOString()
+    return this.clock
   }
 
   /** Call after every mutation: persistence listens to it. */

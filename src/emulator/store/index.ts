@@ -8,6 +8,7 @@
  */
 import {randomBytes} from 'node:crypto'
 import {Grouped, StoreCore, Table, newId, randomRoutingNumber, type EntityRole, type Mode} from './core.js'
+import {ActivityBook} from './activity.js'
 import {Entity} from './entity.js'
 import {MovesStore} from './moves.js'
 import {PartiesStore} from './parties.js'
@@ -20,10 +21,12 @@ import {WebhooksStore} from './webhooks.js'
 
 export * from './core.js'
 export {Entity} from './entity.js'
-export type {MoveRecord, MoveStatus, MoveTables, NewMove} from './moves.js'
+export type {MoveRecord, MoveStatus, MoveTables, NewMove, SavedMove} from './moves.js'
+export {MoveTable} from './moves.js'
+export {ActivityBook, ActivityList, isFlow, lineId} from './activity.js'
 export type {NewParty, PartyKind, PartyRecord, PartyTables, PaymentMethodRecord} from './parties.js'
 export type {NewPayin, PayinRecord, PayinStatusValue, PayinTables} from './payins.js'
-export type {ActivityRecord, ActivitySource, Booking, Direction, NewActivity, SubaccountRecord, SubaccountTables} from './subaccounts.js'
+export type {ActivityEntry, ActivityRecord, ActivitySource, Booking, Direction, NewActivity, SettledFlow, SubaccountRecord, SubaccountTables} from './subaccounts.js'
 export type {AccountTransferRecord, NewAccountTransfer, TransferStatus, TransferTables} from './transfers.js'
 export type {BankTransactionRecord, NewBankTransaction, TreasuryAccountRecord, TreasuryTables} from './treasury.js'
 export type {WebhookRecord, WebhookTables} from './webhooks.js'
@@ -146,6 +149,7 @@ export class Store extends StoreCore {
     for (const e of s.entities.values()) {
       for (const field of Object.values(e)) {
         if (field instanceof Table) maxSeq = Math.max(maxSeq, field.items.at(-1)?.seq ?? 0)
+        else if (field instanceof ActivityBook) maxSeq = Math.max(maxSeq, field.maxSeq())
         else if (field instanceof Grouped) for (const key of field.keys()) maxSeq = Math.max(maxSeq, field.get(key)?.items.at(-1)?.seq ?? 0)
       }
     }
