@@ -3,8 +3,9 @@
  * the entities and their API keys and saves/restores the whole; each area's records and
  * operations live in their own module (subaccounts, moves, treasury, transfers, parties, payins,
  * tokens, webhooks) and are reached as `store.<area>`, as the client reaches `api.<area>`.
- * Everything stored is plain JSON-serialisable data so that `--state FILE` can persist it; wire
- * shapes (views) are built by the route modules.
+ * Everything stored serialises to JSON so that `--state FILE` can persist it (compact records, such
+ * as moves and the activity lines read from them, through their table's `toJSON`); wire shapes
+ * (views) are built by the route modules.
  */
 import {randomBytes} from 'node:crypto'
 import {Grouped, StoreCore, Table, newId, randomRoutingNumber, type EntityRole, type Mode} from './core.js'
