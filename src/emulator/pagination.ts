@@ -1,5 +1,6 @@
 /**
- * Cursor pagination over a {@link Table}'s items (sorted by seq, which is creation order).
+ * Cursor pagination over a {@link Table}'s items, or any {@link SeqList} (sorted by seq, which is
+ * creation order).
  *
  * A cursor is an opaque base64url string naming the seq of the item it continues from, the
  * direction (next or previous page), the order it was made for and a fingerprint of the list and
@@ -10,7 +11,7 @@
  * needs one pass over the list.
  */
 import {validationError} from './errors.js'
-import {lowerBound, upperBound, type Row} from './store/index.js'
+import type {Row} from './store/index.js'
 
 export const DEFAULT_LIMIT = 50
 export const MAX_LIMIT = 500
@@ -43,73 +44,111 @@ interface Cursor {
   scope: string
 }
 
-export function paginate<T extends Row, V = T>(items: readonly T[], opts: PageOptions<T>, view?: (item: T) => V): ListPage<V> {
+/**
+ * A list sorted by seq that is not an array of rows: its length, the seq at a position and the item
+ * there (an activity list, whose lines of moves are read from the moves).
+ */
+export interface SeqList<T> {
+  readonly length: number
+  seqAt(i: number): number
+  at(i: number): T
+}
+
+function arrayList<T extends Row>(items: readonly T[]): SeqList<T> {
+  return {length: items.length, seqAt: (i) => items[i].seq, at: (i) => items[i]}
+}
+
+export function paginate<T extends Row, V = T>(items: readonly T[], opts: PageOptions<T>, view?: (item: T) => V): ListPage<V>
+export function paginate<T, V = T>(items: SeqList<T>, opts: PageOptions<T>, view?: (item: T) => V): ListPage<V>
+export function paginate<T, V = T>(source: readonly Row[] | SeqList<T>, opts: PageOptions<T>, view?: (item: T) => V): ListPage<V> {
+  const list = (Array.isArray(source) ? arrayList(source as readonly Row[]) : source) as SeqList<T>
   const limit = opts.limit ?? DEFAULT_LIMIT
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw validationError(`limit: limit must be 1 to ${MAX_LIMIT}`)
   const order = opts.order ?? 'desc'
   if (order !== 'asc' && order !== 'desc') throw validationError('order: order must be asc or desc')
   const scope = fingerprint(opts.scope ?? '')
   const filter = opts.filter
-  const n = items.length
+  const n = list.length
   // Positions are walked in list order: step +1 for asc, -1 for desc.
   const step = order === 'asc' ? 1 : -1
   const cursor = opts.cursor === undefined || opts.cursor === '' ? undefined : decodeCursor(opts.cursor, order, scope)
 
-  let page: T[]
+  // Positions of the page's items, in list order.
+  let page: number[]
   let hasMore: boolean
   let hasPrevious: boolean
   if (!cursor || cursor.dir === 'n') {
-    // First index (in list order) after the cursor item.
+    // First position (in list order) after the cursor item.
     let start: number
     if (!cursor) start = order === 'asc' ? 0 : n - 1
-    else start = order === 'asc' ? upperBound(items, cursor.seq) : lowerBound(items, cursor.seq) - 1
-    const found = collect(items, start, step, limit + 1, filter)
+    else start = order === 'asc' ? seqUpperBound(list, cursor.seq) : seqLowerBound(list, cursor.seq) - 1
+    const found = collect(list, start, step, limit + 1, filter)
     hasMore = found.length > limit
     page = hasMore ? found.slice(0, limit) : found
-    hasPrevious = cursor !== undefined && exists(items, (page.length ? indexOf(items, page[0]) : start) - step, -step, filter)
+    hasPrevious = cursor !== undefined && exists(list, (page.length ? page[0] : start) - step, -step, filter)
   } else {
     // The page that ends just before the cursor item, still presented in list order.
-    const end = order === 'asc' ? lowerBound(items, cursor.seq) - 1 : upperBound(items, cursor.seq)
-    const found = collect(items, end, -step, limit + 1, filter)
+    const end = order === 'asc' ? seqLowerBound(list, cursor.seq) - 1 : seqUpperBound(list, cursor.seq)
+    const found = collect(list, end, -step, limit + 1, filter)
     hasPrevious = found.length > limit
     page = (hasPrevious ? found.slice(0, limit) : found).reverse()
-    hasMore = exists(items, (page.length ? indexOf(items, page[page.length - 1]) : end) + step, step, filter)
+    hasMore = exists(list, (page.length ? page[page.length - 1] : end) + step, step, filter)
   }
 
   const first = page[0]
   const last = page[page.length - 1]
   return {
-    data: view ? page.map(view) : (page as unknown as V[]),
+    data: page.map((i) => (view ? view(list.at(i)) : (list.at(i) as unknown as V))),
     has_more: hasMore,
-    total_count: filter ? count(items, filter) : n,
-    next_cursor: hasMore && last ? encodeCursor({seq: last.seq, dir: 'n', order, scope}) : null,
-    previous_cursor: hasPrevious && first ? encodeCursor({seq: first.seq, dir: 'p', order, scope}) : null,
+    total_count: filter ? count(list, filter) : n,
+    next_cursor: hasMore && last !== undefined ? encodeCursor({seq: list.seqAt(last), dir: 'n', order, scope}) : null,
+    previous_cursor: hasPrevious && first !== undefined ? encodeCursor({seq: list.seqAt(first), dir: 'p', order, scope}) : null,
   }
 }
 
-function collect<T>(items: readonly T[], from: number, step: number, max: number, filter?: (item: T) => boolean): T[] {
-  const out: T[] = []
-  for (let i = from; i >= 0 && i < items.length && out.length < max; i += step) {
-    const it = items[i]
-    if (!filter || filter(it)) out.push(it)
+/** Up to `max` positions from `from` on (by `step`) whose items pass the filter. */
+function collect<T>(list: SeqList<T>, from: number, step: number, max: number, filter?: (item: T) => boolean): number[] {
+  const out: number[] = []
+  for (let i = from; i >= 0 && i < list.length && out.length < max; i += step) {
+    if (!filter || filter(list.at(i))) out.push(i)
   }
   return out
 }
 
-function exists<T>(items: readonly T[], from: number, step: number, filter?: (item: T) => boolean): boolean {
-  if (!filter) return from >= 0 && from < items.length
-  for (let i = from; i >= 0 && i < items.length; i += step) if (filter(items[i])) return true
+function exists<T>(list: SeqList<T>, from: number, step: number, filter?: (item: T) => boolean): boolean {
+  if (!filter) return from >= 0 && from < list.length
+  for (let i = from; i >= 0 && i < list.length; i += step) if (filter(list.at(i))) return true
   return false
 }
 
-function count<T>(items: readonly T[], filter: (item: T) => boolean): number {
+function count<T>(list: SeqList<T>, filter: (item: T) => boolean): number {
   let c = 0
-  for (const it of items) if (filter(it)) c++
+  for (let i = 0; i < list.length; i++) if (filter(list.at(i))) c++
   return c
 }
 
-function indexOf(items: readonly Row[], row: Row): number {
-  return lowerBound(items, row.seq)
+/** Position of the first item whose seq is >= `seq`. */
+function seqLowerBound(list: SeqList<unknown>, seq: number): number {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (list.seqAt(mid) < seq) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** Position of the first item whose seq is > `seq`. */
+function seqUpperBound(list: SeqList<unknown>, seq: number): number {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (list.seqAt(mid) <= seq) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 const CURSOR_RE = /^[A-Za-z0-9_-]{1,200}$/

@@ -18,7 +18,7 @@ import {basename, dirname, join} from 'node:path'
 import * as z from 'zod/mini'
 import {describeIssues} from '../api/schemas/common.js'
 import {ExitCode, PayopsError, UsageError} from '../errors.js'
-import {ENTITY_ROLES, Entity, Grouped, Store, Table} from './store/index.js'
+import {ActivityBook, ENTITY_ROLES, Entity, Grouped, Store, Table} from './store/index.js'
 
 export const SAVE_DEBOUNCE_MS = 200
 export const SAVE_MAX_WAIT_MS = 1000
@@ -101,7 +101,7 @@ function shapeProblem(json: unknown): string | undefined {
     for (const [k, field] of Object.entries(probe)) {
       const v = (ej as Record<string, unknown>)[k]
       if (v === undefined || v === null) continue
-      const schema = field instanceof Table ? RowsShape : field instanceof Grouped ? GroupedShape : field instanceof Map ? MapShape : undefined
+      const schema = field instanceof Table ? RowsShape : field instanceof Grouped || field instanceof ActivityBook ? GroupedShape : field instanceof Map ? MapShape : undefined
       if (!schema) continue
       const fr = schema.safeParse(v)
       if (!fr.success) return describeIssues(fr.error, `entities.${i}.${k}`)

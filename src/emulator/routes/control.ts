@@ -9,6 +9,7 @@
  * - POST /_emulator/keys                  {entity, read_only?} issues a new key -> {key}
  * - POST /_emulator/payers, /payees       add parties (routes/parties.ts)
  * - POST /_emulator/payins[/{id}/advance], GET /_emulator/payins   payins (routes/payins.ts)
+ * - POST /_emulator/bulk/activity, /bulk/moves, /gc   volume and memory runs (routes/bulk.ts)
  */
 import * as z from 'zod/mini'
 import type {AppContext} from '../context.js'

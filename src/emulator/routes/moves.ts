@@ -22,12 +22,13 @@ import {HttpError, notFound, validationError} from '../errors.js'
 import {created, ok, parseInput, type Reply, type RequestContext} from '../handler.js'
 import {KeyedMutex} from '../locks.js'
 import type {Router} from '../router.js'
-import type {Entity, MoveRecord} from '../store/index.js'
+import {iso, type Entity, type MoveRecord} from '../store/index.js'
 import {findSubaccount} from './subaccounts.js'
 
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
 
 export function moveView(m: MoveRecord) {
+  const at = iso(m.status_ms)
   return {
     id: m.id,
     from_subaccount_id: m.from_subaccount_id,
@@ -36,10 +37,10 @@ export function moveView(m: MoveRecord) {
     amount_in_cents: m.amount_in_minor_units,
     currency_code: m.currency_code,
     status: m.status as string,
-    status_recorded_at: m.status_recorded_at,
-    client_metadata: m.client_metadata,
-    created_at: m.created_at,
-    updated_at: m.updated_at,
+    status_recorded_at: at,
+    client_metadata: m.client_metadata ?? {},
+    created_at: iso(m.created_ms),
+    updated_at: at,
   }
 }
 
@@ -53,11 +54,11 @@ export function approvedMoveView(m: MoveRecord) {
     amount_in_cents: m.amount_in_minor_units,
     currency_code: m.currency_code,
     status: m.status.toUpperCase(),
-    settled_at: m.settled_at,
-    description: m.client_metadata.description ?? null,
-    client_metadata: m.client_metadata,
-    created_at: m.created_at,
-    updated_at: m.updated_at,
+    settled_at: Number.isNaN(m.settled_ms) ? null : iso(m.settled_ms),
+    description: m.client_metadata?.description ?? null,
+    client_metadata: m.client_metadata ?? {},
+    created_at: iso(m.created_ms),
+    updated_at: iso(m.status_ms),
   }
 }
 

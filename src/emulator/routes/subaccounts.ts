@@ -9,7 +9,7 @@ import {notFound, validationError} from '../errors.js'
 import {created, ok, parseInput} from '../handler.js'
 import {paginate} from '../pagination.js'
 import type {Router} from '../router.js'
-import type {ActivityRecord, Entity, SubaccountRecord} from '../store/index.js'
+import {ActivityList, type ActivityEntry, type ActivityRecord, type Entity, type SubaccountRecord} from '../store/index.js'
 
 export function subaccountView(s: SubaccountRecord) {
   return {
@@ -68,16 +68,16 @@ export function register(router: Router, app: AppContext): void {
     const gte = q.effective_at_gte === undefined ? undefined : Date.parse(q.effective_at_gte)
     const lte = q.effective_at_lte === undefined ? undefined : Date.parse(q.effective_at_lte)
     const filtered = q.direction !== undefined || q.amount_gte !== undefined || q.amount_lte !== undefined || gte !== undefined || lte !== undefined
+    const list = ctx.entity.activity.get(sub.id) ?? new ActivityList(sub.id)
     const filter = filtered
-      ? (a: ActivityRecord) =>
-          (q.direction === undefined || a.direction === q.direction) &&
+      ? (a: ActivityEntry) =>
+          (q.direction === undefined || list.directionOf(a) === q.direction) &&
           (q.amount_gte === undefined || a.amount_in_minor_units >= q.amount_gte) &&
           (q.amount_lte === undefined || a.amount_in_minor_units <= q.amount_lte) &&
-          (gte === undefined || Date.parse(a.effective_at) >= gte) &&
-          (lte === undefined || Date.parse(a.effective_at) <= lte)
+          (gte === undefined || list.effectiveMsOf(a) >= gte) &&
+          (lte === undefined || list.effectiveMsOf(a) <= lte)
       : undefined
     const scope = ['activity', sub.id, q.direction, q.amount_gte, q.amount_lte, gte, lte].join('|')
-    const items = ctx.entity.activity.get(sub.id)?.items ?? []
-    return ok(paginate(items, {limit: q.limit, order: q.order ?? 'desc', cursor: q.cursor, filter, scope}, activityView))
+    return ok(paginate(list, {limit: q.limit, order: q.order ?? 'desc', cursor: q.cursor, filter, scope}, (a) => activityView(list.line(a))))
   })
 }

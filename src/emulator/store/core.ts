@@ -6,7 +6,7 @@
  * Ordering: every record gets a store-wide, strictly increasing `seq`, and `created_at` comes from
  * a clock that never goes backwards, so ordering by seq is ordering by (created_at, seq).
  */
-import {randomInt} from 'node:crypto'
+import {randomFillSync, randomInt} from 'node:crypto'
 
 export type Mode = 'test' | 'live'
 export const ENTITY_ROLES = ['test', 'test_other', 'live'] as const
@@ -109,6 +109,11 @@ export class Grouped<T extends Row> {
   }
 }
 
+/** Milliseconds since the epoch as the ISO 8601 text the API shows. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
 /** Index of the first item whose seq is >= `seq` (items sorted by seq). */
 export function lowerBound(items: readonly Row[], seq: number): number {
   let lo = 0
@@ -146,9 +151,14 @@ export class StoreCore {
 
   /** Current time as ISO 8601, never earlier than a time this store already handed out. */
   now(): string {
+    return new Date(this.nowMs()).toISOString()
+  }
+
+  /** {@link now} as milliseconds since the epoch (what compact records keep). */
+  nowMs(): number {
     const t = Date.now()
     if (t > this.clock) this.clock = t
-    return new Date(this.clock).toISOString()
+    return this.clock
   }
 
   /** Call after every mutation: persistence listens to it. */
@@ -178,6 +188,46 @@ export class StoreCore {
  */
 export function canAdd(total: number, amount: number): boolean {
   return Number.isSafeInteger(total) && Number.isSafeInteger(amount) && Number.isSafeInteger(total + amount)
+}
+
+const HEX = '0123456789abcdef'
+const UUID_POOL = 256
+const uuidPool = Buffer.alloc(16 * UUID_POOL)
+let uuidNext = UUID_POOL
+const uuidText = Buffer.alloc(36)
+
+/**
+ * A random (version 4) UUID as one flat string. `crypto.randomUUID()` returns a rope of about 20
+ * concatenated pieces (some 700 bytes of heap as long as the id is kept); a store keeps millions of
+ * ids, so it takes these, 56 bytes each.
+ */
+export function newId(): string {
+  if (uuidNext === UUID_POOL) {
+    randomFillSync(uuidPool)
+    uuidNext = 0
+  }
+  const at = 16 * uuidNext++
+  let o = 0
+  for (let i = 0; i < 16; i++) {
+    let b = uuidPool[at + i]
+    if (i === 6) b = (b & 0x0f) | 0x40
+    else if (i === 8) b = (b & 0x3f) | 0x80
+    if (i === 4 || i === 6 || i === 8 || i === 10) uuidText[o++] = 0x2d
+    uuidText[o++] = HEX.charCodeAt(b >> 4)
+    uuidText[o++] = HEX.charCodeAt(b & 0x0f)
+  }
+  return uuidText.toString('latin1')
+}
+
+/**
+ * `s` as one flat string (the same characters): a string built by concatenation is a rope of its
+ * pieces, kept as long as the string is. For what a store keeps per record (Idempotency-Keys).
+ */
+export function flat(s: string): string {
+  // latin1 keeps every character below U+0100 as one byte; anything else round-trips as UTF-16.
+  // eslint-disable-next-line no-control-regex
+  const enc = /^[\u0000-\u00ff]*$/.test(s) ? 'latin1' : 'utf16le'
+  return Buffer.from(s, enc).toString(enc)
 }
 
 /** A random 9-digit ABA routing number with a valid Federal Reserve prefix and check digit. */

@@ -1,14 +1,15 @@
 /**
  * One service entity and everything it owns: the tables each area of the store declares (see the
  * `…Tables` interface of each area module). Serialisation is generic over the fields: every
- * {@link Table}, {@link Grouped} and `Map<string, string>` field is saved and restored by name, so a
- * new resource area adds its fields here and nothing else.
+ * {@link Table}, {@link Grouped}, {@link ActivityBook} and `Map<string, string>` field is saved and
+ * restored by name, so a new resource area adds its fields here and nothing else.
  */
 import {ENTITY_ROLES, Grouped, Table, type EntityRole, type Mode, type Row} from './core.js'
-import type {MoveRecord, MoveTables} from './moves.js'
+import {ActivityBook, type ActivityRecord} from './activity.js'
+import {MoveTable, type MoveTables} from './moves.js'
 import type {PartyRecord, PartyTables} from './parties.js'
 import type {PayinRecord, PayinTables} from './payins.js'
-import type {ActivityRecord, SubaccountRecord, SubaccountTables} from './subaccounts.js'
+import type {SubaccountRecord, SubaccountTables} from './subaccounts.js'
 import type {AccountTransferRecord, TransferTables} from './transfers.js'
 import {mainAccount, type BankTransactionRecord, type TreasuryAccountRecord, type TreasuryTables} from './treasury.js'
 import type {WebhookRecord, WebhookTables} from './webhooks.js'
@@ -25,9 +26,10 @@ export class Entity implements SubaccountTables, MoveTables, TreasuryTables, Tra
   // The field order is the order of the saved state; keep it.
   readonly treasuryAccounts = new Table<TreasuryAccountRecord>()
   readonly subaccounts = new Table<SubaccountRecord>()
-  readonly moves = new Table<MoveRecord>()
-  /** Activity lines per subaccount id. */
-  readonly activity = new Grouped<ActivityRecord>()
+  /** Saved in the API-like move shape (see MoveTable). */
+  readonly moves = new MoveTable()
+  /** Activity lines per subaccount id; a settled move's two lines are read from the move. */
+  readonly activity = new ActivityBook()
   /** Idempotency-Key -> move id. */
   readonly moveIdempotencyKeys = new Map<string, string>()
   /** Webhook endpoints (each with its own URL, secret and allowlist). */
@@ -80,7 +82,9 @@ export class Entity implements SubaccountTables, MoveTables, TreasuryTables, Tra
     for (const [k, field] of Object.entries(e)) {
       const v = json[k]
       if (v === undefined || v === null) continue
-      if (field instanceof Table) field.load(v as Row[])
+      // `moves` comes before `activity`: the activity of settled moves is matched back to them.
+      if (field instanceof ActivityBook) field.load(v as Record<string, ActivityRecord[]>, e.moves)
+      else if (field instanceof Table) field.load(v as Row[])
       else if (field instanceof Grouped) field.load(v as Record<string, Row[]>)
       else if (field instanceof Map) for (const [mk, mv] of Object.entries(v as Record<string, unknown>)) field.set(mk, mv)
     }

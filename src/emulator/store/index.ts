@@ -3,11 +3,13 @@
  * the entities and their API keys and saves/restores the whole; each area's records and
  * operations live in their own module (subaccounts, moves, treasury, transfers, parties, payins,
  * tokens, webhooks) and are reached as `store.<area>`, as the client reaches `api.<area>`.
- * Everything stored is plain JSON-serialisable data so that `--state FILE` can persist it; wire
- * shapes (views) are built by the route modules.
+ * Everything stored serialises to JSON so that `--state FILE` can persist it (compact records, such
+ * as moves and the activity lines read from them, through their table's `toJSON`); wire shapes
+ * (views) are built by the route modules.
  */
-import {randomBytes, randomUUID} from 'node:crypto'
-import {Grouped, StoreCore, Table, randomRoutingNumber, type EntityRole, type Mode} from './core.js'
+import {randomBytes} from 'node:crypto'
+import {Grouped, StoreCore, Table, newId, randomRoutingNumber, type EntityRole, type Mode} from './core.js'
+import {ActivityBook} from './activity.js'
 import {Entity} from './entity.js'
 import {MovesStore} from './moves.js'
 import {PartiesStore} from './parties.js'
@@ -20,10 +22,12 @@ import {WebhooksStore} from './webhooks.js'
 
 export * from './core.js'
 export {Entity} from './entity.js'
-export type {MoveRecord, MoveStatus, MoveTables, NewMove} from './moves.js'
+export type {MoveRecord, MoveStatus, MoveTables, NewMove, SavedMove} from './moves.js'
+export {MoveTable} from './moves.js'
+export {ActivityBook, ActivityList, isFlow, lineId} from './activity.js'
 export type {NewParty, PartyKind, PartyRecord, PartyTables, PaymentMethodRecord} from './parties.js'
 export type {NewPayin, PayinRecord, PayinStatusValue, PayinTables} from './payins.js'
-export type {ActivityRecord, ActivitySource, Booking, Direction, NewActivity, SubaccountRecord, SubaccountTables} from './subaccounts.js'
+export type {ActivityEntry, ActivityRecord, ActivitySource, Booking, Direction, NewActivity, SettledFlow, SubaccountRecord, SubaccountTables} from './subaccounts.js'
 export type {AccountTransferRecord, NewAccountTransfer, TransferStatus, TransferTables} from './transfers.js'
 export type {BankTransactionRecord, NewBankTransaction, TreasuryAccountRecord, TreasuryTables} from './treasury.js'
 export type {WebhookRecord, WebhookTables} from './webhooks.js'
@@ -63,7 +67,7 @@ export class Store extends StoreCore {
 
   addEntity(init: {role: EntityRole; name: string; mode: Mode; id?: string}): Entity {
     const e = new Entity({
-      id: init.id ?? randomUUID(),
+      id: init.id ?? newId(),
       role: init.role,
       name: init.name,
       mode: init.mode,
@@ -146,6 +150,7 @@ export class Store extends StoreCore {
     for (const e of s.entities.values()) {
       for (const field of Object.values(e)) {
         if (field instanceof Table) maxSeq = Math.max(maxSeq, field.items.at(-1)?.seq ?? 0)
+        else if (field instanceof ActivityBook) maxSeq = Math.max(maxSeq, field.maxSeq())
         else if (field instanceof Grouped) for (const key of field.keys()) maxSeq = Math.max(maxSeq, field.get(key)?.items.at(-1)?.seq ?? 0)
       }
     }

@@ -2,15 +2,32 @@
  * Moves between subaccounts: creation (bound to its Idempotency-Key), status changes and
  * settlement, which books a debit and a credit through the subaccounts area. A move that could not
  * settle (a total would leave the exact range) is refused before anything is written.
+ *
+ * A move is kept compactly (an emulator may hold millions): times as milliseconds, formatted when
+ * shown or saved; no metadata object when it has none; its two activity lines read from it rather
+ * than copied (see activity.ts). The saved shape ({@link SavedMove}) is the API-like one.
  */
-import {randomUUID} from 'node:crypto'
 import type {MoveStatus} from '../../api/schemas/moves.js'
-import type {Row, StoreCore, Table} from './core.js'
+import type {SettledFlow} from './activity.js'
+import {Table, flat, iso, newId, type Row, type StoreCore} from './core.js'
 import type {SubaccountTables, SubaccountsStore} from './subaccounts.js'
 
 export type {MoveStatus} from '../../api/schemas/moves.js'
 
-export interface MoveRecord extends Row {
+export interface MoveRecord extends SettledFlow {
+  status: MoveStatus
+  /** When the status last changed (ms since the epoch): `status_recorded_at` and `updated_at`. */
+  status_ms: number
+  created_ms: number
+  /** NaN until it settles. */
+  settled_ms: number
+  /** null when it has none (shown as `{}`). */
+  client_metadata: Record<string, string> | null
+  idempotency_key: string | null
+}
+
+/** A move as a state file keeps it. */
+export interface SavedMove extends Row {
   from_subaccount_id: string
   to_subaccount_id: string
   amount_in_minor_units: number
@@ -31,6 +48,78 @@ export interface NewMove {
   currency_code: string
   client_metadata?: Record<string, string>
   idempotency_key?: string | null
+}
+
+/** Moves by id and in seq order; saved and loaded in the {@link SavedMove} shape. */
+export class MoveTable extends Table<MoveRecord> {
+  override toJSON(): MoveRecord[] {
+    return this.items.map(savedMove) as unknown as MoveRecord[]
+  }
+
+  override load(rows: readonly unknown[]): void {
+    super.load(rows.map((r) => moveFromSaved(r as SavedMove)))
+  }
+}
+
+export function savedMove(m: MoveRecord): SavedMove {
+  const at = iso(m.status_ms)
+  return {
+    id: m.id,
+    seq: m.seq,
+    from_subaccount_id: m.from_subaccount_id,
+    to_subaccount_id: m.to_subaccount_id,
+    amount_in_minor_units: m.amount_in_minor_units,
+    currency_code: m.currency_code,
+    status: m.status,
+    status_recorded_at: at,
+    client_metadata: m.client_metadata ?? {},
+    idempotency_key: m.idempotency_key,
+    settled_at: Number.isNaN(m.settled_ms) ? null : iso(m.settled_ms),
+    created_at: iso(m.created_ms),
+    updated_at: at,
+  }
+}
+
+function moveFromSaved(s: SavedMove): MoveRecord {
+  const ms = (field: string, v: unknown): number => {
+    const t = typeof v === 'string' ? Date.parse(v) : Number.NaN
+    if (Number.isNaN(t)) throw new Error(`move ${s.id}: ${field} is not a date-time`)
+    return t
+  }
+  const meta = s.client_metadata
+  return record({
+    id: s.id,
+    seq: s.seq,
+    from_subaccount_id: s.from_subaccount_id,
+    to_subaccount_id: s.to_subaccount_id,
+    amount_in_minor_units: s.amount_in_minor_units,
+    currency_code: s.currency_code,
+    status: s.status,
+    status_ms: ms('status_recorded_at', s.status_recorded_at ?? s.updated_at),
+    created_ms: ms('created_at', s.created_at),
+    settled_ms: s.settled_at == null ? Number.NaN : ms('settled_at', s.settled_at),
+    client_metadata: meta && typeof meta === 'object' && Object.keys(meta).length > 0 ? meta : null,
+    idempotency_key: s.idempotency_key ?? null,
+  })
+}
+
+/** Every move is built here, its fields always in this order (one object shape for them all). */
+function record(f: Omit<MoveRecord, 'line_seq'>): MoveRecord {
+  return {
+    id: f.id,
+    seq: f.seq,
+    from_subaccount_id: f.from_subaccount_id,
+    to_subaccount_id: f.to_subaccount_id,
+    amount_in_minor_units: f.amount_in_minor_units,
+    currency_code: f.currency_code,
+    status: f.status,
+    status_ms: f.status_ms,
+    created_ms: f.created_ms,
+    settled_ms: f.settled_ms,
+    line_seq: 0,
+    client_metadata: f.client_metadata,
+    idempotency_key: f.idempotency_key,
+  }
 }
 
 /** What an entity keeps for this area. */
@@ -57,22 +146,22 @@ export class MovesStore {
    */
   create(entity: MoveOwner, input: NewMove): MoveRecord {
     this.assertCanSettle(entity, input)
-    const now = this.core.now()
-    const rec: MoveRecord = {
-      id: randomUUID(),
+    const now = this.core.nowMs()
+    const meta = input.client_metadata
+    const rec = record({
+      id: newId(),
       seq: this.core.nextSeq(),
       from_subaccount_id: input.from_subaccount_id,
       to_subaccount_id: input.to_subaccount_id,
       amount_in_minor_units: input.amount_in_minor_units,
       currency_code: input.currency_code,
       status: 'created',
-      status_recorded_at: now,
-      client_metadata: input.client_metadata ?? {},
-      idempotency_key: input.idempotency_key ?? null,
-      settled_at: null,
-      created_at: now,
-      updated_at: now,
-    }
+      status_ms: now,
+      created_ms: now,
+      settled_ms: Number.NaN,
+      client_metadata: meta && Object.keys(meta).length > 0 ? meta : null,
+      idempotency_key: input.idempotency_key == null ? null : flat(input.idempotency_key),
+    })
     entity.moves.insert(rec)
     if (rec.idempotency_key !== null) entity.moveIdempotencyKeys.set(rec.idempotency_key, rec.id)
     this.core.changed()
@@ -94,24 +183,27 @@ export class MovesStore {
     ])
   }
 
-  /** Approval checks first that the move can settle, so a refused approve leaves it `created`. */
-  setStatus(move: MoveRecord, status: MoveStatus, at?: string): void {
+  /**
+   * Records a status change at `atMs` (default: now). Approval checks first that the move can
+   * settle, so a refused approve leaves it `created`.
+   */
+  setStatus(move: MoveRecord, status: MoveStatus, atMs?: number): void {
     if (status === 'approved') {
       const entity = [...this.entities()].find((e) => e.moves.get(move.id) === move)
       if (entity) this.assertCanSettle(entity, move)
     }
-    this.core.setStatus(move, status, at)
+    move.status = status
+    move.status_ms = atMs ?? this.core.nowMs()
+    this.core.changed()
   }
 
   /** Settles an approved move: debit on the source, credit on the destination, status `settled`. */
   settle(entity: MoveOwner, move: MoveRecord): void {
     if (move.status !== 'approved') throw new Error(`move ${move.id} is ${move.status}, not approved`)
     this.assertCanSettle(entity, move)
-    const at = this.core.now()
-    const common = {source: 'transfer' as const, amount_in_minor_units: move.amount_in_minor_units, currency_code: move.currency_code, effective_at: at, reference_id: move.id}
-    this.subaccounts.bookFlow(entity, move.from_subaccount_id, {...common, direction: 'debit'})
-    this.subaccounts.bookFlow(entity, move.to_subaccount_id, {...common, direction: 'credit'})
-    move.settled_at = at
+    const at = this.core.nowMs()
+    move.settled_ms = at
+    this.subaccounts.bookMove(entity, move)
     this.setStatus(move, 'settled', at)
   }
 }

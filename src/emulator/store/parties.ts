@@ -1,6 +1,5 @@
 /** Payers and payees (one field set), each with an internal default payment method. */
-import {randomUUID} from 'node:crypto'
-import type {Row, StoreCore, Table} from './core.js'
+import {newId, type Row, type StoreCore, type Table} from './core.js'
 
 /** A payer's or payee's default payment method (an internal record: the spec shows no shape). */
 export interface PaymentMethodRecord {
@@ -43,7 +42,7 @@ export class PartiesStore {
   create(entity: PartyTables, kind: PartyKind, input: NewParty): PartyRecord {
     const at = input.created_at ?? this.core.now()
     const {id, created_at: _c, ...fields} = input
-    const rec: PartyRecord = {...fields, id: id ?? randomUUID(), seq: this.core.nextSeq(), created_at: at, updated_at: at}
+    const rec: PartyRecord = {...fields, id: id ?? newId(), seq: this.core.nextSeq(), created_at: at, updated_at: at}
     ;(kind === 'payer' ? entity.payers : entity.payees).insert(rec)
     this.core.changed()
     return rec

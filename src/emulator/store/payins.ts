@@ -2,9 +2,8 @@
  * Payins (created and advanced through the control API; the API only reads them). Each keeps the
  * payer's payment method and name as they were at creation.
  */
-import {randomUUID} from 'node:crypto'
 import type {PayinStatus} from '../../api/schemas/parties.js'
-import type {Row, StoreCore, Table} from './core.js'
+import {newId, type Row, type StoreCore, type Table} from './core.js'
 
 /** A payin's status: the schema's {@link PayinStatus}. */
 export type PayinStatusValue = PayinStatus
@@ -43,7 +42,7 @@ export class PayinsStore {
   create(entity: PayinTables, input: NewPayin): PayinRecord {
     const at = input.created_at ?? this.core.now()
     const {id, created_at: _c, status, ...fields} = input
-    const rec: PayinRecord = {...fields, id: id ?? randomUUID(), seq: this.core.nextSeq(), status: status ?? 'created', status_recorded_at: at, created_at: at, updated_at: at}
+    const rec: PayinRecord = {...fields, id: id ?? newId(), seq: this.core.nextSeq(), status: status ?? 'created', status_recorded_at: at, created_at: at, updated_at: at}
     entity.payins.insert(rec)
     this.core.changed()
     return rec

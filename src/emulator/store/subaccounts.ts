@@ -3,9 +3,13 @@
  * booking money in or out (the one range check on their totals). Moves, simulated credits and the
  * bulk control API book through here.
  */
-import {randomInt, randomUUID} from 'node:crypto'
+import {randomInt} from 'node:crypto'
 import {validationError} from '../errors.js'
-import {canAdd, type Grouped, type Row, type StoreCore, type Table} from './core.js'
+import type {ActivityBook, ActivityRecord, ActivitySource, Direction, SettledFlow} from './activity.js'
+import {canAdd, newId, type Row, type StoreCore, type Table} from './core.js'
+
+export type {ActivityEntry, ActivityRecord, ActivitySource, Direction, SettledFlow} from './activity.js'
+export {ActivityBook, ActivityList, lineId} from './activity.js'
 
 export interface SubaccountRecord extends Row {
   name: string
@@ -16,21 +20,6 @@ export interface SubaccountRecord extends Row {
   currency_code: string
   created_at: string
   updated_at: string
-}
-
-export type ActivitySource = 'transfer' | 'bai2'
-export type Direction = 'credit' | 'debit'
-
-export interface ActivityRecord extends Row {
-  subaccount_id: string
-  source: ActivitySource
-  direction: Direction
-  amount_in_minor_units: number
-  currency_code: string
-  effective_at: string
-  created_at: string
-  /** The move or bank transaction this line comes from. */
-  reference_id: string | null
 }
 
 export interface NewActivity {
@@ -56,7 +45,7 @@ export interface SubaccountTables {
   readonly routing_number: string
   readonly subaccounts: Table<SubaccountRecord>
   /** Activity lines per subaccount id. */
-  readonly activity: Grouped<ActivityRecord>
+  readonly activity: ActivityBook
 }
 
 export class SubaccountsStore {
@@ -68,7 +57,7 @@ export class SubaccountsStore {
   create(entity: SubaccountTables, init: {name: string; currency_code: string}): SubaccountRecord {
     const now = this.core.now()
     const rec: SubaccountRecord = {
-      id: randomUUID(),
+      id: newId(),
       seq: this.core.nextSeq(),
       name: init.name,
       account_number: this.newAccountNumber(),
@@ -90,7 +79,7 @@ export class SubaccountsStore {
     if (!sub) throw new Error(`subaccount ${subaccountId} does not exist in entity ${entity.id}`)
     const now = this.core.now()
     const rec: ActivityRecord = {
-      id: randomUUID(),
+      id: newId(),
       seq: this.core.nextSeq(),
       subaccount_id: subaccountId,
       source: input.source,
@@ -101,7 +90,7 @@ export class SubaccountsStore {
       created_at: now,
       reference_id: input.reference_id ?? null,
     }
-    entity.activity.table(subaccountId).insert(rec)
+    entity.activity.list(subaccountId).add(rec)
     this.core.changed()
     return rec
   }
@@ -138,6 +127,32 @@ export class SubaccountsStore {
     sub.updated_at = line.created_at
     this.core.changed()
     return line
+  }
+
+  /**
+   * Books a settled move: its amount out of the source and into the destination (totals and one
+   * activity entry each, the lines read from the move), with the seqs of its debit and credit
+   * lines. Both bookings are checked before either is written.
+   */
+  bookMove(entity: SubaccountTables, move: SettledFlow): void {
+    const from = entity.subaccounts.get(move.from_subaccount_id)
+    const to = entity.subaccounts.get(move.to_subaccount_id)
+    if (!from || !to) throw new Error(`move ${move.id} names a subaccount that does not exist in entity ${entity.id}`)
+    const amount = move.amount_in_minor_units
+    this.assertCanBook(entity, [
+      {subaccount_id: from.id, direction: 'debit', amount_in_minor_units: amount},
+      {subaccount_id: to.id, direction: 'credit', amount_in_minor_units: amount},
+    ])
+    move.line_seq = this.core.nextSeq()
+    this.core.nextSeq()
+    entity.activity.list(from.id).add(move)
+    entity.activity.list(to.id).add(move)
+    from.total_outgoing_in_minor_units += amount
+    to.total_incoming_in_minor_units += amount
+    const at = new Date(move.settled_ms).toISOString()
+    from.updated_at = at
+    to.updated_at = at
+    this.core.changed()
   }
 
   /** Marks the account numbers of loaded subaccounts as taken. */

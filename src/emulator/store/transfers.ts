@@ -2,9 +2,8 @@
  * Account transfers between two treasury accounts: creation (bound to its Idempotency-Key) and
  * status changes. Their bank lines are added through the treasury area by the routes.
  */
-import {randomUUID} from 'node:crypto'
 import type {TransferStatus} from '../../api/schemas/transfers.js'
-import type {Row, StoreCore, Table} from './core.js'
+import {newId, type Row, type StoreCore, type Table} from './core.js'
 
 export type {TransferStatus} from '../../api/schemas/transfers.js'
 
@@ -50,7 +49,7 @@ export class TransfersStore {
   create(entity: TransferTables, input: NewAccountTransfer): AccountTransferRecord {
     const now = this.core.now()
     const rec: AccountTransferRecord = {
-      id: randomUUID(),
+      id: newId(),
       seq: this.core.nextSeq(),
       from_account_id: input.from_account_id,
       to_account_id: input.to_account_id,

@@ -3,8 +3,8 @@
  * bank-reported transactions, including simulated inbound credits and the sandbox references
  * they were made with.
  */
-import {randomInt, randomUUID} from 'node:crypto'
-import type {Grouped, Row, StoreCore, Table} from './core.js'
+import {randomInt} from 'node:crypto'
+import {newId, type Grouped, type Row, type StoreCore, type Table} from './core.js'
 import type {Direction, SubaccountTables, SubaccountsStore} from './subaccounts.js'
 
 export interface TreasuryAccountRecord extends Row {
@@ -63,7 +63,7 @@ export class TreasuryStore {
   createAccount(entity: TreasuryTables, init: {label: string; currency_code: string; simulated: boolean}): TreasuryAccountRecord {
     const now = this.core.now()
     const rec: TreasuryAccountRecord = {
-      id: randomUUID(),
+      id: newId(),
       seq: this.core.nextSeq(),
       label: init.label,
       currency_code: init.currency_code,
@@ -89,7 +89,7 @@ export class TreasuryStore {
     if (input.subaccount_id !== undefined && entity.subaccounts.has(input.subaccount_id)) {
       this.subaccounts.assertCanBook(entity, [{subaccount_id: input.subaccount_id, direction: input.direction ?? 'credit', amount_in_minor_units: input.amount_in_minor_units}])
     }
-    const rec: BankTransactionRecord = {id: randomUUID(), seq: this.core.nextSeq(), account_id: accountId, created_at: this.core.now(), ...input}
+    const rec: BankTransactionRecord = {id: newId(), seq: this.core.nextSeq(), account_id: accountId, created_at: this.core.now(), ...input}
     const loose = rec as unknown as Record<string, unknown>
     for (const k of Object.keys(loose)) if (loose[k] === undefined || loose[k] === null) delete loose[k]
     entity.bankTransactions.table(accountId).insert(rec)

@@ -1,6 +1,5 @@
 /** Webhook endpoints, each with its own URL, signing secret and event-type allowlist. */
-import {randomUUID} from 'node:crypto'
-import type {Row, StoreCore, Table} from './core.js'
+import {newId, type Row, type StoreCore, type Table} from './core.js'
 
 export interface WebhookRecord extends Row {
   url: string
@@ -25,7 +24,7 @@ export class WebhooksStore {
   create(entity: WebhookTables, init: {url: string; description: string | null; event_types: string[]; secret: string}): WebhookRecord {
     const now = this.core.now()
     const rec: WebhookRecord = {
-      id: randomUUID(),
+      id: newId(),
       seq: this.core.nextSeq(),
       url: init.url,
       description: init.description,
