@@ -289,7 +289,8 @@ export class AuditLog {
    * for the release.
    */
   private async write(batch: AuditFields[], durable: () => void): Promise<void> {
-    mkdirSync(this.dir, {recursive: true, mode: 0o700})
+    // The config dir exists once this writer has written to it.
+    if (!this.last) mkdirSync(this.dir, {recursive: true, mode: 0o700})
     const lockfile = await loadLockfile()
     // realpath: false, so the log need not exist yet: a refused write leaves no empty log behind.
     const release = await lockfile.lock(this.file, {
