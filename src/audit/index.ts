@@ -14,7 +14,7 @@ import {closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, rea
 import {open, rename} from 'node:fs/promises'
 import {join} from 'node:path'
 import {AuditTrailError} from '../errors.js'
-import {loadLockfile} from '../interop.js'
+import {lockExclusive} from '../lock.js'
 
 export {AuditTrailError}
 
@@ -291,14 +291,8 @@ export class AuditLog {
   private async write(batch: AuditFields[], durable: () => void): Promise<void> {
     // The config dir exists once this writer has written to it.
     if (!this.last) mkdirSync(this.dir, {recursive: true, mode: 0o700})
-    const lockfile = await loadLockfile()
-    // realpath: false, so the log need not exist yet: a refused write leaves no empty log behind.
-    const release = await lockfile.lock(this.file, {
-      stale: 10_000,
-      realpath: false,
-      retries: {retries: 100, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true},
-      onCompromised: () => undefined,
-    })
+    // The log need not exist yet: a refused write leaves no empty log behind.
+    const release = await lockExclusive(this.file, {stale: 5_000, retries: {retries: 100, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true}})
     try {
       // The chain continues from the log's last record, and only when that is the record the head names.
       const tail = this.unchangedTail() ?? checkTail(this.dir, this.file)
