@@ -4,7 +4,12 @@
  * resource schema, so that a hand-built view that drifts from the schema fails the test that
  * received it, whatever that test asserts.
  */
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll} from 'vitest'
 import type * as z from 'zod/mini'
+import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {PATHS, type PathName} from '../../src/api/paths.js'
 import {envelope, listEnvelope} from '../../src/api/schemas/common.js'
 import {Move} from '../../src/api/schemas/moves.js'
@@ -125,4 +130,31 @@ export async function call(target: Target, method: string, path: string, opts: C
 /** {@link call} bound to a target read at each call (the emulator a `beforeAll` starts). */
 export function caller(target: () => Target): (method: string, path: string, opts?: CallOptions) => Promise<Res> {
   return (method, path, opts) => call(target(), method, path, opts)
+}
+
+/**
+ * Emulators started in a test file, all closed after it, and a temporary folder for their state
+ * files (removed after it): `const emu = emulatorFixture('payops-emulator-')`, then
+ * `await emu.start(statePath?)` and `emu.dir` inside the tests.
+ */
+export function emulatorFixture(prefix: string): {start(statePath?: string): Promise<RunningEmulator>; readonly dir: string} {
+  let dir = ''
+  const running: RunningEmulator[] = []
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix))
+  })
+  afterAll(async () => {
+    await Promise.all(running.map((em) => em.close()))
+    await rm(dir, {recursive: true, force: true})
+  })
+  return {
+    async start(statePath) {
+      const em = await startEmulator({port: 0, statePath})
+      running.push(em)
+      return em
+    },
+    get dir() {
+      return dir
+    },
+  }
 }

@@ -10,26 +10,11 @@ import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {ActivityList, Store, flat, isFlow, lineId, newId, type ActivityRecord} from '../../src/emulator/store/index.js'
-import {call} from './emulator-helpers.js'
+import {call, emulatorFixture} from './emulator-helpers.js'
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures')
-let dir: string
-const running: RunningEmulator[] = []
-
-async function start(statePath?: string): Promise<RunningEmulator> {
-  const em = await startEmulator({port: 0, statePath})
-  running.push(em)
-  return em
-}
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'payops-emulator-memory-'))
-})
-
-afterAll(async () => {
-  await Promise.all(running.map((em) => em.close()))
-  await rm(dir, {recursive: true, force: true})
-})
+const emu = emulatorFixture('payops-emulator-memory-')
+const start = (statePath?: string) => emu.start(statePath)
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -150,7 +135,7 @@ describe('derived activity lines', () => {
 
 describe('state files saved before activity lines were derived', () => {
   it('load, and answer exactly as the emulator that saved them did; new moves append after their lines', async () => {
-    const path = join(dir, 'old.json')
+    const path = join(emu.dir, 'old.json')
     await copyFile(join(FIXTURES, 'emulator-state-before-derived-lines.json'), path)
     const {subaccounts, pending, answers} = JSON.parse(await readFile(join(FIXTURES, 'emulator-state-before-derived-lines.answers.json'), 'utf8'))
     const em = await start(path)

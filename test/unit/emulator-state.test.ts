@@ -4,25 +4,10 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {KeyedMutex} from '../../src/emulator/locks.js'
-import {call, type Res} from './emulator-helpers.js'
+import {call, emulatorFixture, type Res} from './emulator-helpers.js'
 
-let dir: string
-const running: RunningEmulator[] = []
-
-async function start(statePath?: string): Promise<RunningEmulator> {
-  const em = await startEmulator({port: 0, statePath})
-  running.push(em)
-  return em
-}
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'payops-emulator-'))
-})
-
-afterAll(async () => {
-  await Promise.all(running.map((em) => em.close()))
-  await rm(dir, {recursive: true, force: true})
-})
+const emu = emulatorFixture('payops-emulator-')
+const start = (statePath?: string) => emu.start(statePath)
 
 async function waitFor(check: () => Promise<boolean>, ms = 3000): Promise<void> {
   const until = Date.now() + ms
@@ -35,7 +20,7 @@ async function waitFor(check: () => Promise<boolean>, ms = 3000): Promise<void> 
 
 describe('state file', () => {
   it('round-trips keys, entities, subaccounts, moves, activity and idempotency keys', async () => {
-    const path = join(dir, 'state.json')
+    const path = join(emu.dir, 'state.json')
     const em1 = await start(path)
     // A fresh start is saved at once (the keys must survive a crash), owner-only.
     const mode = (await stat(path)).mode & 0o777
@@ -89,7 +74,7 @@ describe('state file', () => {
   })
 
   it('refuses to start over a state file that is not a valid state', async () => {
-    const path = join(dir, 'broken.json')
+    const path = join(emu.dir, 'broken.json')
     await writeFile(path, '{"version": 1, "entities": "nope"')
     await expect(startEmulator({port: 0, statePath: path})).rejects.toThrow(/not a valid state/)
     await writeFile(path, JSON.stringify({version: 99, entities: [], api_keys: []}))
