@@ -4,13 +4,13 @@ import {renameSync, existsSync} from 'node:fs'
 import {readFileArg} from '../files.js'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
-import {loadLockfile} from '../interop.js'
 import {contentHash, deriveKey, derivedKeyPrefix, parseImportCsv, readImportCsv, streamImportCsv, type ImportRow, type RowError} from './csv.js'
 import {ContentCounter, RowTable, type PlannedRow} from './table.js'
 import {JournalWriter, journalPathFor, readJournal, type JournalEntry, type JournalState} from './journal.js'
 import {matchRows, type MatchedRow} from './match.js'
 import {readPlanCache, removePlanCache, writePlanCache} from './cache.js'
 import {alignWithJournal, scanJournal, type JournalIndex} from './scan.js'
+import {lockImport} from './lock.js'
 import {runImport, type ImportResult, type RowSource, type RunOptions} from './run.js'
 import type {KeyedRow, RowSender} from './send.js'
 
@@ -92,18 +92,7 @@ export class ImportPlan {
 
   /** Takes the file's lock (another import of it waits, then fails) and opens the journal. */
   async open(): Promise<JournalWriter> {
-    const lockfile = await loadLockfile()
-    try {
-      this.release = await lockfile.lock(this.file, {
-        stale: 4000,
-        update: 1000,
-        realpath: false,
-        retries: {retries: 12, factor: 1, minTimeout: 500, maxTimeout: 500},
-        onCompromised: () => undefined,
-      })
-    } catch {
-      throw new UsageError(`Another payops import of ${this.file} is running (lock ${this.file}.lock).`)
-    }
+    this.release = await lockImport(this.file)
     if (this.archiveOld && existsSync(this.journalPath)) {
       renameSync(this.journalPath, `${this.journalPath}.${new Date().toISOString().replace(/[:.]/g, '-')}`)
     }

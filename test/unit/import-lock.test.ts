@@ -1,0 +1,58 @@
+/**
+ * The import's lock after kill -9: a lock whose owner is gone is taken over once it is not being
+ * refreshed (2 s), a stale one (4 s) whoever owned it; a refreshed one, or one whose owner lives, is not.
+ */
+import {spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
+import {hostname, tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {breakAbandonedLock, lockDirOf, lockImport} from '../../src/import/lock.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'payops-import-lock-'))
+afterAll(() => rmSync(dir, {recursive: true, force: true}))
+let n = 0
+
+/** A pid no process has any more. */
+const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!
+
+function lockLeftBehind(owner: {pid: number; host?: string} | undefined, ageMs: number): string {
+  const file = join(dir, `f${++n}.csv`)
+  const lock = lockDirOf(file)
+  mkdirSync(lock)
+  if (owner) writeFileSync(join(lock, 'owner'), JSON.stringify({host: hostname(), ...owner}))
+  const t = (Date.now() - ageMs) / 1000
+  utimesSync(lock, t, t)
+  return file
+}
+
+describe('the import lock after kill -9', () => {
+  it('is taken over when its owner is gone and it is not refreshed, or when it is stale', () => {
+    expect(breakAbandonedLock(lockDirOf(lockLeftBehind({pid: deadPid()}, 2500)))).toBe(true)
+    expect(breakAbandonedLock(lockDirOf(lockLeftBehind(undefined, 5000)))).toBe(true)
+    expect(breakAbandonedLock(lockDirOf(lockLeftBehind({pid: process.ppid}, 5000)))).toBe(true)
+  })
+
+  it('is kept while refreshed, while its owner lives, or when its owner is on another host', () => {
+    for (const [owner, age] of [
+      [{pid: deadPid()}, 500],
+      [{pid: process.ppid}, 2500],
+      [{pid: deadPid(), host: 'elsewhere'}, 2500],
+      [undefined, 2500],
+    ] as const) {
+      const file = lockLeftBehind(owner, age)
+      expect(breakAbandonedLock(lockDirOf(file))).toBe(false)
+      expect(existsSync(lockDirOf(file))).toBe(true)
+    }
+  })
+
+  it('a run takes over an abandoned lock at once, names itself in it, and leaves nothing when released', async () => {
+    const file = lockLeftBehind({pid: deadPid()}, 2500)
+    const started = Date.now()
+    const release = await lockImport(file)
+    expect(Date.now() - started).toBeLessThan(1000)
+    expect(JSON.parse(readFileSync(join(lockDirOf(file), 'owner'), 'utf8'))).toEqual({pid: process.pid, host: hostname()})
+    await release()
+    expect(existsSync(lockDirOf(file))).toBe(false)
+  })
+})
