@@ -3,7 +3,7 @@
 // import process (VmHWM, polled from /proc), wall time, rows/s and journal bytes per row.
 // Public tools only (child_process, /proc, the emulator's public API). Usage:
 //   node scripts/import-memory.mjs [--rows 10000,100000] [--concurrency 16] [--dry-run] [--cpu-prof DIR]
-//   node scripts/import-memory.mjs --resume-at FRACTION [--resume-delay MS] [--rows 100000] [--concurrency 16]
+//   node scripts/import-memory.mjs --resume-at FRACTION [--resume-delay MS] [--resume-timeout S] [--fresh-audit] [--rows 100000] [--concurrency 16]
 //
 // Default mode: one JSON line per size:
 //   {rows, dry_run, exit, peak_rss_mb, seconds, rows_per_s, journal_bytes_per_row}
@@ -17,7 +17,7 @@
 // the audit trail's after 10 s), then runs the same command again. One JSON line per size:
 //   {rows, resume_at, resume_delay_ms, killed_at_rows, first_exit, exit, resume_start_ms, resume_first_sent_ms, resume_seconds,
 //    peak_rss_mb, first_peak_rss_mb, created, replayed, already_done, total_minor, balance_minor,
-//    exactly_once}
+//    total_overall_minor, stopped_after_s, resume_rows_per_s, exactly_once}
 // resume_start_ms: from spawning the re-run to the first new move reaching the emulator (the
 // destination's total_incoming rises above what it was after the kill; polled every 20 ms, so up
 // to 20 ms late). resume_first_sent_ms: from spawning the re-run to its first journal record (the
@@ -25,6 +25,12 @@
 // killed_at_rows: rows whose moves had reached the emulator at the kill (estimated from the
 // destination's total, the amounts being evenly spread). exactly_once: the re-run exited 0 and
 // the destination's total equals the file's total (every row moved once, none twice).
+// --resume-timeout S stops the re-run with SIGINT after S seconds (it finishes the moves in flight
+// and prints its summary): stopped_after_s is then S, and exactly_once means the destination's
+// total equals the summary's total_overall (every row done so far moved once, none twice).
+// --fresh-audit runs the re-run with a config directory of its own (an empty audit trail, and so
+// none of the killed run's audit lock or history): the import's own part of a resume, apart from
+// the audit trail's (fresh_audit: true in the output).
 // peak_rss_mb is the re-run's, first_peak_rss_mb the killed run's. --cpu-prof DIR profiles the re-run.
 import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync} from 'node:fs'
@@ -46,6 +52,8 @@ const DRY = argv.includes('--dry-run')
 const PROF = opt('cpu-prof', undefined)
 const RESUME_AT = opt('resume-at', undefined) === undefined ? undefined : Number(opt('resume-at'))
 const RESUME_DELAY = Number(opt('resume-delay', '0'))
+const FRESH_AUDIT = argv.includes('--fresh-audit')
+const RESUME_TIMEOUT = opt('resume-timeout', undefined) === undefined ? undefined : Number(opt('resume-timeout'))
 if (RESUME_AT !== undefined && !(RESUME_AT > 0 && RESUME_AT < 1)) throw new Error('--resume-at takes a fraction between 0 and 1')
 const work = mkdtempSync(join(tmpdir(), 'payops-import-mem-'))
 const env = {...process.env, PAYOPS_CONFIG_DIR: work, NO_COLOR: '1'}
@@ -134,7 +142,16 @@ async function resumeAt(n, file, total, b) {
   let startMs
   let sentMs
   const journalSize = existsSync(journal) ? statSync(journal).size : 0
-  const second = await run(args, as, PROF ? ['--cpu-prof', '--cpu-prof-dir', PROF] : [], (child, started) => {
+  let stopped = null
+  const rerunEnv = FRESH_AUDIT ? {...as, PAYOPS_CONFIG_DIR: mkdtempSync(join(work, 'rerun-'))} : as
+  const second = await run(args, rerunEnv, PROF ? ['--cpu-prof', '--cpu-prof-dir', PROF] : [], (child, started) => {
+    if (RESUME_TIMEOUT) {
+      const timer = setTimeout(() => {
+        stopped = RESUME_TIMEOUT
+        child.kill('SIGINT')
+      }, RESUME_TIMEOUT * 1000)
+      child.once('exit', () => clearTimeout(timer))
+    }
     const poll = async () => {
       while (child.exitCode === null && child.signalCode === null && (startMs === undefined || sentMs === undefined)) {
         if (sentMs === undefined && existsSync(journal) && statSync(journal).size > journalSize) sentMs = msSince(started)
@@ -153,6 +170,7 @@ async function resumeAt(n, file, total, b) {
     rows: n,
     resume_at: RESUME_AT,
     resume_delay_ms: RESUME_DELAY,
+    fresh_audit: FRESH_AUDIT,
     killed_at_rows: Math.round((killedAt / total) * n),
     first_exit: first.code,
     exit: second.code,
@@ -166,9 +184,12 @@ async function resumeAt(n, file, total, b) {
     already_done: summary.already_done,
     total_minor: total,
     balance_minor: balance,
-    exactly_once: second.code === 0 && balance === total,
+    total_overall_minor: summary.total_overall?.USD ?? null,
+    stopped_after_s: stopped,
+    resume_rows_per_s: Math.round(((summary.created ?? 0) + (summary.replayed ?? 0)) / (second.ms / 1000)),
+    exactly_once: stopped ? balance === summary.total_overall?.USD : second.code === 0 && balance === total,
   }
-  if (second.code !== 0) out.stderr = second.stderr.slice(-500)
+  if (second.code !== 0 && !stopped) out.stderr = second.stderr.slice(-500)
   return out
 }
 
