@@ -1,6 +1,6 @@
 /** `moves import`: plan (read, validate, match to the journal, key), read-only checks, run. */
 import {createHash, randomUUID} from 'node:crypto'
-import {renameSync, existsSync} from 'node:fs'
+import {renameSync, existsSync, statSync} from 'node:fs'
 import {readFileArg} from '../files.js'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
@@ -37,6 +37,8 @@ export class ImportPlan {
   readonly cache?: 'write' | 'loaded'
   /** How the rows were keyed: as a first run (read from the file, or from the plan cache) with the journal's rows marked, or matched by matchRows. */
   readonly via: 'keyed' | 'cache' | 'matched'
+  /** The file's size and modification time before it was read to plan (see sourceOf). */
+  fileStat?: {size: number; mtimeMs: number}
   private writer?: JournalWriter
   private release?: () => Promise<void>
 
@@ -140,6 +142,23 @@ async function readRows(
  * matchRows.
  */
 async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boolean; /** Tests: always match through matchRows. */ matchAll?: boolean}): Promise<ImportPlan> {
+  const fileStat = statOf(file)
+  const p = await planOf(file, opts)
+  p.fileStat = fileStat
+  return p
+}
+
+function statOf(file: string): {size: number; mtimeMs: number} | undefined {
+  if (file === '-') return undefined
+  try {
+    const {size, mtimeMs} = statSync(file)
+    return {size, mtimeMs}
+  } catch {
+    return undefined
+  }
+}
+
+async function planOf(file: string, opts: {defaultCurrency: string; newBatch?: boolean; matchAll?: boolean}): Promise<ImportPlan> {
   if (file !== '-' && !opts.matchAll) {
     const idx = scanJournal(journalPathFor(file))
     if (idx && !(idx.batch && opts.newBatch)) {
@@ -296,6 +315,11 @@ function sourceOf(p: ImportPlan, defaultCurrency: string): RowSource {
   async function* rows(): AsyncGenerator<KeyedRow> {
     const out = {errors: [], rows: 0, sha256: ''}
     const from = p.wholeRows ? undefined : t.resumePoint(t.firstPending())
+    // Rows before `from` are not read again: a file changed since it was planned stops here.
+    const now = from && statOf(p.file)
+    if (from && (!now || !p.fileStat || now.size !== p.fileStat.size || now.mtimeMs !== p.fileStat.mtimeMs)) {
+      throw new UsageError(`${p.file} changed while it was imported (line ${t.lineOf(t.firstPending())}); re-run the same command to check it again and send the rest.`)
+    }
     let i = from ? t.firstPending() : 0
     const all = p.wholeRows ?? streamImportCsv(p.file, defaultCurrency, out, from)
     for await (const row of all) {

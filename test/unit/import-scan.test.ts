@@ -7,7 +7,7 @@
  * first-run key and content.
  */
 import fc from 'fast-check'
-import {appendFileSync, mkdtempSync, rmSync, truncateSync, statSync, writeFileSync} from 'node:fs'
+import {appendFileSync, mkdtempSync, rmSync, truncateSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
@@ -176,5 +176,30 @@ describe('a journal aligned with its file', () => {
       const p = await importFile.plan(file, {defaultCurrency: 'USD'})
       expect(p.via).toBe('matched')
     }
+  })
+})
+
+describe('the send pass of a resume', () => {
+  it('stops when the file changed after it was planned, even in rows it does not read again', async () => {
+    const A = '11111111-1111-4111-8111-111111111111'
+    const B = '22222222-2222-4222-8222-222222222222'
+    const file = join(dir, `sent${++files}.csv`)
+    writeFileSync(file, ['from,to,amount_in_minor_units', `${A},${B},5`, `${A},${B},6`].join('\n') + '\n')
+    const first = await importFile.plan(file, {defaultCurrency: 'USD'})
+    const w = new JournalWriter(`${file}.payops-journal.jsonl`)
+    w.append({type: 'batch', batch_id: first.batchId, file, file_sha256: first.fileSha256, rows: 2, created_at: 'now'})
+    const r = first.table.at(0)
+    w.append({type: 'sent', line: 2, key: r.key, fp: contentHash(JSON.stringify([A, B, 5, 'USD', null, null]))})
+    w.append({type: 'done', line: 2, key: r.key, move_id: 'm', status: 'settled', http_status: 201, replayed: false, kind: 'created'})
+    w.close()
+    const p = await importFile.plan(file, {defaultCurrency: 'USD'})
+    expect([p.via, p.alreadyDone, p.pendingCount]).toEqual(['keyed', 1, 1])
+    // The done row edited, at the same length.
+    writeFileSync(file, ['from,to,amount_in_minor_units', `${A},${B},7`, `${A},${B},6`].join('\n') + '\n')
+    const t = Date.now() / 1000 + 5
+    utimesSync(file, t, t)
+    const send = () => Promise.reject(new Error('nothing may be sent'))
+    await expect(importFile.run(p, {concurrency: 1, defaultCurrency: 'USD', send})).rejects.toThrow(/changed while it was imported \(line 3\)/)
+    p.close()
   })
 })
