@@ -1,17 +1,40 @@
 /**
- * Exclusive locks between payops processes (proper-lockfile: a `FILE.lock` directory whose mtime
- * the holder refreshes). Beside the lock, `FILE.lock.owner` names the holder's pid and host, so a
- * lock left by a process of this machine that is gone (kill -9, a crash) is taken over at once
- * instead of after the stale period: a killed import resumes in seconds.
+ * Exclusive locks between payops processes: `FILE.lock`, a directory made by proper-lockfile and
+ * touched by its owner while held, stale once untouched for the stale period. Its owner writes its
+ * pid and host in it (`FILE.lock/owner`), so that a run after kill -9 or a crash takes over a lock
+ * whose owner is gone (on this host, no process has its pid) at once rather than after the stale
+ * period: a killed import resumes in seconds. A lock judged abandoned is first moved aside (an
+ * atomic rename), then judged again where it now is, and put back if it no longer looks abandoned
+ * (another run took the lock in between).
  */
-import {readFileSync, rmSync, statSync, unlinkSync, writeFileSync} from 'node:fs'
+import {randomUUID} from 'node:crypto'
+import {readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
+import {join} from 'node:path'
 import {loadLockfile} from './interop.js'
 
 export interface LockOptions {
-  /** Milliseconds after its last refresh at which a lock whose owner is unknown counts as abandoned. */
+  /** Milliseconds untouched after which a lock counts as abandoned, whoever owns it (at least 2,000). */
   stale: number
-  retries: {retries: number; factor?: number; minTimeout?: number; maxTimeout?: number; randomize?: boolean}
+  /** Tries before giving up, `waitMs` apart. */
+  attempts: number
+  waitMs: number
+}
+
+/** Thrown when the lock is still held after every attempt. */
+export class LockBusyError extends Error {
+  readonly code = 'ELOCKED'
+}
+
+export const lockDirOf = (file: string) => `${file}.lock`
+
+function ownerOf(dir: string): {pid: number; host: string} | undefined {
+  try {
+    const o = JSON.parse(readFileSync(join(dir, 'owner'), 'utf8')) as {pid?: unknown; host?: unknown}
+    return typeof o.pid === 'number' && typeof o.host === 'string' ? {pid: o.pid, host: o.host} : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The pid is a running process (or one this user may not signal: then it is treated as running). */
@@ -20,58 +43,72 @@ function alive(pid: number): boolean {
     process.kill(pid, 0)
     return true
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH'
   }
 }
 
-/** Removes the lock of `file` when its owner file names a process of this host that is gone. */
-export function clearAbandonedLock(file: string): boolean {
-  const ownerFile = `${file}.lock.owner`
-  let owner: {pid?: unknown; host?: unknown}
+/** The lock at `dir` is stale, or its owner is gone. */
+function abandoned(dir: string, staleMs: number): boolean {
+  let mtime: number
   try {
-    owner = JSON.parse(readFileSync(ownerFile, 'utf8')) as typeof owner
+    mtime = statSync(dir).mtimeMs
   } catch {
     return false
   }
-  if (typeof owner.pid !== 'number' || owner.host !== hostname() || owner.pid === process.pid || alive(owner.pid)) return false
-  // The owner file must describe the lock there now: a lock made after it (another process took
-  // the abandoned lock over meanwhile) is left alone.
+  if (Date.now() - mtime > staleMs) return true
+  const owner = ownerOf(dir)
+  return owner !== undefined && owner.host === hostname() && owner.pid !== process.pid && !alive(owner.pid)
+}
+
+/** Removes the lock at `dir` when it is abandoned; true when one was removed. */
+export function breakAbandonedLock(dir: string, staleMs: number): boolean {
+  if (!abandoned(dir, staleMs)) return false
+  const aside = `${dir}.abandoned-${randomUUID().slice(0, 8)}`
   try {
-    const lock = statSync(`${file}.lock`)
-    if (lock.birthtimeMs > statSync(ownerFile).mtimeMs) return false
+    renameSync(dir, aside)
   } catch {
     return false
   }
-  rmSync(`${file}.lock`, {recursive: true, force: true})
-  rmSync(ownerFile, {force: true})
+  if (!abandoned(aside, staleMs)) {
+    // Another run took the lock between the two looks: give it back.
+    try {
+      renameSync(aside, dir)
+    } catch {
+      rmSync(aside, {recursive: true, force: true})
+    }
+    return false
+  }
+  rmSync(aside, {recursive: true, force: true})
   return true
 }
 
-/** Takes the lock of `file` (the file itself need not exist); resolves with its release. */
+/**
+ * Takes the lock of `file` (the file itself need not exist); resolves with its release. Throws
+ * {@link LockBusyError} when another process still holds it after every attempt.
+ */
 export async function lockExclusive(file: string, opts: LockOptions): Promise<() => Promise<void>> {
   const lockfile = await loadLockfile()
-  const ownerFile = `${file}.lock.owner`
-  const acquire = (retries: LockOptions['retries']) =>
-    lockfile.lock(file, {stale: opts.stale, realpath: false, retries, onCompromised: () => undefined})
-  let release: () => Promise<void>
-  try {
-    release = await acquire({retries: 0})
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err
-    clearAbandonedLock(file)
-    release = await acquire(opts.retries)
-  }
-  try {
-    writeFileSync(ownerFile, JSON.stringify({pid: process.pid, host: hostname()}), {mode: 0o600})
-  } catch {
-    // Without an owner file the lock is still exclusive; it is only taken over after the stale period.
-  }
-  return async () => {
+  const dir = lockDirOf(file)
+  const stale = Math.max(2000, opts.stale)
+  for (let attempt = 1; ; attempt++) {
+    breakAbandonedLock(dir, stale)
     try {
-      unlinkSync(ownerFile)
-    } catch {
-      // already gone
+      const release = await lockfile.lock(file, {stale, update: 1000, realpath: false, retries: 0, onCompromised: () => undefined})
+      try {
+        writeFileSync(join(dir, 'owner'), JSON.stringify({pid: process.pid, host: hostname()}), {mode: 0o600})
+      } catch {
+        // Without it the lock is taken over when stale, as any.
+      }
+      return async () => {
+        rmSync(join(dir, 'owner'), {force: true})
+        await release()
+      }
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      // Held (or being removed as stale, with an owner file in it): look again.
+      if (code !== 'ELOCKED' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err
+      if (attempt >= opts.attempts) throw new LockBusyError(`${file} is locked by another payops process (${dir})`)
+      await new Promise((resolve) => setTimeout(resolve, opts.waitMs))
     }
-    await release()
   }
 }

@@ -292,7 +292,7 @@ export class AuditLog {
     // The config dir exists once this writer has written to it.
     if (!this.last) mkdirSync(this.dir, {recursive: true, mode: 0o700})
     // The log need not exist yet: a refused write leaves no empty log behind.
-    const release = await lockExclusive(this.file, {stale: 5_000, retries: {retries: 100, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true}})
+    const release = await lockExclusive(this.file, {stale: 5_000, attempts: 400, waitMs: 25})
     try {
       // The chain continues from the log's last record, and only when that is the record the head names.
       const tail = this.unchangedTail() ?? checkTail(this.dir, this.file)

@@ -84,7 +84,7 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
     ctx.out.note(`${plural(n, 'row')} the journal records as sent (line${n === 1 ? '' : 's'} ${describeLines(plan.missing.map((e) => e.line))}) ${n === 1 ? 'is' : 'are'} no longer in the file; ${n === 1 ? 'its move was' : 'their moves were'} made and stay${n === 1 ? 's' : ''}.`)
   }
   const pendingCount = plan.pendingCount
-  if (!plan.isNewBatch && plan.state.entries.size) {
+  if (!plan.isNewBatch && plan.journaled) {
     const fresh = plan.table.fresh
     const again = pendingCount - fresh
     const todo = [fresh ? `${plural(fresh, 'new row')}` : '', again ? `${plural(again, 'unfinished row')} (with the ${again === 1 ? 'key it was' : 'keys they were'} sent with)` : ''].filter(Boolean)

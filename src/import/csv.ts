@@ -31,6 +31,8 @@ export interface ImportRow {
   decimal: boolean
   /** The currency came from the row (a decimal amount or a `currency` cell), not from the default. */
   currencyGiven: boolean
+  /** Where the CSV parser starts reading this row: the byte just after the record before it (read from a file only). */
+  offset?: number
 }
 
 export interface RowError {
@@ -202,6 +204,23 @@ export interface StreamedFile {
   rows: number
   /** SHA-256 of the file's bytes. */
   sha256: string
+  /** The header's line, and the record delimiter the parser found (hex of each), once read. */
+  headerLine?: number
+  delimiter?: string[]
+}
+
+/**
+ * Where to start reading a file again (the send pass of a resumed import): at the byte offset a
+ * row was read from (`ImportRow.offset`), after the line of the record before it, with the record
+ * delimiter the whole file was read with. csv-parse counts bytes and lines from where it starts,
+ * and at a record boundary it is in the state it starts in, so rows read from there are the rows
+ * (and lines) the whole file gives (test/unit/import-offsets.test.ts).
+ */
+export interface ResumePoint {
+  offset: number
+  /** The line of the record just before `offset` (the header's line for the first row). */
+  line: number
+  delimiter: string[]
 }
 
 /**
@@ -215,38 +234,83 @@ export async function readImportCsv(path: string, defaultCurrency: string, onRow
   return out
 }
 
-/**
- * The valid rows of a moves CSV, streamed from the file in order; `out` collects every error, the
- * count of valid rows and (once the file was read to its end) its SHA-256.
- */
-export async function* streamImportCsv(path: string, defaultCurrency: string, out: StreamedFile): AsyncGenerator<ImportRow> {
-  let fd: number
+function openCsv(path: string): number {
   try {
-    fd = openSync(path, 'r')
+    return openSync(path, 'r')
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
     throw new UsageError(`Cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)}.`)
   }
-  const sha = createHash('sha256')
-  const input = createReadStream('', {fd, highWaterMark: 1 << 16})
-  input.on('data', (chunk) => sha.update(chunk))
+}
+
+type Parsed = AsyncIterable<{record: string[]; info: {lines: number; bytes: number}}>
+
+/** The file's first record (the header) and its line. */
+async function readHeaderRecord(path: string): Promise<{record: string[]; line: number} | undefined> {
+  const input = createReadStream('', {fd: openCsv(path), highWaterMark: 1 << 14})
   const parser = input.pipe(parseStream(PARSE_OPTIONS))
   input.on('error', (err) => parser.destroy(err))
+  try {
+    for await (const {record, info} of parser as Parsed) return {record, line: info.lines}
+    return undefined
+  } finally {
+    input.destroy()
+    parser.destroy()
+  }
+}
+
+/**
+ * The valid rows of a moves CSV, streamed from the file in order; `out` collects every error, the
+ * count of valid rows and (once the file was read to its end) its SHA-256. With `from`, the header
+ * is read first and then the rows from that point on (no SHA-256 then: the file is not read whole).
+ */
+export async function* streamImportCsv(path: string, defaultCurrency: string, out: StreamedFile, from?: ResumePoint): AsyncGenerator<ImportRow> {
   const v = new RowValidator(defaultCurrency)
   const errors = out.errors
   let headerLine = 0
   let seen = 0
+  let lineBase = 0
+  if (from) {
+    let header
+    try {
+      header = await readHeaderRecord(path)
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      if (code && !code.startsWith('CSV_')) throw new UsageError(`Cannot read ${path}: ${code}.`)
+      errors.push(malformed(err))
+      return
+    }
+    if (!header) return
+    headerLine = header.line
+    errors.push(...v.readHeader(header.record, headerLine))
+    if (errors.some((e) => e.line !== 0)) return
+    seen = 1
+    lineBase = from.line
+  }
+  const fd = openCsv(path)
+  const sha = createHash('sha256')
+  const input = createReadStream('', {fd, highWaterMark: 1 << 16, ...(from ? {start: from.offset} : {})})
+  if (!from) input.on('data', (chunk) => sha.update(chunk))
+  const parser = input.pipe(parseStream(from ? {...PARSE_OPTIONS, bom: false, record_delimiter: from.delimiter.map((d) => Buffer.from(d, 'hex'))} : PARSE_OPTIONS))
+  input.on('error', (err) => parser.destroy(err))
+  // The byte after the record before the next one (relative to where reading started).
+  let after = 0
   try {
-    for await (const {record, info} of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
+    for await (const {record, info} of parser as Parsed) {
+      const offset = after
+      after = info.bytes
       if (seen++ === 0) {
         headerLine = info.lines
+        out.headerLine = headerLine
+        out.delimiter = ((parser as unknown as {options: {record_delimiter: Buffer[]}}).options.record_delimiter ?? []).map((b) => Buffer.from(b).toString('hex'))
         errors.push(...v.readHeader(record, headerLine))
         if (errors.some((e) => e.line !== 0)) return
         continue
       }
-      const r = v.readRow(record, info.lines)
+      const r = v.readRow(record, lineBase + info.lines)
       if ('fingerprint' in r) {
         out.rows++
+        if (!from) r.offset = offset
         yield r
       } else errors.push(r)
     }
@@ -258,6 +322,7 @@ export async function* streamImportCsv(path: string, defaultCurrency: string, ou
   } finally {
     input.destroy()
   }
+  if (from) return
   if (seen === 0) errors.push({line: 1, message: 'the file is empty: expected a header row and at least one move'})
   else if (seen === 1) errors.push({line: headerLine, message: 'the file has a header but no rows'})
   else out.sha256 = sha.digest('hex')

@@ -1,14 +1,16 @@
 /** `moves import`: plan (read, validate, match to the journal, key), read-only checks, run. */
 import {createHash, randomUUID} from 'node:crypto'
-import {renameSync, existsSync} from 'node:fs'
+import {renameSync, existsSync, statSync} from 'node:fs'
 import {readFileArg} from '../files.js'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
-import {loadLockfile} from '../interop.js'
 import {contentHash, deriveKey, derivedKeyPrefix, parseImportCsv, readImportCsv, streamImportCsv, type ImportRow, type RowError} from './csv.js'
 import {ContentCounter, RowTable, type PlannedRow} from './table.js'
 import {JournalWriter, journalPathFor, readJournal, type JournalEntry, type JournalState} from './journal.js'
 import {matchRows, type MatchedRow} from './match.js'
+import {readPlanCache, removePlanCache, writePlanCache} from './cache.js'
+import {alignWithJournal, scanJournal, type JournalIndex} from './scan.js'
+import {LockBusyError, lockDirOf, lockExclusive} from '../lock.js'
 import {runImport, type ImportResult, type RowSource, type RunOptions} from './run.js'
 import type {KeyedRow, RowSender} from './send.js'
 
@@ -26,6 +28,17 @@ export class ImportPlan {
   readonly duplicates: MatchedRow[]
   /** Rows whose currency the checks set (a row in minor units takes its source's currency). */
   currenciesSet = 0
+  /** Keys the journal holds (rows sent before). */
+  readonly journaled: number
+  /**
+   * The plan cache (see cache.ts): `write` when the table is the batch's first-run keying read
+   * from the file (run() writes it), `loaded` when the plan came from it.
+   */
+  readonly cache?: 'write' | 'loaded'
+  /** How the rows were keyed: as a first run (read from the file, or from the plan cache) with the journal's rows marked, or matched by matchRows. */
+  readonly via: 'keyed' | 'cache' | 'matched'
+  /** The file's size and modification time before it was read to plan (see sourceOf). */
+  fileStat?: {size: number; mtimeMs: number}
   private writer?: JournalWriter
   private release?: () => Promise<void>
 
@@ -34,7 +47,7 @@ export class ImportPlan {
     readonly fileSha256: string,
     readonly errors: RowError[],
     readonly state: JournalState,
-    opts: {table: RowTable; changed: RowError[]; missing: JournalEntry[]; duplicates: MatchedRow[]; batchId: string},
+    opts: {table: RowTable; changed: RowError[]; missing: JournalEntry[]; duplicates: MatchedRow[]; batchId: string; journaled?: number; cache?: 'write' | 'loaded'; via?: 'keyed' | 'cache'},
     private readonly archiveOld: boolean,
     /** Read from stdin: the whole rows (the file cannot be read again to send). */
     readonly wholeRows?: ImportRow[],
@@ -45,6 +58,9 @@ export class ImportPlan {
     this.changed = opts.changed
     this.missing = opts.missing
     this.duplicates = opts.duplicates
+    this.journaled = opts.journaled ?? state.entries.size
+    this.cache = opts.cache
+    this.via = opts.via ?? 'matched'
   }
 
   get isNewBatch(): boolean {
@@ -78,17 +94,11 @@ export class ImportPlan {
 
   /** Takes the file's lock (another import of it waits, then fails) and opens the journal. */
   async open(): Promise<JournalWriter> {
-    const lockfile = await loadLockfile()
     try {
-      this.release = await lockfile.lock(this.file, {
-        stale: 4000,
-        update: 1000,
-        realpath: false,
-        retries: {retries: 12, factor: 1, minTimeout: 500, maxTimeout: 500},
-        onCompromised: () => undefined,
-      })
-    } catch {
-      throw new UsageError(`Another payops import of ${this.file} is running (lock ${this.file}.lock).`)
+      this.release = await lockExclusive(this.file, {stale: 4000, attempts: 13, waitMs: 500})
+    } catch (err) {
+      if (err instanceof LockBusyError) throw new UsageError(`Another payops import of ${this.file} is running (lock ${lockDirOf(this.file)}).`)
+      throw err
     }
     if (this.archiveOld && existsSync(this.journalPath)) {
       renameSync(this.journalPath, `${this.journalPath}.${new Date().toISOString().replace(/[:.]/g, '-')}`)
@@ -107,7 +117,10 @@ export class ImportPlan {
 }
 
 /** The file's valid rows and every error, read in one streaming pass ('-': stdin, read whole). */
-async function readRows(file: string, defaultCurrency: string): Promise<{rows: ImportRow[]; errors: RowError[]; sha256: string; whole?: boolean}> {
+async function readRows(
+  file: string,
+  defaultCurrency: string,
+): Promise<{rows: ImportRow[]; errors: RowError[]; sha256: string; whole?: boolean; headerLine?: number; delimiter?: string[]}> {
   if (file === '-') {
     const text = readFileArg(file, 'Cannot read').toString('utf8')
     return {...parseImportCsv(text, defaultCurrency), sha256: createHash('sha256').update(text).digest('hex'), whole: true}
@@ -119,23 +132,49 @@ async function readRows(file: string, defaultCurrency: string): Promise<{rows: I
     rows.push(slim)
   })
   // Nothing is sent when any row is wrong: the rows are not needed then.
-  return {rows: read.errors.length ? [] : rows, errors: read.errors, sha256: read.sha256}
+  return {rows: read.errors.length ? [] : rows, errors: read.errors, sha256: read.sha256, headerLine: read.headerLine, delimiter: read.delimiter}
 }
 
 /**
  * Reads and validates the file and matches its rows to the journal (see matchRows). With
  * `newBatch` the old journal is set aside (archived when the run starts): every row gets a new
  * key, and the rows equal to rows the old batch sent are listed as duplicates.
+ *
+ * A first run, and a resume whose journal is aligned with the file (see alignWithJournal), take
+ * the fast path: the journal is read by line (scanJournal), the rows are keyed as a first run keys
+ * them (from the plan cache when it is valid, else in one streaming pass) and the journaled ones
+ * are marked. Anything else (an edited file, a journal of an earlier version, stdin) is matched by
+ * matchRows.
  */
-async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boolean}): Promise<ImportPlan> {
+async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boolean; /** Tests: always match through matchRows. */ matchAll?: boolean}): Promise<ImportPlan> {
+  const fileStat = statOf(file)
+  const p = await planOf(file, opts)
+  p.fileStat = fileStat
+  return p
+}
+
+function statOf(file: string): {size: number; mtimeMs: number} | undefined {
+  if (file === '-') return undefined
+  try {
+    const {size, mtimeMs} = statSync(file)
+    return {size, mtimeMs}
+  } catch {
+    return undefined
+  }
+}
+
+async function planOf(file: string, opts: {defaultCurrency: string; newBatch?: boolean; matchAll?: boolean}): Promise<ImportPlan> {
+  if (file !== '-' && !opts.matchAll) {
+    const idx = scanJournal(journalPathFor(file))
+    if (idx && !(idx.batch && opts.newBatch)) {
+      const fast = await planKeyed(file, opts.defaultCurrency, idx)
+      if (fast) return fast
+    }
+  }
   const old = readJournal(journalPathFor(file))
   const archive = Boolean(old.batch && opts.newBatch)
   const state = archive ? readJournal('') : old
   const batchId = state.batch?.batch_id ?? randomUUID()
-  if (file !== '-' && !archive && state.entries.size === 0) {
-    const first = await planFirstRun(file, opts.defaultCurrency, state, batchId)
-    if (first) return first
-  }
   const parsed = await readRows(file, opts.defaultCurrency)
   const fileSha256 = parsed.sha256
   const empty = {table: new RowTable(batchId, 1), changed: [], missing: [], duplicates: [], batchId}
@@ -148,37 +187,68 @@ async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boo
   }
   const m = matchRows(parsed.rows, state, batchId)
   const table = RowTable.of(m.rows, batchId, (key) => state.done.has(key), (r) => contentHash(r.fingerprint))
-  return new ImportPlan(file, fileSha256, [], state, {table, changed: m.changed, missing: m.missing, duplicates, batchId}, archive, parsed.whole ? parsed.rows : undefined)
+  // A new batch with no key cell that reads as a derived key is keyed as a first run keys it.
+  const prefix = derivedKeyPrefix(batchId)
+  const firstRun = archive && !parsed.whole && !parsed.rows.some((r) => r.idempotency_key?.startsWith(prefix))
+  table.headerLine = parsed.headerLine ?? 0
+  table.delimiter = parsed.delimiter
+  return new ImportPlan(
+    file,
+    fileSha256,
+    [],
+    state,
+    {table, changed: m.changed, missing: m.missing, duplicates, batchId, ...(firstRun ? {cache: 'write' as const} : {})},
+    archive,
+    parsed.whole ? parsed.rows : undefined,
+  )
 }
 
 /**
- * A batch's first run (its journal holds no key): the rows are keyed as they are read, in one
- * streaming pass, straight into the compact table; the same keys as matchRows gives them (the
- * `idempotency_key` cell, else the derived key of the row's content and its occurrence among
- * identical rows). Undefined when a key cell could collide with a derived key (then the general
- * path decides).
+ * The fast path: the rows keyed as a batch's first run keys them (the `idempotency_key` cell,
+ * else the derived key of the row's content and its occurrence among identical rows, as matchRows
+ * keys a first run), then the rows the journal holds marked (sent before; done or not).
+ * The table comes from the plan cache when it is valid for this file, else from one streaming
+ * pass that validates and keys each row as it is read, straight into the compact table.
+ * Undefined (the general path decides) when a key cell could collide with a derived key, or when
+ * the journal is not aligned with the file.
  */
-async function planFirstRun(file: string, defaultCurrency: string, state: JournalState, batchId: string): Promise<ImportPlan | undefined> {
-  const table = new RowTable(batchId)
-  const counter = new ContentCounter(table)
-  const prefix = derivedKeyPrefix(batchId)
-  let clash = false
-  const read = await readImportCsv(file, defaultCurrency, (r) => {
-    const hash = contentHash(r.fingerprint)
-    const key = r.idempotency_key
-    if (key) {
-      clash ||= key.startsWith(prefix)
-      table.push({...r, key}, false, hash)
-      return
+async function planKeyed(file: string, defaultCurrency: string, idx: JournalIndex): Promise<ImportPlan | undefined> {
+  const batchId = idx.batch?.batch_id ?? randomUUID()
+  const state: JournalState = {batch: idx.batch, finished: idx.finished, tornTail: idx.tornTail, entries: new Map(), done: new Map(), failed: new Map(), sent: new Set()}
+  const cached = idx.batch ? readPlanCache(file, defaultCurrency, batchId) : undefined
+  let table: RowTable
+  let sha256: string
+  if (cached) {
+    ;({table, fileSha256: sha256} = cached)
+  } else {
+    table = new RowTable(batchId)
+    const counter = new ContentCounter(table)
+    const prefix = derivedKeyPrefix(batchId)
+    let clash = false
+    const read = await readImportCsv(file, defaultCurrency, (r) => {
+      const hash = contentHash(r.fingerprint)
+      const key = r.idempotency_key
+      if (key) {
+        clash ||= key.startsWith(prefix)
+        table.push({...r, key}, false, hash)
+        return
+      }
+      // The key needs the row's occurrence number, which needs its content hash in the table.
+      table.push({...r, key: ''}, false, hash)
+      const i = table.length - 1
+      table.setKey(i, deriveKey(batchId, r.fingerprint, counter.next(i)))
+    })
+    if (read.errors.length) {
+      // As the general path: every error, nothing to send.
+      return new ImportPlan(file, read.sha256, read.errors, state, {table: new RowTable(batchId, 1), changed: [], missing: [], duplicates: [], batchId, journaled: idx.keyed, via: 'keyed'}, false)
     }
-    // The key needs the row's occurrence number, which needs its content hash in the table.
-    table.push({...r, key: ''}, false, hash)
-    const i = table.length - 1
-    table.setKey(i, deriveKey(batchId, r.fingerprint, counter.next(i)))
-  })
-  if (clash && !read.errors.length) return undefined
-  const empty = new RowTable(batchId, 1)
-  return new ImportPlan(file, read.sha256, read.errors, state, {table: read.errors.length ? empty : table, changed: [], missing: [], duplicates: [], batchId}, false)
+    if (clash) return undefined
+    table.headerLine = read.headerLine ?? 0
+    table.delimiter = read.delimiter
+    sha256 = read.sha256
+  }
+  if (!alignWithJournal(table, idx)) return undefined
+  return new ImportPlan(file, sha256, [], state, {table, changed: [], missing: [], duplicates: [], batchId, journaled: idx.keyed, cache: cached ? 'loaded' : 'write', via: cached ? 'cache' : 'keyed'}, false)
 }
 
 /**
@@ -227,8 +297,14 @@ async function run(p: ImportPlan, opts: RunOptions & {send: RowSender; defaultCu
   if (p.isNewBatch) {
     writer.append({type: 'batch', batch_id: p.batchId, file: p.file, file_sha256: p.fileSha256, rows: p.rowCount, created_at: new Date().toISOString()}, true)
   }
+  // Before the first send: a resume after any kill from here on can load the plan.
+  if (p.cache === 'write' && p.pendingCount > 0) writePlanCache(p.file, p.table, {fileSha256: p.fileSha256, defaultCurrency: opts.defaultCurrency, batchId: p.batchId})
   const result = await runImport(opts.send, sourceOf(p, opts.defaultCurrency), p.state, writer, opts)
-  if (!result.interrupted && result.failed === 0) writer.append({type: 'finished', file_sha256: p.fileSha256, at: new Date().toISOString()}, true)
+  if (!result.interrupted && result.failed === 0) {
+    writer.append({type: 'finished', file_sha256: p.fileSha256, at: new Date().toISOString()}, true)
+    // The batch is finished: a re-run reads the file again anyway (to see any rows appended).
+    if (p.file !== '-') removePlanCache(p.file)
+  }
   writer.flush()
   return result
 }
@@ -236,14 +312,21 @@ async function run(p: ImportPlan, opts: RunOptions & {send: RowSender; defaultCu
 /**
  * The send pass: the file is read again, row by row, and each row not done yet is sent with the
  * key and currency the plan gave it. A row whose content is not the one checked stops the import
- * (the file changed since it was checked).
+ * (the file changed since it was checked). A resume starts reading at the first row not done
+ * (its byte offset, known from the validation pass), not at the top of the file.
  */
 function sourceOf(p: ImportPlan, defaultCurrency: string): RowSource {
   const t = p.table
   async function* rows(): AsyncGenerator<KeyedRow> {
     const out = {errors: [], rows: 0, sha256: ''}
-    let i = 0
-    const all = p.wholeRows ?? streamImportCsv(p.file, defaultCurrency, out)
+    const from = p.wholeRows ? undefined : t.resumePoint(t.firstPending())
+    // Rows before `from` are not read again: a file changed since it was planned stops here.
+    const now = from && statOf(p.file)
+    if (from && (!now || !p.fileStat || now.size !== p.fileStat.size || now.mtimeMs !== p.fileStat.mtimeMs)) {
+      throw new UsageError(`${p.file} changed while it was imported (line ${t.lineOf(t.firstPending())}); re-run the same command to check it again and send the rest.`)
+    }
+    let i = from ? t.firstPending() : 0
+    const all = p.wholeRows ?? streamImportCsv(p.file, defaultCurrency, out, from)
     for await (const row of all) {
       const at = i++
       if (at >= t.length || t.lineOf(at) !== row.line || !t.hasContent(at, contentHash(row.fingerprint))) {

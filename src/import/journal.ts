@@ -5,7 +5,7 @@
  * the rest with the same keys (the server's idempotency turns a re-send of a move that did land
  * into a replay, never a second move).
  */
-import {closeSync, existsSync, fsync, fsyncSync, openSync, readFileSync, truncateSync, writeSync} from 'node:fs'
+import {closeSync, existsSync, fstatSync, fsync, fsyncSync, openSync, readFileSync, readSync, truncateSync, writeSync} from 'node:fs'
 import {UsageError} from '../errors.js'
 import {contentHash, deriveKey, derivedKeyPrefix} from './csv.js'
 
@@ -274,6 +274,26 @@ export function isDefinitiveRefusal(status: number | undefined): boolean {
   return status !== undefined && status >= 400 && status < 500 && ![408, 409, 429].includes(status)
 }
 
+/** Where a file's unterminated last line starts (undefined: it ends with a newline, or is empty). */
+function tornTailAt(path: string): number | undefined {
+  const fd = openSync(path, 'r')
+  try {
+    const size = fstatSync(fd).size
+    const chunk = Buffer.alloc(64 * 1024)
+    for (let end = size; end > 0; ) {
+      const start = Math.max(0, end - chunk.length)
+      const n = readSync(fd, chunk, 0, end - start, start)
+      if (end === size && chunk[n - 1] === 0x0a) return undefined
+      const nl = chunk.subarray(0, n).lastIndexOf(0x0a)
+      if (nl >= 0) return start + nl + 1
+      end = start
+    }
+    return size > 0 ? 0 : undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
 export class JournalWriter {
   private fd: number
   private pending: string[] = []
@@ -289,9 +309,10 @@ export class JournalWriter {
   ) {
     // A crash can leave a torn last line: cut it off so that every line stays a whole record
     // (the row it described is simply re-sent with its key, which the server replays).
+    // Only the end of the file is read (a large journal is not read whole again).
     if (existsSync(path)) {
-      const text = readFileSync(path)
-      if (text.length > 0 && text[text.length - 1] !== 0x0a) truncateSync(path, text.lastIndexOf(0x0a) + 1)
+      const cut = tornTailAt(path)
+      if (cut !== undefined) truncateSync(path, cut)
     }
     this.fd = openSync(path, 'a', 0o600)
   }

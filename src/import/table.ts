@@ -23,6 +23,8 @@ export interface TableRow {
   key: string
   /** The journal knew the row. */
   prior?: unknown
+  /** Where the parser starts reading the row in the file (see ImportRow.offset). */
+  offset?: number
 }
 
 /** One row of a plan, as a (transient) view. */
@@ -31,6 +33,26 @@ export type PlannedRow = Omit<TableRow, 'prior'> & {
   index: number
   /** The journal knew the row (sent before, not done). */
   prior: boolean
+}
+
+/** The arrays of a table (see RowTable.dump), each `length` rows long (fp and digest 16 bytes a row). */
+export interface TableData {
+  length: number
+  line: Uint32Array
+  amount: Float64Array
+  currency: Uint16Array
+  from: Uint32Array
+  to: Uint32Array
+  /** CURRENCY_GIVEN (1) or 0, by row. */
+  given: Uint8Array
+  fp: Buffer
+  digest: Buffer
+  offset: Float64Array
+  ids: string[]
+  currencies: string[]
+  otherKeys: Array<[number, string]>
+  headerLine: number
+  delimiter: string[]
 }
 
 export class RowTable {
@@ -43,6 +65,9 @@ export class RowTable {
   private flags: Uint8Array
   private fp: Buffer
   private digest: Buffer
+  private offset: Float64Array
+  /** The currencies as planned, kept when the checks set some (setCurrency). */
+  private planned?: Uint16Array
   private readonly otherKeys = new Map<number, string>()
   private readonly currencies: string[] = []
   private readonly currencyIndex = new Map<string, number>()
@@ -53,6 +78,11 @@ export class RowTable {
   pending = 0
   /** Rows still to send that the journal did not know. */
   fresh = 0
+  /** Every row's offset is known (the rows were read from a file): see resumePoint. */
+  hasOffsets = true
+  /** The header's line and the file's record delimiter (hex), when read from a file. */
+  headerLine = 0
+  delimiter?: string[]
 
   constructor(batchId: string, capacity = 1024) {
     const n = Math.max(1, capacity)
@@ -64,6 +94,7 @@ export class RowTable {
     this.flags = new Uint8Array(n)
     this.fp = Buffer.alloc(16 * n)
     this.digest = Buffer.alloc(16 * n)
+    this.offset = new Float64Array(n)
     this.prefix = derivedKeyPrefix(batchId)
   }
 
@@ -86,6 +117,7 @@ export class RowTable {
     this.from = more(this.from, (k) => new Uint32Array(k))
     this.to = more(this.to, (k) => new Uint32Array(k))
     this.flags = more(this.flags, (k) => new Uint8Array(k))
+    this.offset = more(this.offset, (k) => new Float64Array(k))
     const fp = Buffer.alloc(16 * n)
     this.fp.copy(fp)
     this.fp = fp
@@ -118,7 +150,94 @@ export class RowTable {
       if (!r.prior) this.fresh++
     }
     this.fp.write(hash, 16 * i, 'hex')
+    if (r.offset === undefined) this.hasOffsets = false
+    else this.offset[i] = r.offset
     this.setKey(i, r.key)
+  }
+
+  /**
+   * The journal knew row `i` (sent before with this row's key and content), and it is `done` or
+   * not: for a table built as a first run (every row fresh and pending) and then matched.
+   */
+  markJournaled(i: number, done: boolean): void {
+    if (this.flags[i] & (PRIOR | DONE)) return
+    this.flags[i] |= PRIOR | (done ? DONE : 0)
+    this.fresh--
+    if (done) this.pending--
+  }
+
+  /** Row `i`'s content hash equals the 16 bytes of `buf` at `at`. */
+  contentIs(i: number, buf: Buffer, at: number): boolean {
+    return this.fp.compare(buf, at, at + 16, 16 * i, 16 * i + 16) === 0
+  }
+
+  /** Row `i`'s key is derived from the batch id, with the 16-byte digest of `buf` at `at`. */
+  derivedKeyIs(i: number, buf: Buffer, at: number): boolean {
+    return !this.otherKeys.has(i) && this.digest.compare(buf, at, at + 16, 16 * i, 16 * i + 16) === 0
+  }
+
+  /** Row `i`'s key is not derived from the batch id, and is `key`. */
+  otherKeyIs(i: number, key: string): boolean {
+    return this.otherKeys.get(i) === key
+  }
+
+  /** The first row still to send (the table's length when none is). */
+  firstPending(): number {
+    let i = 0
+    while (i < this.length && this.isDone(i)) i++
+    return i
+  }
+
+  /** Where to read the file from to read row `i` and those after it (see ResumePoint); undefined when unknown. */
+  resumePoint(i: number): {offset: number; line: number; delimiter: string[]} | undefined {
+    if (!this.hasOffsets || !this.delimiter || i <= 0 || i >= this.length) return undefined
+    return {offset: this.offset[i], line: this.line[i - 1], delimiter: this.delimiter}
+  }
+
+  /** The table as planned (before the checks set any currency, before the journal marked any row), for the plan cache. */
+  dump(): TableData {
+    const n = this.length
+    return {
+      length: n,
+      line: this.line.subarray(0, n),
+      amount: this.amount.subarray(0, n),
+      currency: (this.planned ?? this.currency).subarray(0, n),
+      from: this.from.subarray(0, n),
+      to: this.to.subarray(0, n),
+      given: this.flags.subarray(0, n).map((f) => f & CURRENCY_GIVEN),
+      fp: this.fp.subarray(0, 16 * n),
+      digest: this.digest.subarray(0, 16 * n),
+      offset: this.offset.subarray(0, n),
+      ids: this.ids,
+      currencies: this.currencies,
+      otherKeys: [...this.otherKeys],
+      headerLine: this.headerLine,
+      delimiter: this.delimiter ?? [],
+    }
+  }
+
+  /** A table of a batch's first run (every row fresh and pending) from what dump() gave. */
+  static restore(batchId: string, d: TableData): RowTable {
+    const t = new RowTable(batchId, 1)
+    const n = d.length
+    t.length = n
+    t.line = d.line
+    t.amount = d.amount
+    t.currency = d.currency
+    t.from = d.from
+    t.to = d.to
+    t.flags = d.given
+    t.fp = d.fp
+    t.digest = d.digest
+    t.offset = d.offset
+    for (const s of d.ids) t.id(s)
+    for (const c of d.currencies) t.currencyOf(c)
+    for (const [i, k] of d.otherKeys) t.otherKeys.set(i, k)
+    t.headerLine = d.headerLine
+    t.delimiter = d.delimiter
+    t.pending = n
+    t.fresh = n
+    return t
   }
 
   setKey(i: number, key: string): void {
@@ -174,6 +293,7 @@ export class RowTable {
   }
 
   setCurrency(i: number, currency: string): void {
+    this.planned ??= this.currency.slice()
     this.currency[i] = this.currencyOf(currency)
   }
 

@@ -137,6 +137,59 @@ describe('moves import dry run: every read-only check of the real run', () => {
   })
 })
 
+describe('moves import resumed after kill -9', () => {
+  it('resumes from the plan cache, reading the file from the first row not done: every row lands once', async () => {
+    const [a, b] = [await sub('Resume source'), await sub('Resume destination')]
+    const amountsInFile = Array.from({length: 60}, (_, i) => 2000 + i)
+    // CRLF line ends and quoted cells with commas and line breaks: byte offsets must hold across them.
+    const file = join(dir.path, 'resume.csv')
+    writeFileSync(file, ['from,to,amount_in_minor_units,metadata.note', ...amountsInFile.map((v, i) => `${a},${b},${v},"row ${i}, ${i % 3 ? 'plain' : 'two\r\nlines'}"`)].join('\r\n') + '\r\n')
+    const journal = `${file}.payops-journal.jsonl`
+    const cache = `${file}.payops-plan`
+    await emu.control('POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: 100, methods: ['POST']})
+    try {
+      const env = cleanEnv({PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test, PAYOPS_CONFIG_DIR: dir.path})
+      const proc = spawn(process.execPath, [BIN, 'moves', 'import', file, '--yes', '--concurrency', '2', '-o', 'json'], {env, stdio: 'ignore'})
+      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()))
+      await new Promise<void>((resolve, reject) => {
+        const timer = setInterval(() => {
+          const done = existsSync(journal) ? (readFileSync(journal, 'utf8').match(/"type":"done"/g) ?? []).length : 0
+          if (done >= 10) {
+            clearInterval(timer)
+            proc.kill('SIGKILL')
+            resolve()
+          }
+        }, 20)
+        void exited.then(() => {
+          clearInterval(timer)
+          reject(new Error('the import ended before it could be killed'))
+        })
+      })
+      await exited
+    } finally {
+      await emu.control('DELETE', '/_emulator/faults')
+    }
+    expect(existsSync(cache)).toBe(true)
+    const before = (await amounts(a, 'debit')).length
+    expect(before).toBeGreaterThanOrEqual(10)
+    expect(before).toBeLessThan(60)
+
+    const rest = await imp([file, '--yes'])
+    expect(rest.code, rest.stderr).toBe(0)
+    expect(rest.stderr).toMatch(/rows? w(as|ere) imported before/)
+    const out = rest.json()
+    expect(out.created + out.replayed + out.already_done).toBe(60)
+    expect(out.already_done).toBeGreaterThanOrEqual(10)
+    expect(out.total_overall).toEqual({USD: amountsInFile.reduce((s, v) => s + v, 0)})
+    expect((await amounts(a, 'debit')).sort((x, y) => x - y)).toEqual(amountsInFile)
+    // The batch is finished: its plan cache is gone, and a re-run sends nothing.
+    expect(existsSync(cache)).toBe(false)
+    const again = await imp([file, '--yes'])
+    expect(again.json()).toMatchObject({created: 0, already_done: 60})
+    expect(await amounts(a, 'debit')).toHaveLength(60)
+  }, 120_000)
+})
+
 describe('moves import summaries', () => {
   it('after Ctrl-C the summary counts and totals only what was sent', async () => {
     const [a, b] = [await sub('Sigint source'), await sub('Sigint destination')]

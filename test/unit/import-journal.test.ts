@@ -72,6 +72,11 @@ describe('compact journal records', () => {
     expect(readJournal(path).tornTail).toBe(true)
     new JournalWriter(path).close()
     expect(readFileSync(path, 'utf8').split('\n').filter(Boolean)).toHaveLength(1)
+    // A torn line longer than the piece of the end the writer reads at a time.
+    const whole = readFileSync(path, 'utf8')
+    writeFileSync(path, whole + '{"type":"failed","l":2,"message":"' + 'x'.repeat(200_000))
+    new JournalWriter(path).close()
+    expect(readFileSync(path, 'utf8')).toBe(whole)
     writeFileSync(join(dir, 'bad.jsonl'), '{"type":"batch","batch_id":"b"}\n["x",2]\n{"type":"finished","file_sha256":"x","at":"now"}\n')
     expect(() => readJournal(join(dir, 'bad.jsonl'))).toThrow(/corrupt at line 2/)
     // An outcome by line with no key sent from that line cannot be read.

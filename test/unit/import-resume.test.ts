@@ -5,13 +5,14 @@
  * one finishes. Every row must end with exactly one move, made with its key, whatever happened.
  */
 import fc from 'fast-check'
-import {mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync} from 'node:fs'
+import {appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {ApiError} from '../../src/errors.js'
 import {assignKeys, parseImportCsv} from '../../src/import/csv.js'
-import {importFile} from '../../src/import/index.js'
+import {importFile, type ImportPlan} from '../../src/import/index.js'
+import {planCachePath} from '../../src/import/cache.js'
 import type {KeyedRow, RowOutcome, RowSender} from '../../src/import/send.js'
 
 const A = '11111111-1111-4111-8111-111111111111'
@@ -41,7 +42,34 @@ function fakeServer() {
   }
 }
 
+/** How the plans of the property were made (each path must be taken). */
+const via = {keyed: 0, cache: 0, matched: 0}
+
+/** A plan of the fast path is the plan matchRows gives: the same keys, lines, done and known rows, counts. */
+async function expectSameAsMatched(file: string, p: ImportPlan): Promise<void> {
+  via[p.via]++
+  if (p.via === 'matched') return
+  const m = await importFile.plan(file, {defaultCurrency: 'USD', matchAll: true})
+  expect(m.changed).toEqual([])
+  expect(m.missing).toEqual([])
+  // A batch's first run (no batch yet) gets a new batch id each time: its keys are checked below.
+  const batch = Boolean(p.state.batch)
+  if (batch) expect(p.batchId).toBe(m.batchId)
+  expect(p.rowCount).toBe(m.rowCount)
+  const rows = (q: ImportPlan) => Array.from({length: q.rowCount}, (_, i) => ({...q.table.at(i), done: q.table.isDone(i), ...(batch ? {} : {key: ''})}))
+  expect(rows(p)).toEqual(rows(m))
+  expect([p.pendingCount, p.table.fresh, p.alreadyDone, p.journaled > 0]).toEqual([m.pendingCount, m.table.fresh, m.alreadyDone, m.journaled > 0])
+  expect(p.pendingTotals).toEqual(m.pendingTotals)
+}
+
+/** A row: amounts from a small set, so that identical rows (numbered by occurrence) are common; some with a key cell. */
+const row = fc.record({amount: fc.integer({min: 1, max: 4}), ref: fc.constantFrom('', 'x', 'y'), keyed: fc.boolean()})
+
 const run = fc.record({
+  /** The plan cache is lost before this run. */
+  dropCache: fc.boolean(),
+  /** Rows appended to the file before this run. */
+  append: fc.array(row, {maxLength: 3}),
   /** Kill after this many sends of the run (none: the run is not killed). */
   killAfter: fc.option(fc.nat({max: 30}), {nil: undefined}),
   /** The kill lands before or after the API made the move it was sending. */
@@ -57,20 +85,24 @@ describe('moves import resumes exactly once after kills at random points', () =>
   it('every row ends with exactly one move, under its key', async () => {
     await fc.assert(
       fc.asyncProperty(
-        // Amounts from a small set, so that identical rows (numbered by occurrence) are common.
-        fc.array(fc.record({amount: fc.integer({min: 1, max: 4}), ref: fc.constantFrom('', 'x', 'y')}), {minLength: 1, maxLength: 30}),
+        fc.array(row, {minLength: 1, maxLength: 30}),
         fc.array(run, {maxLength: 4}),
-        async (rows, runs) => {
+        async (first, runs) => {
+          const rows = [...first]
           const file = join(dir, `f${++files}.csv`)
-          writeFileSync(file, ['from,to,amount_in_minor_units,metadata.ref', ...rows.map((r) => `${A},${B},${r.amount},${r.ref}`)].join('\n') + '\n')
+          const text = (r: (typeof rows)[number], i: number) => `${A},${B},${r.amount},${r.ref},${r.keyed ? `key-${i}` : ''}`
+          writeFileSync(file, ['from,to,amount_in_minor_units,metadata.ref,idempotency_key', ...rows.map(text)].join('\n') + '\n')
           const journal = `${file}.payops-journal.jsonl`
           const server = fakeServer()
           let finished = false
           // The random runs, then clean runs until one finishes.
           for (const r of [...runs, ...Array.from({length: 3}, () => undefined)]) {
+            if (r?.dropCache) rmSync(planCachePath(file), {force: true})
+            for (const added of r?.append ?? []) appendFileSync(file, text(added, rows.push(added) - 1) + '\n')
             const plan = await importFile.plan(file, {defaultCurrency: 'USD'})
             expect(plan.errors).toEqual([])
             expect(plan.changed).toEqual([])
+            await expectSameAsMatched(file, plan)
             let sends = 0
             let dead = false
             const send: RowSender = async (row) => {
@@ -116,10 +148,15 @@ describe('moves import resumes exactly once after kills at random points', () =>
           const again = await importFile.plan(file, {defaultCurrency: 'USD'})
           expect(again.pendingCount).toBe(0)
           expect(new Set(Array.from({length: again.rowCount}, (_, i) => again.table.keyOf(i)))).toEqual(new Set(server.moves.keys()))
+          // A finished batch leaves no plan cache.
+          expect(existsSync(planCachePath(file))).toBe(false)
         },
       ),
       {numRuns: 60},
     )
+    // Resumes took the fast path, with and without the plan cache.
+    expect(via.keyed).toBeGreaterThan(0)
+    expect(via.cache).toBeGreaterThan(0)
   }, 120_000)
 })
 

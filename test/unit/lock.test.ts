@@ -1,61 +1,75 @@
 /**
- * Locks between payops processes: a lock left by a process that is gone is taken over at once (a
- * killed import resumes in seconds); a lock of a live process, or one made after the owner file
- * that names a dead process, is not.
+ * Locks between payops processes after kill -9: a lock whose owner (on this host) is gone is taken
+ * over at once, a stale one (4 s here) whoever owned it; one whose owner lives or is on another
+ * host, or whose owner is unknown and that is refreshed, is not.
  */
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname, tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {describe, expect, it} from 'vitest'
-import {clearAbandonedLock, lockExclusive} from '../../src/lock.js'
+import {afterAll, describe, expect, it} from 'vitest'
+import {breakAbandonedLock as breakLock, lockDirOf, lockExclusive, LockBusyError} from '../../src/lock.js'
 
-/** The pid of a process that has exited. */
-function deadPid(): number {
-  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'])
-  return Number(r.stdout.toString())
+const breakAbandonedLock = (dir: string) => breakLock(dir, 4000)
+const lockImport = (file: string) => lockExclusive(file, {stale: 4000, attempts: 1, waitMs: 0})
+
+const dir = mkdtempSync(join(tmpdir(), 'payops-import-lock-'))
+afterAll(() => rmSync(dir, {recursive: true, force: true}))
+let n = 0
+
+/** A pid no process has any more. */
+const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!
+
+function lockLeftBehind(owner: {pid: number; host?: string} | undefined, ageMs: number): string {
+  const file = join(dir, `f${++n}.csv`)
+  const lock = lockDirOf(file)
+  mkdirSync(lock)
+  if (owner) writeFileSync(join(lock, 'owner'), JSON.stringify({host: hostname(), ...owner}))
+  const t = (Date.now() - ageMs) / 1000
+  utimesSync(lock, t, t)
+  return file
 }
 
-const noRetry = {stale: 5_000, retries: {retries: 0}}
-
-describe('lockExclusive', () => {
-  it('takes over at once a lock whose owner, on this host, is gone; release removes lock and owner file', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'payops-lock-')), 'rows.csv')
-    mkdirSync(`${file}.lock`)
-    writeFileSync(`${file}.lock.owner`, JSON.stringify({pid: deadPid(), host: hostname()}))
-    const release = await lockExclusive(file, noRetry)
-    expect(JSON.parse(readFileSync(`${file}.lock.owner`, 'utf8'))).toEqual({pid: process.pid, host: hostname()})
-    await release()
-    expect(existsSync(`${file}.lock`)).toBe(false)
-    expect(existsSync(`${file}.lock.owner`)).toBe(false)
+describe('the import lock after kill -9', () => {
+  it('is taken over when its owner is gone, or when it is stale', () => {
+    expect(breakAbandonedLock(lockDirOf(lockLeftBehind({pid: deadPid()}, 0)))).toBe(true)
+    expect(breakAbandonedLock(lockDirOf(lockLeftBehind(undefined, 5000)))).toBe(true)
+    expect(breakAbandonedLock(lockDirOf(lockLeftBehind({pid: process.ppid}, 5000)))).toBe(true)
   })
 
-  it('waits for a lock whose owner is alive, or of another host, or unknown', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'payops-lock-'))
-    for (const owner of [{pid: process.ppid, host: hostname()}, {pid: deadPid(), host: `${hostname()}-elsewhere`}, undefined]) {
-      const file = join(dir, `rows-${Math.random()}.csv`)
-      mkdirSync(`${file}.lock`)
-      if (owner) writeFileSync(`${file}.lock.owner`, JSON.stringify(owner))
-      await expect(lockExclusive(file, noRetry)).rejects.toMatchObject({code: 'ELOCKED'})
-      expect(existsSync(`${file}.lock`)).toBe(true)
+  it('is kept while refreshed, while its owner lives, or when its owner is on another host', () => {
+    for (const [owner, age] of [
+      [{pid: process.ppid}, 2500],
+      [{pid: deadPid(), host: 'elsewhere'}, 2500],
+      [undefined, 2500],
+    ] as const) {
+      const file = lockLeftBehind(owner, age)
+      expect(breakAbandonedLock(lockDirOf(file))).toBe(false)
+      expect(existsSync(lockDirOf(file))).toBe(true)
     }
   })
 
-  it('leaves alone a lock made after the owner file that names a dead process', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'payops-lock-')), 'rows.csv')
-    writeFileSync(`${file}.lock.owner`, JSON.stringify({pid: deadPid(), host: hostname()}))
-    await new Promise((r) => setTimeout(r, 30))
-    mkdirSync(`${file}.lock`)
-    expect(clearAbandonedLock(file)).toBe(false)
-    expect(existsSync(`${file}.lock`)).toBe(true)
+  it('a run takes over an abandoned lock at once, names itself in it, and leaves nothing when released', async () => {
+    const file = lockLeftBehind({pid: deadPid()}, 0)
+    const started = Date.now()
+    const release = await lockImport(file)
+    expect(Date.now() - started).toBeLessThan(1000)
+    expect(JSON.parse(readFileSync(join(lockDirOf(file), 'owner'), 'utf8'))).toEqual({pid: process.pid, host: hostname()})
+    await release()
+    expect(existsSync(lockDirOf(file))).toBe(false)
   })
 
-  it('a second holder in the same process waits: the lock is exclusive', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'payops-lock-')), 'rows.csv')
-    const release = await lockExclusive(file, noRetry)
-    await expect(lockExclusive(file, noRetry)).rejects.toMatchObject({code: 'ELOCKED'})
+  it('a lock held by a live process is busy: LockBusyError after the attempts, the lock kept', async () => {
+    const file = lockLeftBehind({pid: process.ppid}, 0)
+    await expect(lockImport(file)).rejects.toBeInstanceOf(LockBusyError)
+    expect(existsSync(lockDirOf(file))).toBe(true)
+  })
+
+  it('is exclusive within one process too, and free again once released', async () => {
+    const file = join(dir, `f${++n}.csv`)
+    const release = await lockImport(file)
+    await expect(lockImport(file)).rejects.toMatchObject({code: 'ELOCKED'})
     await release()
-    const again = await lockExclusive(file, noRetry)
-    await again()
+    await (await lockImport(file))()
   })
 })
