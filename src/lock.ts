@@ -3,9 +3,10 @@
  * touched by its owner while held, stale once untouched for the stale period. Its owner writes its
  * pid and host in it (`FILE.lock/owner`), so that a run after kill -9 or a crash takes over a lock
  * whose owner is gone (on this host, no process has its pid) at once rather than after the stale
- * period: a killed import resumes in seconds. A lock judged abandoned is first moved aside (an
- * atomic rename), then judged again where it now is, and put back if it no longer looks abandoned
- * (another run took the lock in between).
+ * period: a killed import resumes in seconds (a lock with no owner file, which a process killed
+ * while making it leaves, is taken over once untouched for 1.5 s). A lock judged abandoned is
+ * first moved aside (an atomic rename), then judged again where it now is, and put back if it no
+ * longer looks abandoned (another run took the lock in between).
  */
 import {randomUUID} from 'node:crypto'
 import {readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
@@ -47,7 +48,13 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The lock at `dir` is stale, or its owner is gone. */
+/**
+ * An owner writes its owner file within moments of making the lock and refreshes the lock every
+ * second: a lock with no owner file, untouched this long, was left by a process killed in between.
+ */
+const OWNERLESS_MS = 1500
+
+/** The lock at `dir` is stale, or its owner is gone (or never named itself and does not refresh it). */
 function abandoned(dir: string, staleMs: number): boolean {
   let mtime: number
   try {
@@ -55,9 +62,11 @@ function abandoned(dir: string, staleMs: number): boolean {
   } catch {
     return false
   }
-  if (Date.now() - mtime > staleMs) return true
+  const age = Date.now() - mtime
+  if (age > staleMs) return true
   const owner = ownerOf(dir)
-  return owner !== undefined && owner.host === hostname() && owner.pid !== process.pid && !alive(owner.pid)
+  if (!owner) return age > OWNERLESS_MS
+  return owner.host === hostname() && owner.pid !== process.pid && !alive(owner.pid)
 }
 
 /** Removes the lock at `dir` when it is abandoned; true when one was removed. */
@@ -100,8 +109,19 @@ export async function lockExclusive(file: string, opts: LockOptions): Promise<()
         // Without it the lock is taken over when stale, as any.
       }
       return async () => {
-        rmSync(join(dir, 'owner'), {force: true})
-        await release()
+        // The lock goes away whole, owner file and all (a rename), so that no moment leaves a lock
+        // without its owner; proper-lockfile's release then finds nothing to remove.
+        // A lock that names another owner (it was taken over from this process) is left to it.
+        if (ownerOf(dir)?.pid === process.pid) {
+          const aside = `${dir}.released-${randomUUID().slice(0, 8)}`
+          try {
+            renameSync(dir, aside)
+            rmSync(aside, {recursive: true, force: true})
+          } catch {
+            rmSync(join(dir, 'owner'), {force: true})
+          }
+        }
+        await release().catch(() => undefined)
       }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code
