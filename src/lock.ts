@@ -9,7 +9,8 @@
  * longer looks abandoned (another run took the lock in between).
  */
 import {randomUUID} from 'node:crypto'
-import {readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {readFileSync, renameSync, rmSync, statSync} from 'node:fs'
+import {rename, rm, writeFile} from 'node:fs/promises'
 import {hostname} from 'node:os'
 import {join} from 'node:path'
 import {loadLockfile} from './interop.js'
@@ -104,7 +105,7 @@ export async function lockExclusive(file: string, opts: LockOptions): Promise<()
     try {
       const release = await lockfile.lock(file, {stale, update: 1000, realpath: false, retries: 0, onCompromised: () => undefined})
       try {
-        writeFileSync(join(dir, 'owner'), JSON.stringify({pid: process.pid, host: hostname()}), {mode: 0o600})
+        await writeFile(join(dir, 'owner'), JSON.stringify({pid: process.pid, host: hostname()}), {mode: 0o600})
       } catch {
         // Without it the lock is taken over when stale, as any.
       }
@@ -114,11 +115,12 @@ export async function lockExclusive(file: string, opts: LockOptions): Promise<()
         // A lock that names another owner (it was taken over from this process) is left to it.
         if (ownerOf(dir)?.pid === process.pid) {
           const aside = `${dir}.released-${randomUUID().slice(0, 8)}`
+          // Off the event loop: a large import releases the audit trail's lock after every group.
           try {
-            renameSync(dir, aside)
-            rmSync(aside, {recursive: true, force: true})
+            await rename(dir, aside)
+            await rm(aside, {recursive: true, force: true})
           } catch {
-            rmSync(join(dir, 'owner'), {force: true})
+            await rm(join(dir, 'owner'), {force: true})
           }
         }
         await release().catch(() => undefined)
