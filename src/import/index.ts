@@ -5,7 +5,7 @@ import {readFileArg} from '../files.js'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
 import {contentHash, deriveKey, derivedKeyPrefix, parseImportCsv, readImportCsv, streamImportCsv, type ImportRow, type RowError} from './csv.js'
-import {ContentCounter, RowTable, type PlannedRow} from './table.js'
+import {ContentCounter, RowTable, rowsAtMost, type PlannedRow} from './table.js'
 import {JournalWriter, journalPathFor, readJournal, type JournalEntry, type JournalState} from './journal.js'
 import {matchRows, type MatchedRow} from './match.js'
 import {readPlanCache, removePlanCache, writePlanCache} from './cache.js'
@@ -221,7 +221,7 @@ async function planKeyed(file: string, defaultCurrency: string, idx: JournalInde
   if (cached) {
     ;({table, fileSha256: sha256} = cached)
   } else {
-    table = new RowTable(batchId)
+    table = new RowTable(batchId, rowsAtMost(file))
     const counter = new ContentCounter(table)
     const prefix = derivedKeyPrefix(batchId)
     let clash = false

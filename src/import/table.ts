@@ -4,6 +4,7 @@
  * tens of bytes a row rather than an object per row. Subaccount ids and currencies are stored
  * once each; keys derived from the batch id as their 16-byte digest (others, rare, by row).
  */
+import {statSync} from 'node:fs'
 import {UsageError} from '../errors.js'
 import {derivedKeyPrefix} from './csv.js'
 import type {MatchedRow} from './match.js'
@@ -53,6 +54,20 @@ export interface TableData {
   otherKeys: Array<[number, string]>
   headerLine: number
   delimiter: string[]
+}
+
+/**
+ * At most how many rows a file of this size holds (a valid row has two UUIDs, two commas, an
+ * amount and a line end: at least 76 bytes), so that a table sized for it never grows: growing
+ * holds the old and the new arrays at once. Pages of the arrays that no row fills are never
+ * touched, so a generous size costs no memory.
+ */
+export function rowsAtMost(file: string): number {
+  try {
+    return Math.min(Math.ceil(statSync(file).size / 76) + 16, 50_000_000)
+  } catch {
+    return 1024
+  }
 }
 
 export class RowTable {
