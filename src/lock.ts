@@ -30,10 +30,10 @@ export class LockBusyError extends Error {
 
 export const lockDirOf = (file: string) => `${file}.lock`
 
-function ownerOf(dir: string): {pid: number; host: string} | undefined {
+function ownerOf(dir: string): {pid: number; host: string; token?: string} | undefined {
   try {
-    const o = JSON.parse(readFileSync(join(dir, 'owner'), 'utf8')) as {pid?: unknown; host?: unknown}
-    return typeof o.pid === 'number' && typeof o.host === 'string' ? {pid: o.pid, host: o.host} : undefined
+    const o = JSON.parse(readFileSync(join(dir, 'owner'), 'utf8')) as {pid?: unknown; host?: unknown; token?: unknown}
+    return typeof o.pid === 'number' && typeof o.host === 'string' ? {pid: o.pid, host: o.host, ...(typeof o.token === 'string' ? {token: o.token} : {})} : undefined
   } catch {
     return undefined
   }
@@ -104,26 +104,28 @@ export async function lockExclusive(file: string, opts: LockOptions): Promise<()
     breakAbandonedLock(dir, stale)
     try {
       const release = await lockfile.lock(file, {stale, update: 1000, realpath: false, retries: 0, onCompromised: () => undefined})
+      // The token tells this hold from a later one of the same process (after a stale takeover).
+      const token = randomUUID()
       try {
-        await writeFile(join(dir, 'owner'), JSON.stringify({pid: process.pid, host: hostname()}), {mode: 0o600})
+        await writeFile(join(dir, 'owner'), JSON.stringify({pid: process.pid, host: hostname(), token}), {mode: 0o600})
       } catch {
         // Without it the lock is taken over when stale, as any.
       }
       return async () => {
-        // The lock goes away whole, owner file and all (a rename), so that no moment leaves a lock
-        // without its owner; proper-lockfile's release then finds nothing to remove.
-        // A lock that names another owner (it was taken over from this process) is left to it.
-        if (ownerOf(dir)?.pid === process.pid) {
-          const aside = `${dir}.released-${randomUUID().slice(0, 8)}`
-          // Off the event loop: a large import releases the audit trail's lock after every group.
-          try {
-            await rename(dir, aside)
-            await rm(aside, {recursive: true, force: true})
-          } catch {
-            await rm(join(dir, 'owner'), {force: true})
-          }
-        }
+        // proper-lockfile stops refreshing the lock first (its own removal fails: the owner file is
+        // in it); then the lock goes away whole, owner file and all (a rename), so that no moment
+        // leaves a lock without its owner, and only if it is still this hold's (a lock taken over
+        // from this process belongs to its new holder).
         await release().catch(() => undefined)
+        if (ownerOf(dir)?.token !== token) return
+        const aside = `${dir}.released-${randomUUID().slice(0, 8)}`
+        // Off the event loop: a large import releases the audit trail's lock after every group.
+        try {
+          await rename(dir, aside)
+          await rm(aside, {recursive: true, force: true})
+        } catch {
+          await rm(join(dir, 'owner'), {force: true})
+        }
       }
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code

@@ -56,7 +56,7 @@ describe('the import lock after kill -9', () => {
     const started = Date.now()
     const release = await lockImport(file)
     expect(Date.now() - started).toBeLessThan(1000)
-    expect(JSON.parse(readFileSync(join(lockDirOf(file), 'owner'), 'utf8'))).toEqual({pid: process.pid, host: hostname()})
+    expect(JSON.parse(readFileSync(join(lockDirOf(file), 'owner'), 'utf8'))).toMatchObject({pid: process.pid, host: hostname()})
     await release()
     expect(existsSync(lockDirOf(file))).toBe(false)
   })
@@ -73,5 +73,18 @@ describe('the import lock after kill -9', () => {
     await expect(lockImport(file)).rejects.toMatchObject({code: 'ELOCKED'})
     await release()
     await (await lockImport(file))()
+  })
+
+  it('a release after the lock was taken over (stale) leaves the new holder lock alone', async () => {
+    const file = join(dir, `f${++n}.csv`)
+    const first = await lockImport(file)
+    // The first hold goes stale (its owner stopped refreshing it) and a second hold takes it over.
+    const t = (Date.now() - 10_000) / 1000
+    utimesSync(lockDirOf(file), t, t)
+    const second = await lockImport(file)
+    await first()
+    expect(existsSync(lockDirOf(file))).toBe(true)
+    await second()
+    expect(existsSync(lockDirOf(file))).toBe(false)
   })
 })
