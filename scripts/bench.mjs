@@ -123,7 +123,7 @@ function cannon(opts) {
 }
 
 const results = []
-const show = (value) => (value < 10 ? value.toFixed(2) : Math.round(value).toLocaleString('en-US'))
+const show = (value) => (value < 10 ? value.toFixed(3) : Math.round(value).toLocaleString("en-US"))
 function record(name, value, unit, target, pass, detail) {
   results.push({name, value: Number(value.toFixed(value < 10 ? 3 : 0)), unit, target, result: pass ? 'PASS' : 'MISS', ...detail})
   let line = `${pass ? 'PASS' : 'MISS'}  ${name.padEnd(68)} ${`${show(value)} ${unit}`.padEnd(18)} target ${target}`

@@ -13,8 +13,8 @@
 // SIGKILL once FRACTION of the file's total has reached the destination subaccount (its
 // total_incoming_in_minor_units, polled every 50 ms with GET /api/subaccounts/{id}), waits for
 // the emulator to settle (its total unchanged for 500 ms), waits --resume-delay MS more (default 0;
-// 11000 lets the locks a killed process leaves behind go stale first: the import's lock after 4 s,
-// the audit trail's after 10 s), then runs the same command again. One JSON line per size:
+// the locks a killed process leaves behind are taken over at once, their owner being gone), then
+// runs the same command again. One JSON line per size:
 //   {rows, resume_at, resume_delay_ms, killed_at_rows, first_exit, exit, resume_start_ms, resume_first_sent_ms, resume_seconds,
 //    peak_rss_mb, first_peak_rss_mb, created, replayed, already_done, total_minor, balance_minor,
 //    total_overall_minor, stopped_after_s, resume_rows_per_s, exactly_once}
