@@ -8,15 +8,11 @@
 import autocannon from 'autocannon'
 import {spawn} from 'node:child_process'
 import {createHmac, randomUUID} from 'node:crypto'
-import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
-import {createInterface} from 'node:readline'
-import {fileURLToPath} from 'node:url'
+import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {BIN, ROOT, cleanEnv, procKb, startEmulator as start} from './measure.mjs'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
-const BIN = join(ROOT, 'bin/run.js')
-const work = mkdtempSync(join(tmpdir(), 'payops-bench-'))
+const {work, env: baseEnv} = cleanEnv('payops-bench-')
 const REPS = Number(process.env.BENCH_REPS ?? 15)
 /** Latency the emulator adds to every /api/ request for the round-trip figures. */
 const LATENCY_MS = 50
@@ -34,8 +30,6 @@ if (compareFile) {
   const before = JSON.parse(readFileSync(compareFile, 'utf8'))
   for (const r of before.results ?? []) earlier.set(r.name, {...r, at: before.at})
 }
-const baseEnv = {...process.env, PAYOPS_CONFIG_DIR: work, NO_COLOR: '1'}
-for (const k of ['PAYOPS_API_KEY', 'PAYOPS_BASE_URL', 'PAYOPS_PROFILE', 'PAYOPS_DEBUG']) delete baseEnv[k]
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -52,14 +46,7 @@ function runOnce(cmd, args, env = baseEnv, stdout = 'ignore', onSpawn = undefine
     let stderr = ''
     child.stderr.on('data', (d) => (stderr += d))
     let peakKb = 0
-    const poll = () => {
-      try {
-        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))
-        if (m) peakKb = Math.max(peakKb, Number(m[1]))
-      } catch {
-        // the process is gone
-      }
-    }
+    const poll = () => (peakKb = Math.max(peakKb, procKb(child.pid, 'VmHWM')))
     const timer = setInterval(poll, 2)
     child.on('error', reject)
     child.on('exit', (code, signal) => {
@@ -91,15 +78,10 @@ async function pair(a, b) {
 
 async function startEmulator() {
   // --expose-gc: POST /_emulator/gc collects before the emulator's memory is read.
-  const child = spawn(process.execPath, ['--expose-gc', BIN, 'emulator', 'start', '--port', '0', '--json'], {env: baseEnv, stdio: ['ignore', 'pipe', 'inherit']})
-  const line = await new Promise((resolve, reject) => {
-    createInterface({input: child.stdout}).once('line', resolve)
-    child.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)))
-  })
-  const {base_url: baseUrl, keys} = JSON.parse(line)
+  const {proc: child, baseUrl, key} = await start(baseEnv, ['--expose-gc'])
   return {
     baseUrl,
-    key: keys.test,
+    key,
     child,
     stop: () => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM')))),
   }
@@ -135,13 +117,7 @@ function record(name, value, unit, target, pass, detail) {
 }
 
 /** VmRSS of a process, in kB (0 when it is gone). */
-function rssKb(pid) {
-  try {
-    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
-  } catch {
-    return 0
-  }
-}
+const rssKb = (pid) => procKb(pid, 'VmRSS')
 
 const MASS = Number(process.env.BENCH_MASS_ROWS ?? 1_000_000)
 const SMALL_MASS = 10_000

@@ -12,21 +12,10 @@
 // --via bulk: POST /_emulator/bulk/moves, the control API that runs the same store operations
 //   (create with the same key shape, approve, settle) in batches of 50,000; for 1M in seconds.
 // Needs a build (`npm run build`): it runs bin/run.js.
-import {spawn} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
-import {createInterface} from 'node:readline'
-import {fileURLToPath} from 'node:url'
+import {rmSync} from 'node:fs'
+import {cleanEnv, option as opt, procKb, startEmulator as start} from './measure.mjs'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
-const BIN = join(ROOT, 'bin/run.js')
-const argv = process.argv.slice(2)
-const opt = (name, dflt) => {
-  const i = argv.indexOf(`--${name}`)
-  return i >= 0 ? argv[i + 1] : dflt
-}
 const SIZES = opt('moves', '100000').split(',').map(Number)
 const VIA = opt('via', 'http')
 const CONCURRENCY = Number(opt('concurrency', '32'))
@@ -35,25 +24,15 @@ if (SIZES.some((n) => !Number.isInteger(n) || n < 1) || !['http', 'bulk'].includ
   process.exit(2)
 }
 const BULK_BATCH = 50_000
-const work = mkdtempSync(join(tmpdir(), 'payops-emu-mem-'))
-const env = {...process.env, PAYOPS_CONFIG_DIR: work, NO_COLOR: '1'}
-for (const k of ['PAYOPS_API_KEY', 'PAYOPS_BASE_URL', 'PAYOPS_PROFILE', 'PAYOPS_DEBUG']) delete env[k]
+const {work, env} = cleanEnv('payops-emu-mem-')
 
 function rssKb(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  if (!m) throw new Error(`no VmRSS for process ${pid}`)
-  return Number(m[1])
+  const kb = procKb(pid, 'VmRSS')
+  if (!kb) throw new Error(`no VmRSS for process ${pid}`)
+  return kb
 }
 
-async function startEmulator() {
-  const proc = spawn(process.execPath, ['--expose-gc', BIN, 'emulator', 'start', '--port', '0', '--json'], {env, stdio: ['ignore', 'pipe', 'inherit']})
-  const line = await new Promise((resolve, reject) => {
-    createInterface({input: proc.stdout}).once('line', resolve)
-    proc.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)))
-  })
-  const info = JSON.parse(line)
-  return {proc, baseUrl: info.base_url, key: info.keys.test}
-}
+const startEmulator = () => start(env, ['--expose-gc'])
 
 async function call(emu, method, path, body, headers = {}) {
   const res = await fetch(emu.baseUrl + path, {

@@ -33,19 +33,11 @@
 // the audit trail's (fresh_audit: true in the output).
 // peak_rss_mb is the re-run's, first_peak_rss_mb the killed run's. --cpu-prof DIR profiles the re-run.
 import {spawn} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {dirname, join} from 'node:path'
-import {createInterface} from 'node:readline'
-import {fileURLToPath} from 'node:url'
+import {existsSync, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {BIN, cleanEnv, option as opt, procKb, startEmulator as start} from './measure.mjs'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
-const BIN = join(ROOT, 'bin/run.js')
 const argv = process.argv.slice(2)
-const opt = (name, dflt) => {
-  const i = argv.indexOf(`--${name}`)
-  return i >= 0 ? argv[i + 1] : dflt
-}
 const SIZES = opt('rows', '10000,100000').split(',').map(Number)
 const CONCURRENCY = Number(opt('concurrency', '16'))
 const DRY = argv.includes('--dry-run')
@@ -55,18 +47,8 @@ const RESUME_DELAY = Number(opt('resume-delay', '0'))
 const FRESH_AUDIT = argv.includes('--fresh-audit')
 const RESUME_TIMEOUT = opt('resume-timeout', undefined) === undefined ? undefined : Number(opt('resume-timeout'))
 if (RESUME_AT !== undefined && !(RESUME_AT > 0 && RESUME_AT < 1)) throw new Error('--resume-at takes a fraction between 0 and 1')
-const work = mkdtempSync(join(tmpdir(), 'payops-import-mem-'))
-const env = {...process.env, PAYOPS_CONFIG_DIR: work, NO_COLOR: '1'}
-for (const k of ['PAYOPS_API_KEY', 'PAYOPS_BASE_URL', 'PAYOPS_PROFILE', 'PAYOPS_DEBUG']) delete env[k]
-
-function peakOf(pid) {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return m ? Number(m[1]) : 0
-  } catch {
-    return 0
-  }
-}
+const {work, env} = cleanEnv('payops-import-mem-')
+const peakOf = (pid) => procKb(pid, 'VmHWM')
 
 function run(args, extraEnv = {}, nodeArgs = [], onSpawn = undefined) {
   return new Promise((resolve, reject) => {
@@ -87,15 +69,7 @@ function run(args, extraEnv = {}, nodeArgs = [], onSpawn = undefined) {
   })
 }
 
-async function startEmulator() {
-  const proc = spawn(process.execPath, [BIN, 'emulator', 'start', '--port', '0', '--json'], {env, stdio: ['ignore', 'pipe', 'pipe']})
-  const line = await new Promise((resolve, reject) => {
-    createInterface({input: proc.stdout}).once('line', resolve)
-    proc.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)))
-  })
-  const info = JSON.parse(line)
-  return {proc, baseUrl: info.base_url, key: info.keys.test}
-}
+const startEmulator = () => start(env)
 
 const emu = await startEmulator()
 const as = {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.key}
