@@ -161,6 +161,15 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
    */
   const work = async () => {
     const upcoming: Array<Promise<Next>> = Array.from({length: AHEAD}, next)
+    try {
+      await slot(upcoming)
+    } finally {
+      // Rows taken and their intents recorded, but the run stopped first: never sent.
+      for (const later of await Promise.all(upcoming)) if (later && 'prepared' in later) await later.prepared.abandon('not_sent')
+    }
+  }
+
+  const slot = async (upcoming: Array<Promise<Next>>) => {
     for (;;) {
       const cur = await upcoming.shift()!
       if (!cur) return
@@ -181,7 +190,6 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
         // Taken and its intent recorded, but the run stopped first: never sent.
         if (opts.signal?.aborted) result.interrupted = true
         await prepared.abandon('not_sent')
-        for (const later of await Promise.all(upcoming)) if (later && 'prepared' in later) await later.prepared.abandon('not_sent')
         return
       }
       journal.append({type: 'sent', line: row.line, key: row.key, fp: contentHash(row.fingerprint)})

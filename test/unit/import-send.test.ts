@@ -9,7 +9,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import type {ApiResponse, AuditInfo, AuditOutcome} from '../../src/api/client.js'
-import {AuditLog, readAuditHead, verifyAudit, type AuditFields} from '../../src/audit/index.js'
+import {AuditLog, AuditTrailError, readAuditHead, verifyAudit, type AuditFields} from '../../src/audit/index.js'
 import {JournalWriter, readJournal} from '../../src/import/journal.js'
 import {runImport} from '../../src/import/run.js'
 import {pipelineSender, type KeyedRow, type RowOutcome, type RowSender} from '../../src/import/send.js'
@@ -160,5 +160,31 @@ describe('runImport with rows prepared ahead', () => {
     const sent = readJournal(journalPath)
     expect([...sent.sent].sort()).toEqual(['k-2', 'k-3', 'k-4'])
     expect(sent.done.size).toBe(3)
+  })
+
+  it('a send that stops the import (the trail cannot be written) gives up the rows prepared behind it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payops-import-ahead-'))
+    const writer = new JournalWriter(join(dir, 'rows.csv.payops-journal.jsonl'))
+    const events: string[] = []
+    const send: RowSender = Object.assign(async () => ({}) as RowOutcome, {
+      prepare: async (row: KeyedRow) => {
+        events.push(`prepare ${row.line}`)
+        return {
+          send: async (): Promise<RowOutcome> => {
+            events.push(`send ${row.line}`)
+            throw new AuditTrailError('the audit trail was cut')
+          },
+          abandon: async (reason: string) => void events.push(`abandon ${row.line} ${reason}`),
+        }
+      },
+    })
+    const rows = Array.from({length: 5}, (_, i) => row(i + 2, `k-${i + 2}`))
+    await expect(runImport(send, rows, readJournal(''), writer, {concurrency: 1})).rejects.toBeInstanceOf(AuditTrailError)
+    writer.close()
+    expect(events.filter((e) => e.startsWith('send'))).toEqual(['send 2'])
+    // Every row whose intent was recorded is either sent or given up.
+    const prepared = events.filter((e) => e.startsWith('prepare')).map((e) => e.split(' ')[1])
+    const closed = events.filter((e) => e.startsWith('send') || e.startsWith('abandon')).map((e) => e.split(' ')[1])
+    expect(closed.sort()).toEqual(prepared.sort())
   })
 })
