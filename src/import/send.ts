@@ -63,15 +63,15 @@ export function pipelineSender(ports: MovementPorts): RowSender {
     history: {byKey: () => undefined, byResource: (id) => ports.history.byResource(id)},
     ...(audit && {
       audit: {
-          intent: (info) => audit.intent(info),
-          outcome: (info) => {
-            // The hook never rejects (a failure to record an outcome is a warning).
-            const written = audit.outcome(info).finally(() => inFlight.delete(written))
-            inFlight.add(written)
-            return Promise.resolve()
-          },
+        intent: (info) => audit.intent(info),
+        outcome: (info) => {
+          // The hook never rejects (a failure to record an outcome is a warning).
+          const written = audit.outcome(info).finally(() => inFlight.delete(written))
+          inFlight.add(written)
+          return Promise.resolve()
         },
-      }),
+      },
+    }),
   }
   const prepare = async (row: KeyedRow): Promise<PreparedRow> => {
     const p = await prepareConfirmed(
