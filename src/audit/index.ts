@@ -357,30 +357,29 @@ export function verifyAudit(dir: string, opts: VerifyOptions = {}): VerifyResult
   // the log never names a record the log does not hold yet.
   const headState = readAuditHead(dir)
   const logExists = existsSync(file)
-  const lines = logExists ? readFileSync(file, 'utf8').split('\n') : []
-  if (lines[lines.length - 1] === '') lines.pop()
   let prev = GENESIS
   let seq = 0
   const hashes: string[] = [GENESIS]
-  for (let i = 0; i < lines.length; i++) {
-    const n = i + 1
+  let i = 0
+  for (const line of logExists ? linesOf(file) : []) {
+    const n = ++i
     let rec: AuditRecord
     try {
-      rec = JSON.parse(lines[i]) as AuditRecord
+      rec = JSON.parse(line) as AuditRecord
     } catch {
-      return fail(i, n, 'is not a valid record (edited or truncated)')
+      return fail(i - 1, n, 'is not a valid record (edited or truncated)')
     }
     const {hash, ...rest} = rec
-    if (recordHash(rest) !== hash) return fail(i, n, 'was edited (its hash does not match its content)')
+    if (recordHash(rest) !== hash) return fail(i - 1, n, 'was edited (its hash does not match its content)')
     if (rec.prev !== prev) {
-      return fail(i, n, rec.seq > seq + 1 ? 'follows a removed record (the chain skips)' : 'is out of order (reordered or removed records before it)')
+      return fail(i - 1, n, rec.seq > seq + 1 ? 'follows a removed record (the chain skips)' : 'is out of order (reordered or removed records before it)')
     }
-    if (rec.seq !== seq + 1) return fail(i, n, `has sequence ${rec.seq}, expected ${seq + 1} (reordered or removed records)`)
+    if (rec.seq !== seq + 1) return fail(i - 1, n, `has sequence ${rec.seq}, expected ${seq + 1} (reordered or removed records)`)
     prev = hash
     seq = rec.seq
     hashes.push(hash)
   }
-  const n = lines.length
+  const n = i
   if (headState.state === 'garbled') {
     const reason = `${AUDIT_HEAD} ${headState.detail}`
     return fail(seq, undefined, reason, `${headFile} ${headState.detail}: the head was garbled, so the end of the log (record ${seq}, line ${n}) cannot be checked.`)
@@ -421,10 +420,36 @@ export function readAudit(dir: string): AuditRecord[] {
   return readRecords(join(dir, AUDIT_FILE))
 }
 
+/**
+ * The lines of a file, read in chunks: a trail can outgrow the longest string JavaScript holds
+ * (about 512 MB, some million imported rows). A last line without its line end is a line too.
+ */
+export function* linesOf(file: string): Generator<string> {
+  const fd = openSync(file, 'r')
+  try {
+    const buf = Buffer.alloc(8 << 20)
+    let rest = Buffer.alloc(0)
+    for (;;) {
+      const got = readSync(fd, buf, 0, buf.length, null)
+      if (got === 0) break
+      const chunk = rest.length ? Buffer.concat([rest, buf.subarray(0, got)]) : buf.subarray(0, got)
+      let start = 0
+      for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
+        yield chunk.toString('utf8', start, nl)
+        start = nl + 1
+      }
+      // A copy: the chunk may be a view of the buffer the next read overwrites.
+      rest = Buffer.from(chunk.subarray(start))
+    }
+    if (rest.length) yield rest.toString('utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
 function readRecords(file: string): AuditRecord[] {
   if (!existsSync(file)) return []
-  return readFileSync(file, 'utf8')
-    .split('\n')
+  return [...linesOf(file)]
     .filter((l) => l.trim())
     .flatMap((l) => {
       try {

@@ -9,7 +9,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import type {ApiResponse, AuditInfo, AuditOutcome} from '../../src/api/client.js'
-import {AuditLog, AuditTrailError, readAuditHead, verifyAudit, type AuditFields} from '../../src/audit/index.js'
+import {AuditLog, AuditTrailError, linesOf, readAuditHead, verifyAudit, type AuditFields} from '../../src/audit/index.js'
 import {JournalWriter, readJournal} from '../../src/import/journal.js'
 import {runImport} from '../../src/import/run.js'
 import {pipelineSender, type KeyedRow, type RowOutcome, type RowSender} from '../../src/import/send.js'
@@ -186,5 +186,21 @@ describe('runImport with rows prepared ahead', () => {
     const prepared = events.filter((e) => e.startsWith('prepare')).map((e) => e.split(' ')[1])
     const closed = events.filter((e) => e.startsWith('send') || e.startsWith('abandon')).map((e) => e.split(' ')[1])
     expect(closed.sort()).toEqual(prepared.sort())
+  })
+})
+
+describe('reading the audit trail by chunks', () => {
+  it('gives the same lines as splitting the whole file, across chunk boundaries, blank lines and a last line without its end', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payops-audit-lines-'))
+    const file = join(dir, 'audit.jsonl')
+    // Longer than one 8 MB chunk; lines of varied length and non-ASCII text, so boundaries fall mid-line and mid-character.
+    const lines = Array.from({length: 60_000}, (_, i) => (i % 997 === 0 ? '' : `{"n":${i},"text":"${'é€x'.repeat(i % 70)}"}`))
+    for (const end of ['\n', '']) {
+      const text = lines.join('\n') + end
+      writeFileSync(file, text)
+      const expected = text.split('\n')
+      if (expected[expected.length - 1] === '') expected.pop()
+      expect([...linesOf(file)]).toEqual(expected)
+    }
   })
 })
