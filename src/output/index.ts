@@ -10,6 +10,7 @@ import {colorize, type Paint} from './color.js'
 
 export {cellText, getPath, selectColumns, type Column} from './cells.js'
 import {escapeControls} from './safe.js'
+import {favourMemory} from '../memory.js'
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const
 export type Format = (typeof FORMATS)[number]
@@ -136,6 +137,8 @@ export class Output {
 
   /** Renders a list, streaming item by item for json, ndjson and csv. Returns the item count. */
   async list(items: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>, defaults: Column[], known: Column[] = defaults): Promise<number> {
+    // A list that arrives page by page may be long: the heap is kept near what is live.
+    if (Symbol.asyncIterator in items) favourMemory()
     let cols = selectColumns(defaults, known, this.selection)
     let count = 0
     if (this.selection && !(items as {checked?: true}).checked) {
