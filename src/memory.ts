@@ -3,8 +3,9 @@
  * heuristics let the heap grow with everything allocated on the way (each page's body, its parsed
  * items and their output lines): a 100,000-item list peaked at 1.7× the RSS of a 1,000-item one.
  * Asking V8 to favour memory (`--optimize-for-size`, read by its garbage collector at run time)
- * keeps the heap near what is live, at a cost of 6–25% of the listing's speed (Node 24 to Node 20). It is set once, for
- * the rest of the process, by the commands that stream a list; nothing else changes.
+ * keeps the heap near what is live, at a cost of 6–25% of the listing's speed (Node 24 to Node
+ * 20). It is set once, for the rest of the process, by the commands that stream a list; nothing
+ * else changes.
  */
 import {setFlagsFromString} from 'node:v8'
 
