@@ -3,7 +3,9 @@
  * prompter, clock, profile, API) built once from them; errors become one line and an exit code.
  * What a command does lives in its area; commands stay thin: flags -> options -> one call -> render.
  */
-import {Command, Flags, type Interfaces} from '@oclif/core'
+import {Command} from '@oclif/core/command'
+import * as Flags from '@oclif/core/flags'
+import type {Interfaces} from '@oclif/core'
 import type {ApiArea} from './api/index.js'
 import type {PaginateOptions, Page} from './api/paginate.js'
 import {redact} from './api/redact.js'
@@ -85,9 +87,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }))
   }
 
-  /** Bulk work (following a whole list, an import) uses the undici pool; one-shot commands Node's fetch. */
-  protected get transportKind(): 'fetch' | 'pool' {
-    return (this.flags as {all?: boolean} | undefined)?.all ? 'pool' : 'fetch'
+  /** Bulk work (following a whole list, an import) uses the undici pool; one-shot commands Node's own HTTP client. */
+  protected get transportKind(): 'http' | 'pool' {
+    return (this.flags as {all?: boolean} | undefined)?.all ? 'pool' : 'http'
   }
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}; code?: string}): Promise<void> {

@@ -10,7 +10,9 @@
  * `autocomplete`, a topic, a typo), which go through oclif's `run` as before. The command ids come
  * from `dist/command-table.json`, written by scripts/build.mjs from the oclif manifests.
  */
-import {Config, Plugin, flush, handle, run} from '@oclif/core'
+import {Config, Plugin} from '@oclif/core/config'
+import {flush} from '@oclif/core/flush'
+import {handle} from '@oclif/core/handle'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -159,7 +161,7 @@ export async function execute(options: {dir: string}): Promise<void> {
     const argv = await dispatchArgv(process.argv.slice(2))
     if (!argv) return
     const root = join(fileURLToPath(new URL('.', options.dir)), '..')
-    if (!(await runOwnCommand(argv, root))) await run(argv, options.dir)
+    if (!(await runOwnCommand(argv, root))) await (await import('./oclif-run.js')).run(argv, options.dir)
     // As oclif's execute does: not awaited, so that a closed stdout (`| head`) does not hang the exit.
     flush().catch(() => undefined)
   } catch (error) {

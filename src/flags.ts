@@ -1,5 +1,5 @@
 /** Flag values shared by several commands, parsed into options with usage errors (exit 2). */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {UsageError} from './errors.js'
 import {normalizeCurrency, parseAmount, parseMinorUnits} from './money.js'
 

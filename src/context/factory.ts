@@ -28,8 +28,8 @@ export interface FactoryOptions {
   io?: IOStreams
   debug?: boolean
   userAgent: string
-  /** `fetch` for one-shot commands, `pool` for bulk ones. */
-  transport?: () => 'fetch' | 'pool'
+  /** `http` for one-shot commands, `pool` for bulk ones. */
+  transport?: () => 'http' | 'pool'
 }
 
 export function processContext(opts: FactoryOptions): CommandContext {
@@ -78,7 +78,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
         userAgent: opts.userAgent,
         trace,
         audit: audit(),
-        transport: opts.transport?.() ?? 'fetch',
+        transport: opts.transport?.() ?? 'http',
       },
       [],
     )

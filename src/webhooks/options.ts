@@ -1,5 +1,5 @@
 /** Flag values of the webhook tools, parsed into options with usage errors (exit 2). */
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import type {Readable} from 'node:stream'
 import {WEBHOOK_EVENT_TYPES} from '../api/schemas/events.js'
 import {registerSecret} from '../api/redact.js'

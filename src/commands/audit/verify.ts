@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../../base-command.js'
 import {configDir} from '../../config/index.js'
 import {AUDIT_FILE, verifyAudit} from '../../audit/index.js'

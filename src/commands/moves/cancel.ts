@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../base-command.js'
 import {renderOutcome, runOne} from '../../movements/command.js'
 import {MOVE_COLUMNS, MOVE_KNOWN} from '../../output/columns.js'

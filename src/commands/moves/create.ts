@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
 import {renderOutcome, runOne} from '../../movements/command.js'
 import {MOVE_COLUMNS, MOVE_KNOWN} from '../../output/columns.js'

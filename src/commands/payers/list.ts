@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
 import {PAYERS_MAX_LIMIT} from '../../api/schemas/parties.js'
 import {parsePartyFilters, partyListFlags} from '../../flags.js'

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../base-command.js'
 import {renderOutcome, runOne} from '../../movements/command.js'
 import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../../output/columns.js'

@@ -1,4 +1,5 @@
-import {Flags, ux} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
+import {ux} from '@oclif/core/ux'
 import {ApiCommand} from '../../base-command.js'
 import {amountInput, moneyFlags, parseDate, parseMetadata, optional} from '../../flags.js'
 import {TRANSFER_RAILS} from '../../api/schemas/transfers.js'

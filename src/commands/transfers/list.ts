@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
 import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../../output/columns.js'
 import {amountRangeFlags, dateTimeRange, parseAmountRange} from '../../flags.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
 import {RAIL_OPTIONS_COLUMNS} from '../../output/columns.js'
 

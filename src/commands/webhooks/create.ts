@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
 import {confirmMutation} from '../../movements/command.js'
 import {parseList} from '../../flags.js'

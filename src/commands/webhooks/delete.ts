@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../base-command.js'
 import {confirmMutation} from '../../movements/command.js'
 import {WEBHOOK_COLUMNS, WEBHOOK_KNOWN} from '../../output/columns.js'

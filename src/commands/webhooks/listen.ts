@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../../base-command.js'
 import {DEFAULT_FORWARD_CONCURRENCY, DEFAULT_FORWARD_QUEUE, DEFAULT_MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_EVENT_DEPTH, REQUEST_TIMEOUT_MS} from '../../webhooks/limits.js'
 import {secretFileFlag} from '../../webhooks/options.js'

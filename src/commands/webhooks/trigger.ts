@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../../base-command.js'
 import {WEBHOOK_EVENT_TYPES} from '../../api/schemas/events.js'
 import {secretFileFlag} from '../../webhooks/options.js'

@@ -1,4 +1,5 @@
-import {Args, Flags} from '@oclif/core'
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../../base-command.js'
 import {confirmMutation} from '../../../movements/command.js'
 import {TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN} from '../../../output/columns.js'

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../../base-command.js'
 import {BANK_TRANSACTION_COLUMNS} from '../../../output/columns.js'
 

@@ -1,0 +1,143 @@
+/**
+ * The one-shot transport (Node's own HTTP client) against loopback servers made for each case:
+ * what it sends, how it reads the answer, and every way an exchange can fail.
+ */
+import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
+import type {AddressInfo, Socket} from 'node:net'
+import {afterEach, describe, expect, it} from 'vitest'
+import {HttpTransport} from '../../src/api/transport.js'
+
+const servers: Server[] = []
+const sockets = new Set<Socket>()
+
+async function serve(handler: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<string> {
+  const server = createServer((req, res) => {
+    let body = ''
+    req.setEncoding('utf8')
+    req.on('data', (d: string) => (body += d))
+    req.on('end', () => handler(req, body, res))
+  })
+  server.on('connection', (s) => {
+    sockets.add(s)
+    s.on('close', () => sockets.delete(s))
+  })
+  servers.push(server)
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+afterEach(async () => {
+  for (const s of sockets) s.destroy()
+  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => s.close(() => r()))))
+})
+
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected the exchange to fail')
+    },
+    (e: Error & {code: string}) => e,
+  )
+
+describe('HttpTransport', () => {
+  it('sends the method, headers and body with its length; returns status, headers and the UTF-8 text', async () => {
+    const seen: Array<{method?: string; length?: string; type?: string; body: string}> = []
+    const base = await serve((req, body, res) => {
+      seen.push({method: req.method, length: req.headers['content-length'], type: req.headers['content-type'], body})
+      res.writeHead(201, {'content-type': 'application/json', 'x-request-id': 'req_1'})
+      res.end(JSON.stringify({data: {name: 'Zoë €'}}))
+    })
+    const t = new HttpTransport()
+    try {
+      const body = JSON.stringify({name: 'Zoë €'})
+      const res = await t.send({url: `${base}/api/subaccounts`, method: 'POST', headers: {'content-type': 'application/json'}, body, timeoutMs: 5000})
+      expect(res.status).toBe(201)
+      expect(res.headers['x-request-id']).toBe('req_1')
+      expect(JSON.parse(res.text)).toEqual({data: {name: 'Zoë €'}})
+      expect(seen).toEqual([{method: 'POST', length: String(Buffer.byteLength(body)), type: 'application/json', body}])
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('drops a byte-order mark, as fetch does; reuses one connection for calls in turn', async () => {
+    const ports = new Set<number>()
+    const base = await serve((req, _body, res) => {
+      ports.add(req.socket.remotePort!)
+      res.end('\uFEFF{"ok":true}')
+    })
+    const t = new HttpTransport()
+    try {
+      for (let i = 0; i < 3; i++) expect((await t.send({url: `${base}/x`, method: 'GET', headers: {}, timeoutMs: 5000})).text).toBe('{"ok":true}')
+      expect(ports.size).toBe(1)
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('a 3xx comes back as it is: nothing is followed', async () => {
+    const hits: string[] = []
+    const base = await serve((req, _body, res) => {
+      hits.push(req.url!)
+      res.writeHead(307, {location: '/elsewhere'})
+      res.end()
+    })
+    const t = new HttpTransport()
+    try {
+      const res = await t.send({url: `${base}/api/payees`, method: 'GET', headers: {}, timeoutMs: 5000})
+      expect(res.status).toBe(307)
+      expect(res.headers.location).toBe('/elsewhere')
+      expect(hits).toEqual(['/api/payees'])
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('no answer within the time: ETIMEDOUT', async () => {
+    const base = await serve(() => undefined)
+    const t = new HttpTransport()
+    try {
+      const err = await failure(t.send({url: `${base}/slow`, method: 'GET', headers: {}, timeoutMs: 150}))
+      expect(err.code).toBe('ETIMEDOUT')
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('headers sent but the body cut off: ECONNRESET, never a short body taken as the answer', async () => {
+    const base = await serve((_req, _body, res) => {
+      res.writeHead(200, {'content-type': 'application/json', 'content-length': '100'})
+      res.write('{"data":')
+      setTimeout(() => res.socket?.destroy(), 20)
+    })
+    const t = new HttpTransport()
+    try {
+      const err = await failure(t.send({url: `${base}/cut`, method: 'GET', headers: {}, timeoutMs: 5000}))
+      expect(err.code).toBe('ECONNRESET')
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('the connection closed before any answer: ECONNRESET', async () => {
+    const base = await serve((req) => req.socket.destroy())
+    const t = new HttpTransport()
+    try {
+      expect((await failure(t.send({url: `${base}/reset`, method: 'POST', headers: {}, body: '{}', timeoutMs: 5000}))).code).toBe('ECONNRESET')
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('refuses a URL that is not http or https, and a header value no HTTP request may carry, before sending', async () => {
+    const t = new HttpTransport()
+    try {
+      expect((await failure(t.send({url: 'ftp://127.0.0.1/x', method: 'GET', headers: {}, timeoutMs: 1000}))).code).toBe('ERR_INVALID_PROTOCOL')
+      expect((await failure(t.send({url: 'not a url', method: 'GET', headers: {}, timeoutMs: 1000}))).code).toBe('ERR_INVALID_URL')
+      const base = await serve((_req, _body, res) => res.end('{}'))
+      expect((await failure(t.send({url: `${base}/x`, method: 'GET', headers: {'x-api-key': 'a\nb'}, timeoutMs: 1000}))).code).toBe('ERR_INVALID_CHAR')
+    } finally {
+      await t.close()
+    }
+  })
+})
