@@ -83,13 +83,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       flags: this.flags as Record<string, never>,
       debug: this.debugOn,
       userAgent: `payops/${this.config.version}`,
-      transport: () => this.transportKind,
     }))
-  }
-
-  /** Bulk work (following a whole list, an import) uses the undici pool; one-shot commands Node's own HTTP client. */
-  protected get transportKind(): 'http' | 'pool' {
-    return (this.flags as {all?: boolean} | undefined)?.all ? 'pool' : 'http'
   }
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}; code?: string}): Promise<void> {

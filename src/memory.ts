@@ -15,4 +15,5 @@ export function favourMemory(): void {
   if (favoured) return
   favoured = true
   setFlagsFromString('--optimize-for-size')
+  setFlagsFromString('--semi-space-growth-factor=1')
 }

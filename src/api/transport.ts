@@ -1,11 +1,9 @@
 /**
- * How bytes reach the API. `http` is Node's own HTTP client (nothing to load, so one-shot commands
- * start fast); `pool` is the undici package's pooled Agent with many keep-alive connections (bulk
- * commands such as `moves import` and `--all` lists, loaded only there).
+ * How bytes reach the API: Node's own HTTP client, for every command (one GET, a `--all` list, an
+ * import with 64 requests in flight alike).
  */
 import * as http from 'node:http'
 import type {Agent} from 'node:http'
-import type {Dispatcher} from 'undici'
 
 export interface WireRequest {
   url: string
@@ -64,10 +62,10 @@ export function wireError(err: unknown): Error & {code: string} {
 
 /**
  * Node's own HTTP client (`node:http`, and `node:https` for an https base URL), with keep-alive
- * connections that do not hold the process open. Nothing to load for http, so a one-shot command
- * starts fast: Node's fetch costs about 45 ms more to set up on first use. It never follows
- * redirects: a 3xx comes back as it is and the client refuses it, so the API key and body only
- * ever go to the configured base URL. The response body is decoded as UTF-8 (a BOM dropped, as
+ * connections (as many as requests in flight) that do not hold the process open. Nothing to load
+ * for http, so a command starts fast: Node's fetch costs about 45 ms more to set up on first use,
+ * the undici package's pool about 65 ms. It never follows redirects: a 3xx comes back as it is
+ * and the client refuses it, so the API key and body only ever go to the configured base URL. The response body is decoded as UTF-8 (a BOM dropped, as
  * fetch's `text()` does); no Accept-Encoding is sent, so the body comes as it is.
  */
 export class HttpTransport implements Transport {
@@ -122,44 +120,5 @@ export class HttpTransport implements Transport {
   async close(): Promise<void> {
     for (const agent of this.agents.values()) agent.destroy()
     this.agents.clear()
-  }
-}
-
-import {loadUndici} from '../interop.js'
-
-export {loadUndici}
-
-/**
- * undici's pooled Agent. `request` never follows redirects (that takes undici's redirect
- * interceptor, which is not used here), so a 3xx comes back as it is and the client refuses it.
- */
-export class PoolTransport implements Transport {
-  private dispatcher?: Promise<Dispatcher>
-
-  constructor(private readonly connections = 64) {}
-
-  async send(req: WireRequest): Promise<WireResponse> {
-    const {request, Agent} = await loadUndici()
-    this.dispatcher ??= Promise.resolve(new Agent({keepAliveTimeout: 10_000, connections: this.connections, pipelining: 1}))
-    try {
-      const res = await request(req.url, {
-        method: req.method as Dispatcher.HttpMethod,
-        headers: req.headers,
-        body: req.body,
-        dispatcher: await this.dispatcher,
-        signal: AbortSignal.timeout(req.timeoutMs),
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
-      })
-      return {status: res.statusCode, headers: res.headers, text: await res.body.text()}
-    } catch (err) {
-      throw wireError(err)
-    }
-  }
-
-  async close(): Promise<void> {
-    const d = await this.dispatcher
-    this.dispatcher = undefined
-    await (d as unknown as {close?: () => Promise<void>})?.close?.()
   }
 }

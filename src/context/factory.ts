@@ -28,8 +28,6 @@ export interface FactoryOptions {
   io?: IOStreams
   debug?: boolean
   userAgent: string
-  /** `http` for one-shot commands, `pool` for bulk ones. */
-  transport?: () => 'http' | 'pool'
 }
 
 export function processContext(opts: FactoryOptions): CommandContext {
@@ -78,7 +76,6 @@ export function processContext(opts: FactoryOptions): CommandContext {
         userAgent: opts.userAgent,
         trace,
         audit: audit(),
-        transport: opts.transport?.() ?? 'http',
       },
       [],
     )

@@ -68,8 +68,8 @@ afterEach(() => {
   answer = {status: 307, location: (p) => `http://0.0.0.0:${p}/steal`}
 })
 
-function client(transport: 'http' | 'pool', baseUrl = `http://127.0.0.1:${redirector.port}`): ApiClient {
-  return new ApiClient({baseUrl, apiKey, transport, maxRetries: 2, sleep: async () => undefined, timeoutMs: 10_000})
+function client(baseUrl = `http://127.0.0.1:${redirector.port}`): ApiClient {
+  return new ApiClient({baseUrl, apiKey, maxRetries: 2, sleep: async () => undefined, timeoutMs: 10_000})
 }
 
 async function failure(p: Promise<unknown>): Promise<NetworkError> {
@@ -81,9 +81,9 @@ async function failure(p: Promise<unknown>): Promise<NetworkError> {
   return err as NetworkError
 }
 
-describe.each(['http', 'pool'] as const)('redirects are refused (%s transport)', (transport) => {
+describe('redirects are refused', () => {
   it('a 307 to another origin on GET: exit 7, names status and Location, sends nothing there, no retry', async () => {
-    const c = client(transport)
+    const c = client()
     try {
       const err = await failure(c.request({method: 'GET', path: '/api/subaccounts/X'}))
       expect(err.exitCode).toBe(7)
@@ -101,7 +101,7 @@ describe.each(['http', 'pool'] as const)('redirects are refused (%s transport)',
 
   it('a 302 to localhost on a POST with a body and an Idempotency-Key: refused, not retried', async () => {
     answer = {status: 302, location: (p) => `http://localhost:${p}/api/subaccounts`}
-    const c = client(transport)
+    const c = client()
     try {
       const err = await failure(c.request({method: 'POST', path: '/api/subaccounts', body: {name: 'x'}, idempotencyKey: 'k-1'}))
       expect(err.exitCode).toBe(7)
@@ -115,7 +115,7 @@ describe.each(['http', 'pool'] as const)('redirects are refused (%s transport)',
 
   it('a relative Location is shown resolved; a 3xx without Location says so', async () => {
     answer = {status: 308, location: () => '/elsewhere'}
-    const c = client(transport)
+    const c = client()
     try {
       const err = await failure(c.request({method: 'GET', path: '/api/payees'}))
       expect(err.message).toContain(`answered 308 redirecting to http://127.0.0.1:${redirector.port}/elsewhere;`)
@@ -129,10 +129,10 @@ describe.each(['http', 'pool'] as const)('redirects are refused (%s transport)',
   })
 })
 
-describe.each(['http', 'pool'] as const)('unreachable API (%s transport)', (transport) => {
+describe('unreachable API', () => {
   it('names the connection error, not "Error"', async () => {
     const port = await closedPort()
-    const c = client(transport, `http://127.0.0.1:${port}`)
+    const c = client(`http://127.0.0.1:${port}`)
     try {
       const err = await failure(c.request({method: 'GET', path: '/api/subaccounts/X'}))
       expect(err.exitCode).toBe(7)
@@ -144,7 +144,7 @@ describe.each(['http', 'pool'] as const)('unreachable API (%s transport)', (tran
   })
 
   it('port 1 (a port Node\'s fetch refuses to use) is tried and reported as ECONNREFUSED', async () => {
-    const c = client(transport, 'http://127.0.0.1:1')
+    const c = client('http://127.0.0.1:1')
     try {
       const err = await failure(c.request({method: 'GET', path: '/api/subaccounts/X'}))
       expect(err.code).toBe('ECONNREFUSED')
