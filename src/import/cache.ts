@@ -11,11 +11,11 @@
 import {createHash} from 'node:crypto'
 import {closeSync, existsSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync, writeSync} from 'node:fs'
 import {endianness} from 'node:os'
-import {RowTable, type TableData} from './table.js'
+import {RowTable, offsetsOf, type TableData} from './table.js'
 
 const MAGIC = 'PAYOPS-PLAN\n'
 /** Bumped whenever what the plan holds, or how rows are validated and keyed, changes. */
-const VERSION = 1
+const VERSION = 2
 
 /** What a plan was computed from. */
 export interface PlanSource {
@@ -44,7 +44,7 @@ export function planCachePath(file: string): string {
   return `${file}.payops-plan`
 }
 
-/** The arrays of the body, in order, with their element sizes. */
+/** The arrays of the body, in order, with their element sizes (each `rows` long but the offsets, see offsetsOf). */
 const ARRAYS = [
   ['offset', 8],
   ['amount', 8],
@@ -58,6 +58,9 @@ const ARRAYS = [
 ] as const
 
 const pad8 = (n: number) => (n + 7) & ~7
+
+/** Elements of array `name` in a plan of `rows` rows. */
+const countOf = (name: (typeof ARRAYS)[number][0], rows: number) => (name === 'offset' ? offsetsOf(rows) : rows)
 
 function bytesOf(a: ArrayBufferView): Buffer {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength)
@@ -73,7 +76,8 @@ export function writePlanCache(file: string, table: RowTable, from: PlanSource):
     for (const [name, size] of ARRAYS) {
       const b = bytesOf(d[name])
       body.push(b)
-      const gap = pad8(d.length * size) - d.length * size
+      const bytes = countOf(name, d.length) * size
+      const gap = pad8(bytes) - bytes
       if (gap) body.push(Buffer.alloc(gap))
     }
     const sha = createHash('sha256')
@@ -171,7 +175,7 @@ export function readPlanCache(file: string, defaultCurrency: string, batchId: st
     if (statSync(file).size !== h.file_size) return undefined
     const n = h.rows
     const bodyAt = pad8(MAGIC.length + 4 + jsonLength)
-    const bodyLength = ARRAYS.reduce((s, [, k]) => s + pad8(n * k), 0)
+    const bodyLength = ARRAYS.reduce((s, [name, k]) => s + pad8(countOf(name, n) * k), 0)
     if (bodyAt + bodyLength !== size) return undefined
     const fileSha256 = sha256OfFile(file)
     if (fileSha256 !== h.file_sha256) return undefined
@@ -182,14 +186,15 @@ export function readPlanCache(file: string, defaultCurrency: string, batchId: st
     let pos = 0
     for (const [name, k] of ARRAYS) {
       at[name] = pos
-      pos += pad8(n * k)
+      pos += pad8(countOf(name, n) * k)
     }
-    const view = <T>(make: new (b: ArrayBuffer, o: number, l: number) => T, name: string, k: number): T => {
+    const view = <T>(make: new (b: ArrayBuffer, o: number, l: number) => T, name: (typeof ARRAYS)[number][0], k: number): T => {
       const o = body.byteOffset + at[name]
-      if (o % k === 0) return new make(body.buffer as ArrayBuffer, o, n)
-      const copy = new ArrayBuffer(n * k)
-      new Uint8Array(copy).set(body.subarray(at[name], at[name] + n * k))
-      return new make(copy, 0, n)
+      const count = countOf(name, n)
+      if (o % k === 0) return new make(body.buffer as ArrayBuffer, o, count)
+      const copy = new ArrayBuffer(count * k)
+      new Uint8Array(copy).set(body.subarray(at[name], at[name] + count * k))
+      return new make(copy, 0, count)
     }
     const data: TableData = {
       length: n,

@@ -325,7 +325,7 @@ function sourceOf(p: ImportPlan, defaultCurrency: string): RowSource {
     if (from && (!now || !p.fileStat || now.size !== p.fileStat.size || now.mtimeMs !== p.fileStat.mtimeMs)) {
       throw new UsageError(`${p.file} changed while it was imported (line ${t.lineOf(t.firstPending())}); re-run the same command to check it again and send the rest.`)
     }
-    let i = from ? t.firstPending() : 0
+    let i = from ? from.row : 0
     const all = p.wholeRows ?? streamImportCsv(p.file, defaultCurrency, out, from)
     for await (const row of all) {
       const at = i++

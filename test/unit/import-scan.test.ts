@@ -15,6 +15,7 @@ import {contentHash, deriveKey} from '../../src/import/csv.js'
 import {importFile} from '../../src/import/index.js'
 import {JournalWriter, readJournal, type JournalState} from '../../src/import/journal.js'
 import {alignWithJournal, scanJournal, type JournalIndex} from '../../src/import/scan.js'
+import {OFFSET_EVERY} from '../../src/import/table.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'payops-scan-'))
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
@@ -180,26 +181,43 @@ describe('a journal aligned with its file', () => {
 })
 
 describe('the send pass of a resume', () => {
-  it('stops when the file changed after it was planned, even in rows it does not read again', async () => {
-    const A = '11111111-1111-4111-8111-111111111111'
-    const B = '22222222-2222-4222-8222-222222222222'
+  const A = '11111111-1111-4111-8111-111111111111'
+  const B = '22222222-2222-4222-8222-222222222222'
+  /** A file of `rows` rows whose first `done` rows a journal records as done. */
+  async function resumed(rows: number, done: number) {
     const file = join(dir, `sent${++files}.csv`)
-    writeFileSync(file, ['from,to,amount_in_minor_units', `${A},${B},5`, `${A},${B},6`].join('\n') + '\n')
+    const lines = (first: number) => ['from,to,amount_in_minor_units', ...Array.from({length: rows}, (_, i) => `${A},${B},${i === 0 ? first : 100 + i}`)].join('\n') + '\n'
+    writeFileSync(file, lines(5))
     const first = await importFile.plan(file, {defaultCurrency: 'USD'})
     const w = new JournalWriter(`${file}.payops-journal.jsonl`)
-    w.append({type: 'batch', batch_id: first.batchId, file, file_sha256: first.fileSha256, rows: 2, created_at: 'now'})
-    const r = first.table.at(0)
-    w.append({type: 'sent', line: 2, key: r.key, fp: contentHash(JSON.stringify([A, B, 5, 'USD', null, null]))})
-    w.append({type: 'done', line: 2, key: r.key, move_id: 'm', status: 'settled', http_status: 201, replayed: false, kind: 'created'})
+    w.append({type: 'batch', batch_id: first.batchId, file, file_sha256: first.fileSha256, rows, created_at: 'now'})
+    for (let i = 0; i < done; i++) {
+      const r = first.table.at(i)
+      w.append({type: 'sent', line: i + 2, key: r.key, fp: contentHash(JSON.stringify([A, B, i === 0 ? 5 : 100 + i, 'USD', null, null]))})
+      w.append({type: 'done', line: i + 2, key: r.key, move_id: `m${i}`, status: 'settled', http_status: 201, replayed: false, kind: 'created'})
+    }
     w.close()
+    first.close()
     const p = await importFile.plan(file, {defaultCurrency: 'USD'})
-    expect([p.via, p.alreadyDone, p.pendingCount]).toEqual(['keyed', 1, 1])
-    // The done row edited, at the same length.
-    writeFileSync(file, ['from,to,amount_in_minor_units', `${A},${B},7`, `${A},${B},6`].join('\n') + '\n')
+    expect([p.alreadyDone, p.pendingCount]).toEqual([done, rows - done])
+    // The first row (done) edited, at the same length.
+    writeFileSync(file, lines(7))
     const t = Date.now() / 1000 + 5
     utimesSync(file, t, t)
-    const send = () => Promise.reject(new Error('nothing may be sent'))
-    await expect(importFile.run(p, {concurrency: 1, defaultCurrency: 'USD', send})).rejects.toThrow(/changed while it was imported \(line 3\)/)
+    return p
+  }
+  const send = () => Promise.reject(new Error('nothing may be sent'))
+
+  it('stops when the file changed after it was planned, even in rows it does not read again', async () => {
+    // Row 1,025 is the first to send: reading starts at row 1,024 (an offset is kept every 1,024 rows).
+    const p = await resumed(OFFSET_EVERY + 2, OFFSET_EVERY + 1)
+    await expect(importFile.run(p, {concurrency: 1, defaultCurrency: 'USD', send})).rejects.toThrow(new RegExp(`changed while it was imported \\(line ${OFFSET_EVERY + 3}\\)`))
+    p.close()
+  })
+
+  it('a resume before the first kept offset reads the file from its top, and finds the edited row there', async () => {
+    const p = await resumed(3, 1)
+    await expect(importFile.run(p, {concurrency: 1, defaultCurrency: 'USD', send})).rejects.toThrow(/changed while it was imported \(line 2\)/)
     p.close()
   })
 })
