@@ -15,7 +15,7 @@ import {RowTable, offsetsOf, type TableData} from './table.js'
 
 const MAGIC = 'PAYOPS-PLAN\n'
 /** Bumped whenever what the plan holds, or how rows are validated and keyed, changes. */
-const VERSION = 2
+const VERSION = 3
 
 /** What a plan was computed from. */
 export interface PlanSource {
@@ -37,6 +37,9 @@ interface Header {
   ids: string[]
   currencies: string[]
   other_keys: Array<[number, string]>
+  /** Bytes of an amount (4 or 8) and of a subaccount number (2 or 4): see RowTable. */
+  amount_bytes: number
+  id_bytes: number
   body_sha256: string
 }
 
@@ -44,13 +47,13 @@ export function planCachePath(file: string): string {
   return `${file}.payops-plan`
 }
 
-/** The arrays of the body, in order, with their element sizes (each `rows` long but the offsets, see offsetsOf). */
+/** The arrays of the body, in order, with their element sizes (each `rows` long but the offsets, see offsetsOf; amount, from and to as the header says). */
 const ARRAYS = [
   ['offset', 8],
-  ['amount', 8],
+  ['amount', 0],
   ['line', 4],
-  ['from', 4],
-  ['to', 4],
+  ['from', 0],
+  ['to', 0],
   ['currency', 2],
   ['given', 1],
   ['fp', 16],
@@ -73,11 +76,10 @@ export function writePlanCache(file: string, table: RowTable, from: PlanSource):
   try {
     const d = table.dump()
     const body: Buffer[] = []
-    for (const [name, size] of ARRAYS) {
+    for (const [name] of ARRAYS) {
       const b = bytesOf(d[name])
       body.push(b)
-      const bytes = countOf(name, d.length) * size
-      const gap = pad8(bytes) - bytes
+      const gap = pad8(b.length) - b.length
       if (gap) body.push(Buffer.alloc(gap))
     }
     const sha = createHash('sha256')
@@ -95,6 +97,8 @@ export function writePlanCache(file: string, table: RowTable, from: PlanSource):
       ids: d.ids,
       currencies: d.currencies,
       other_keys: d.otherKeys,
+      amount_bytes: d.amount.BYTES_PER_ELEMENT,
+      id_bytes: d.from.BYTES_PER_ELEMENT,
       body_sha256: sha.digest('hex'),
     }
     const json = Buffer.from(JSON.stringify(header))
@@ -175,7 +179,9 @@ export function readPlanCache(file: string, defaultCurrency: string, batchId: st
     if (statSync(file).size !== h.file_size) return undefined
     const n = h.rows
     const bodyAt = pad8(MAGIC.length + 4 + jsonLength)
-    const bodyLength = ARRAYS.reduce((s, [name, k]) => s + pad8(countOf(name, n) * k), 0)
+    if ((h.amount_bytes !== 4 && h.amount_bytes !== 8) || (h.id_bytes !== 2 && h.id_bytes !== 4)) return undefined
+    const sizeOf = (name: (typeof ARRAYS)[number][0], k: number) => (name === 'amount' ? h.amount_bytes : name === 'from' || name === 'to' ? h.id_bytes : k)
+    const bodyLength = ARRAYS.reduce((s, [name, k]) => s + pad8(countOf(name, n) * sizeOf(name, k)), 0)
     if (bodyAt + bodyLength !== size) return undefined
     const fileSha256 = sha256OfFile(file)
     if (fileSha256 !== h.file_sha256) return undefined
@@ -186,7 +192,7 @@ export function readPlanCache(file: string, defaultCurrency: string, batchId: st
     let pos = 0
     for (const [name, k] of ARRAYS) {
       at[name] = pos
-      pos += pad8(countOf(name, n) * k)
+      pos += pad8(countOf(name, n) * sizeOf(name, k))
     }
     const view = <T>(make: new (b: ArrayBuffer, o: number, l: number) => T, name: (typeof ARRAYS)[number][0], k: number): T => {
       const o = body.byteOffset + at[name]
@@ -199,10 +205,10 @@ export function readPlanCache(file: string, defaultCurrency: string, batchId: st
     const data: TableData = {
       length: n,
       offset: view(Float64Array, 'offset', 8),
-      amount: view(Float64Array, 'amount', 8),
+      amount: h.amount_bytes === 8 ? view(Float64Array, 'amount', 8) : view(Uint32Array, 'amount', 4),
       line: view(Uint32Array, 'line', 4),
-      from: view(Uint32Array, 'from', 4),
-      to: view(Uint32Array, 'to', 4),
+      from: h.id_bytes === 4 ? view(Uint32Array, 'from', 4) : view(Uint16Array, 'from', 2),
+      to: h.id_bytes === 4 ? view(Uint32Array, 'to', 4) : view(Uint16Array, 'to', 2),
       currency: view(Uint16Array, 'currency', 2),
       given: view(Uint8Array, 'given', 1),
       fp: body.subarray(at.fp, at.fp + 16 * n),

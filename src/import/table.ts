@@ -50,10 +50,12 @@ export const offsetsOf = (rows: number) => Math.ceil(rows / OFFSET_EVERY)
 export interface TableData {
   length: number
   line: Uint32Array
-  amount: Float64Array
+  /** 4 bytes a row while every amount fits, 8 otherwise (see RowTable). */
+  amount: Uint32Array | Float64Array
   currency: Uint16Array
-  from: Uint32Array
-  to: Uint32Array
+  /** 2 bytes a row while the file names at most 65,536 subaccounts, 4 otherwise. */
+  from: Uint16Array | Uint32Array
+  to: Uint16Array | Uint32Array
   /** CURRENCY_GIVEN (1) or 0, by row. */
   given: Uint8Array
   fp: Buffer
@@ -83,10 +85,12 @@ export function rowsAtMost(file: string): number {
 export class RowTable {
   length = 0
   private line: Uint32Array
-  private amount: Float64Array
+  // Amounts and subaccount numbers start narrow and are widened (copied once) by the first row that
+  // does not fit: 6 bytes a row less for the usual file.
+  private amount: Uint32Array | Float64Array
   private currency: Uint16Array
-  private from: Uint32Array
-  private to: Uint32Array
+  private from: Uint16Array | Uint32Array
+  private to: Uint16Array | Uint32Array
   private flags: Uint8Array
   private fp: Buffer
   private digest: Buffer
@@ -112,10 +116,10 @@ export class RowTable {
   constructor(batchId: string, capacity = 1024) {
     const n = Math.max(1, capacity)
     this.line = new Uint32Array(n)
-    this.amount = new Float64Array(n)
+    this.amount = new Uint32Array(n)
     this.currency = new Uint16Array(n)
-    this.from = new Uint32Array(n)
-    this.to = new Uint32Array(n)
+    this.from = new Uint16Array(n)
+    this.to = new Uint16Array(n)
     this.flags = new Uint8Array(n)
     this.fp = Buffer.alloc(16 * n)
     this.digest = Buffer.alloc(16 * n)
@@ -136,11 +140,12 @@ export class RowTable {
       b.set(a)
       return b
     }
+    const same = <T extends Uint32Array | Float64Array | Uint16Array>(a: T) => (k: number) => new (a.constructor as new (k: number) => T)(k)
     this.line = more(this.line, (k) => new Uint32Array(k))
-    this.amount = more(this.amount, (k) => new Float64Array(k))
+    this.amount = more(this.amount, same(this.amount))
     this.currency = more(this.currency, (k) => new Uint16Array(k))
-    this.from = more(this.from, (k) => new Uint32Array(k))
-    this.to = more(this.to, (k) => new Uint32Array(k))
+    this.from = more(this.from, same(this.from))
+    this.to = more(this.to, same(this.to))
     this.flags = more(this.flags, (k) => new Uint8Array(k))
     const offset = new Float64Array(offsetsOf(n))
     offset.set(this.offset)
@@ -158,6 +163,10 @@ export class RowTable {
     if (i === undefined) {
       i = this.ids.push(s) - 1
       this.idIndex.set(s, i)
+      if (i > 0xffff && this.from instanceof Uint16Array) {
+        this.from = Uint32Array.from(this.from)
+        this.to = Uint32Array.from(this.to)
+      }
     }
     return i
   }
@@ -167,10 +176,15 @@ export class RowTable {
     if (this.length === this.line.length) this.grow()
     const i = this.length++
     this.line[i] = r.line
-    this.amount[i] = r.amount_in_minor_units
+    const amount = r.amount_in_minor_units
+    if (this.amount instanceof Uint32Array && !(Number.isInteger(amount) && amount >= 0 && amount <= 0xffffffff)) this.amount = Float64Array.from(this.amount)
+    this.amount[i] = amount
     this.currency[i] = this.currencyOf(r.currency)
-    this.from[i] = this.id(r.from_subaccount_id)
-    this.to[i] = this.id(r.to_subaccount_id)
+    // The numbers first: a new subaccount may widen the arrays written to.
+    const from = this.id(r.from_subaccount_id)
+    const to = this.id(r.to_subaccount_id)
+    this.from[i] = from
+    this.to[i] = to
     this.flags[i] = (r.currencyGiven ? CURRENCY_GIVEN : 0) | (r.prior ? PRIOR : 0) | (done ? DONE : 0)
     if (!done) {
       this.pending++

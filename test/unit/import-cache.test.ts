@@ -75,3 +75,34 @@ describe('the plan cache', () => {
     expect(readPlanCache(file, 'USD', p.batchId)).toBeUndefined()
   })
 })
+
+describe('narrow arrays of a plan', () => {
+  const uuid = (n: number) => `${n.toString(16).padStart(8, '0')}-1111-4111-8111-${n.toString(16).padStart(12, '0')}`
+
+  it('amounts and subaccount numbers stay narrow while they fit: 4 and 2 bytes a row', async () => {
+    const {p} = await planned('narrow.csv', ['from,to,amount_in_minor_units', `${A},${B},${2 ** 32 - 1}`, `${B},${C},1`].join('\n') + '\n')
+    const d = p.table.dump()
+    expect([d.amount.BYTES_PER_ELEMENT, d.from.BYTES_PER_ELEMENT, d.to.BYTES_PER_ELEMENT]).toEqual([4, 2, 2])
+    expect(p.table.at(0).amount_in_minor_units).toBe(2 ** 32 - 1)
+    p.close()
+  })
+
+  it('a larger amount and a 65,537th subaccount widen them, rows already planned unchanged; the cache keeps the widths', async () => {
+    const n = 70_000
+    const lines = ['from,to,amount_in_minor_units']
+    for (let i = 0; i < n; i++) lines.push(`${uuid(i)},${uuid(n + (i % 7))},${i === 40_000 ? 2 ** 40 + 3 : i + 1}`)
+    const {file, p} = await planned('wide.csv', lines.join('\n') + '\n')
+    const d = p.table.dump()
+    expect([d.amount.BYTES_PER_ELEMENT, d.from.BYTES_PER_ELEMENT, d.to.BYTES_PER_ELEMENT]).toEqual([8, 4, 4])
+    for (const i of [0, 39_999, 40_000, 65_530, 69_999]) {
+      const r = p.table.at(i)
+      expect([r.from_subaccount_id, r.to_subaccount_id, r.amount_in_minor_units, r.line]).toEqual([uuid(i), uuid(n + (i % 7)), i === 40_000 ? 2 ** 40 + 3 : i + 1, i + 2])
+    }
+    expect(writePlanCache(file, p.table, {fileSha256: p.fileSha256, defaultCurrency: 'USD', batchId: p.batchId})).toBe(true)
+    const back = readPlanCache(file, 'USD', p.batchId)!
+    expect(rows(back.table)).toEqual(rows(p.table))
+    // A resume past the first rows starts at a kept offset: every 1,024th row.
+    expect(back.table.resumePoint(5000)).toMatchObject({row: 4096, line: 4097})
+    p.close()
+  }, 30_000)
+})
