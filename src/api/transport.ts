@@ -65,8 +65,9 @@ export function wireError(err: unknown): Error & {code: string} {
  * connections (as many as requests in flight) that do not hold the process open. Nothing to load
  * for http, so a command starts fast: Node's fetch costs about 45 ms more to set up on first use,
  * the undici package's pool about 65 ms. It never follows redirects: a 3xx comes back as it is
- * and the client refuses it, so the API key and body only ever go to the configured base URL. The response body is decoded as UTF-8 (a BOM dropped, as
- * fetch's `text()` does); no Accept-Encoding is sent, so the body comes as it is.
+ * and the client refuses it, so the API key and body only ever go to the configured base URL.
+ * The response body is decoded as UTF-8 (a BOM dropped, as fetch's `text()` does); no
+ * Accept-Encoding is sent, so the body comes as it is.
  */
 export class HttpTransport implements Transport {
   private readonly agents = new Map<string, Agent>()
