@@ -83,7 +83,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       flags: this.flags as Record<string, never>,
       debug: this.debugOn,
       userAgent: `payops/${this.config.version}`,
+      transport: () => this.transportKind,
     }))
+  }
+
+  /** Bulk work (following a whole list, an import) uses the undici pool; one-shot commands Node's fetch. */
+  protected get transportKind(): 'fetch' | 'pool' {
+    return (this.flags as {all?: boolean} | undefined)?.all ? 'pool' : 'fetch'
   }
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}; code?: string}): Promise<void> {

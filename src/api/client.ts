@@ -12,7 +12,7 @@ import {auditInfo, type AuditHook} from './audit-info.js'
 export {newOpId, type AuditHook, type AuditInfo, type AuditOutcome} from './audit-info.js'
 import {describeIssues, readErrorBody} from './schemas/common.js'
 import {redact, redactKey, registerSecret} from './redact.js'
-import {HttpTransport, type Transport} from './transport.js'
+import {FetchTransport, PoolTransport, type Transport} from './transport.js'
 import {DEFAULT_POLICY, RETRYABLE_STATUSES, isRetryableMethod, nextDelay, parseRetryAfter, type RetryPolicy} from './retry.js'
 import type {Page} from './paginate.js'
 
@@ -20,6 +20,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
 export type QueryValue = string | number | boolean | undefined | null | Array<string | number>
 
 export interface ClientOptions {
+  /** `fetch` (Node's bundled undici; the default) or `pool` (the undici package's pooled Agent, for bulk work). */
+  transport?: 'fetch' | 'pool'
   /** Records every mutating request before it is sent and after (the audit trail). */
   audit?: AuditHook
   baseUrl: string
@@ -147,7 +149,7 @@ export class ApiClient {
     this.random = opts.random ?? Math.random
     this.userAgent = opts.userAgent ?? 'payops'
     this.audit = opts.audit
-    this.transport = new HttpTransport()
+    this.transport = opts.transport === 'pool' ? new PoolTransport() : new FetchTransport()
   }
 
   url(path: string, query?: Record<string, QueryValue>): string {

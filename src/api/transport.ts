@@ -1,9 +1,9 @@
 /**
- * How bytes reach the API: Node's own HTTP client, for every command (one GET, a `--all` list, an
- * import with 64 requests in flight alike).
+ * How bytes reach the API. Both transports are undici: `fetch` is the undici bundled in Node
+ * (nothing to load, so one-shot commands start fast), `pool` is the undici package's pooled Agent
+ * with many keep-alive connections (bulk commands such as `moves import`, loaded only there).
  */
-import * as http from 'node:http'
-import type {Agent} from 'node:http'
+import type {Dispatcher} from 'undici'
 
 export interface WireRequest {
   url: string
@@ -37,10 +37,9 @@ function errorChain(err: unknown, depth = 0, out: ErrorLike[] = []): ErrorLike[]
 }
 
 /**
- * A transport error with a stable code (ECONNREFUSED, ECONNRESET, ETIMEDOUT, ...). undici may
- * wrap the socket's error in `cause` (Node's fetch throws `TypeError: fetch failed`), which may
- * itself be an AggregateError (one member per address tried); the innermost string code is the
- * real reason.
+ * A transport error with a stable code (ECONNREFUSED, ECONNRESET, ETIMEDOUT, ...). Node's fetch
+ * throws `TypeError: fetch failed` with the socket's error in `cause`, which may itself be an
+ * AggregateError (one member per address tried); the innermost string code is the real reason.
  */
 export function wireError(err: unknown): Error & {code: string} {
   const chain = errorChain(err)
@@ -60,66 +59,79 @@ export function wireError(err: unknown): Error & {code: string} {
   return Object.assign(new Error(message), {code})
 }
 
+/** Node's fetch refuses the WHATWG "bad ports" (1, 6000, 10080, ...) before connecting. */
+function isBadPort(err: unknown): boolean {
+  return errorChain(err).some((e) => e.message === 'bad port')
+}
+
 /**
- * Node's own HTTP client (`node:http`, and `node:https` for an https base URL), with keep-alive
- * connections (as many as requests in flight) that do not hold the process open. Nothing to load
- * for http, so a command starts fast: Node's fetch costs about 45 ms more to set up on first use,
- * the undici package's pool about 65 ms. It never follows redirects: a 3xx comes back as it is
- * and the client refuses it, so the API key and body only ever go to the configured base URL.
- * The response body is decoded as UTF-8 (a BOM dropped, as fetch's `text()` does); no
- * Accept-Encoding is sent, so the body comes as it is.
+ * Node's fetch, never following redirects: a 3xx comes back as it is and the client refuses it, so
+ * the API key and body only ever go to the configured base URL. A port fetch will not connect to
+ * (the browser "bad ports" list, which guards web pages, not an operator's own base URL) goes
+ * through undici's request instead, as the pool transport would.
  */
-export class HttpTransport implements Transport {
-  private readonly agents = new Map<string, Agent>()
+export class FetchTransport implements Transport {
+  private fallback?: PoolTransport
 
   async send(req: WireRequest): Promise<WireResponse> {
-    let url: URL
     try {
-      url = new URL(req.url)
+      const res = await fetch(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(req.timeoutMs),
+      })
+      const headers: Record<string, string> = {}
+      res.headers.forEach((v, k) => (headers[k] = v))
+      return {status: res.status, headers, text: await res.text()}
     } catch (err) {
-      throw wireError(err)
+      if (!isBadPort(err)) throw wireError(err)
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw Object.assign(new Error(`${url.protocol} is not http: or https:`), {code: 'ERR_INVALID_PROTOCOL'})
-    }
-    const client = url.protocol === 'https:' ? await import('node:https') : http
-    let agent = this.agents.get(url.protocol)
-    if (!agent) {
-      agent = new client.Agent({keepAlive: true})
-      this.agents.set(url.protocol, agent)
-    }
-    const headers: Record<string, string> = {...req.headers}
-    if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body))
-    return new Promise<WireResponse>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined
-      const fail = (err: unknown) => {
-        clearTimeout(timer)
-        reject(wireError(err))
-      }
-      let request: http.ClientRequest
-      try {
-        request = client.request(url, {method: req.method, headers, agent}, (res) => {
-          const chunks: Buffer[] = []
-          res.on('data', (chunk: Buffer) => chunks.push(chunk))
-          res.on('error', fail)
-          res.on('end', () => {
-            clearTimeout(timer)
-            if (!res.complete) return fail(Object.assign(new Error('the connection closed before the whole answer arrived'), {code: 'ECONNRESET'}))
-            resolve({status: res.statusCode ?? 0, headers: res.headers, text: new TextDecoder().decode(Buffer.concat(chunks))})
-          })
-        })
-      } catch (err) {
-        // An invalid header value or method, refused before anything is sent.
-        return fail(err)
-      }
-      timer = setTimeout(() => request.destroy(Object.assign(new Error(`no answer within ${req.timeoutMs} ms`), {name: 'TimeoutError'})), req.timeoutMs)
-      request.on('error', fail)
-      request.end(req.body)
-    })
+    this.fallback ??= new PoolTransport(1)
+    return this.fallback.send(req)
   }
 
   async close(): Promise<void> {
-    for (const agent of this.agents.values()) agent.destroy()
-    this.agents.clear()
+    await this.fallback?.close()
+  }
+}
+
+import {loadUndici} from '../interop.js'
+
+export {loadUndici}
+
+/**
+ * undici's pooled Agent. `request` never follows redirects (that takes undici's redirect
+ * interceptor, which is not used here), so a 3xx comes back as it is and the client refuses it.
+ */
+export class PoolTransport implements Transport {
+  private dispatcher?: Promise<Dispatcher>
+
+  constructor(private readonly connections = 64) {}
+
+  async send(req: WireRequest): Promise<WireResponse> {
+    const {request, Agent} = await loadUndici()
+    this.dispatcher ??= Promise.resolve(new Agent({keepAliveTimeout: 10_000, connections: this.connections, pipelining: 1}))
+    try {
+      const res = await request(req.url, {
+        method: req.method as Dispatcher.HttpMethod,
+        headers: req.headers,
+        body: req.body,
+        dispatcher: await this.dispatcher,
+        signal: AbortSignal.timeout(req.timeoutMs),
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+      })
+      return {status: res.statusCode, headers: res.headers, text: await res.body.text()}
+    } catch (err) {
+      throw wireError(err)
+    }
+  }
+
+  async close(): Promise<void> {
+    const d = await this.dispatcher
+    this.dispatcher = undefined
+    await (d as unknown as {close?: () => Promise<void>})?.close?.()
   }
 }

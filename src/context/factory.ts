@@ -28,6 +28,8 @@ export interface FactoryOptions {
   io?: IOStreams
   debug?: boolean
   userAgent: string
+  /** `fetch` for one-shot commands, `pool` for bulk ones. */
+  transport?: () => 'fetch' | 'pool'
 }
 
 export function processContext(opts: FactoryOptions): CommandContext {
@@ -76,6 +78,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
         userAgent: opts.userAgent,
         trace,
         audit: audit(),
+        transport: opts.transport?.() ?? 'fetch',
       },
       [],
     )

@@ -1,6 +1,6 @@
 /**
- * The real CLI against a server that redirects elsewhere: payops never follows (a single request
- * and a `--all` list alike), and the server redirected to receives nothing.
+ * The real CLI against a server that redirects elsewhere: payops never follows (one-shot commands
+ * on fetch, `--all` on the pooled transport), and the server redirected to receives nothing.
  * Also: an unreachable API names the connection error, and a fresh config directory is 0700.
  */
 import {randomBytes} from 'node:crypto'
@@ -82,7 +82,7 @@ describe('payops does not follow redirects', () => {
     expect(targetHits).toBe(0)
   })
 
-  it('a --all list: refused the same way', async () => {
+  it('a --all list (the pooled transport): refused the same way', async () => {
     const r = await cli(['payees', 'list', '--all'])
     expect(r.code, r.stderr).toBe(7)
     expect(r.stderr).toContain('the server answered 307 redirecting to http://0.0.0.0:')

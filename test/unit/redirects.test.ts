@@ -68,8 +68,8 @@ afterEach(() => {
   answer = {status: 307, location: (p) => `http://0.0.0.0:${p}/steal`}
 })
 
-function client(baseUrl = `http://127.0.0.1:${redirector.port}`): ApiClient {
-  return new ApiClient({baseUrl, apiKey, maxRetries: 2, sleep: async () => undefined, timeoutMs: 10_000})
+function client(transport: 'fetch' | 'pool', baseUrl = `http://127.0.0.1:${redirector.port}`): ApiClient {
+  return new ApiClient({baseUrl, apiKey, transport, maxRetries: 2, sleep: async () => undefined, timeoutMs: 10_000})
 }
 
 async function failure(p: Promise<unknown>): Promise<NetworkError> {
@@ -81,9 +81,9 @@ async function failure(p: Promise<unknown>): Promise<NetworkError> {
   return err as NetworkError
 }
 
-describe('redirects are refused', () => {
+describe.each(['fetch', 'pool'] as const)('redirects are refused (%s transport)', (transport) => {
   it('a 307 to another origin on GET: exit 7, names status and Location, sends nothing there, no retry', async () => {
-    const c = client()
+    const c = client(transport)
     try {
       const err = await failure(c.request({method: 'GET', path: '/api/subaccounts/X'}))
       expect(err.exitCode).toBe(7)
@@ -101,7 +101,7 @@ describe('redirects are refused', () => {
 
   it('a 302 to localhost on a POST with a body and an Idempotency-Key: refused, not retried', async () => {
     answer = {status: 302, location: (p) => `http://localhost:${p}/api/subaccounts`}
-    const c = client()
+    const c = client(transport)
     try {
       const err = await failure(c.request({method: 'POST', path: '/api/subaccounts', body: {name: 'x'}, idempotencyKey: 'k-1'}))
       expect(err.exitCode).toBe(7)
@@ -115,7 +115,7 @@ describe('redirects are refused', () => {
 
   it('a relative Location is shown resolved; a 3xx without Location says so', async () => {
     answer = {status: 308, location: () => '/elsewhere'}
-    const c = client()
+    const c = client(transport)
     try {
       const err = await failure(c.request({method: 'GET', path: '/api/payees'}))
       expect(err.message).toContain(`answered 308 redirecting to http://127.0.0.1:${redirector.port}/elsewhere;`)
@@ -129,10 +129,10 @@ describe('redirects are refused', () => {
   })
 })
 
-describe('unreachable API', () => {
+describe.each(['fetch', 'pool'] as const)('unreachable API (%s transport)', (transport) => {
   it('names the connection error, not "Error"', async () => {
     const port = await closedPort()
-    const c = client(`http://127.0.0.1:${port}`)
+    const c = client(transport, `http://127.0.0.1:${port}`)
     try {
       const err = await failure(c.request({method: 'GET', path: '/api/subaccounts/X'}))
       expect(err.exitCode).toBe(7)
@@ -143,8 +143,8 @@ describe('unreachable API', () => {
     }
   })
 
-  it('port 1 (a port Node\'s fetch refuses to use) is tried and reported as ECONNREFUSED', async () => {
-    const c = client('http://127.0.0.1:1')
+  it('port 1 (a port fetch itself refuses to use) is tried and reported as ECONNREFUSED', async () => {
+    const c = client(transport, 'http://127.0.0.1:1')
     try {
       const err = await failure(c.request({method: 'GET', path: '/api/subaccounts/X'}))
       expect(err.code).toBe('ECONNREFUSED')

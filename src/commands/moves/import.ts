@@ -19,6 +19,10 @@ Each row gets a stable Idempotency-Key (the idempotency_key column, or one deriv
     ...ApiCommand.guardFlags,
   }
 
+  protected override get transportKind(): 'pool' {
+    return 'pool'
+  }
+
   async run(): Promise<void> {
     const f = this.flags
     await runImportCommand({file: this.args.file, dryRun: f['dry-run'], concurrency: f.concurrency, currency: f.currency, newBatch: f['new-batch'], guard: f}, this.ctx)
