@@ -177,10 +177,48 @@ function readTail(file: string): Tail {
   }
 }
 
-/** The hash of the record numbered `seq` in the log, if there is one (a full read: only on the rare path). */
-function hashOfRecord(file: string, seq: number): string | undefined {
-  for (const rec of readRecords(file)) if (rec.seq === seq) return rec.hash
-  return undefined
+/**
+ * The hash of the record numbered `seq` in the log, if there is one. A head behind the log is
+ * behind by the group its writer was writing when it stopped, so the log is read from its end
+ * backwards, `chunk` bytes at a time, and the search ends at the first record numbered below
+ * `seq`: the log is never read whole (after a large import killed between its log and its head,
+ * that was hundreds of megabytes).
+ */
+export function hashOfRecord(file: string, seq: number, chunk = 1 << 20): string | undefined {
+  const fd = openSync(file, 'r')
+  try {
+    // The end of a line cut at the start of the piece read last, to be read with the piece before it.
+    let carry = Buffer.alloc(0)
+    for (let end = fstatSync(fd).size; end > 0; ) {
+      const start = Math.max(0, end - chunk)
+      const piece = Buffer.alloc(end - start)
+      readSync(fd, piece, 0, piece.length, start)
+      const data = carry.length ? Buffer.concat([piece, carry]) : piece
+      const first = start === 0 ? 0 : data.indexOf(0x0a) + 1
+      if (start > 0 && first === 0) {
+        carry = data
+        end = start
+        continue
+      }
+      const lines = data.toString('utf8', first).split('\n')
+      for (let i = lines.length - 1; i >= 0; i--) {
+        if (!lines[i].trim()) continue
+        let rec: AuditRecord
+        try {
+          rec = JSON.parse(lines[i]) as AuditRecord
+        } catch {
+          continue
+        }
+        if (rec.seq === seq) return rec.hash
+        if (typeof rec.seq === 'number' && rec.seq < seq) return undefined
+      }
+      carry = data.subarray(0, first)
+      end = start
+    }
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /**

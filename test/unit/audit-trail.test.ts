@@ -7,7 +7,7 @@ import {existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {AuditLog, GENESIS, readAudit, readAuditHead, verifyAudit, type AuditFields} from '../../src/audit/index.js'
+import {AuditLog, GENESIS, hashOfRecord, readAudit, readAuditHead, verifyAudit, type AuditFields} from '../../src/audit/index.js'
 import {AuditTrailError, PayopsError} from '../../src/errors.js'
 
 const dirs: string[] = []
@@ -245,5 +245,27 @@ describe('audit verify --expect-head', () => {
     for (let i = 1; i < 4; i++) await log.append({...fields(i), path: '/api/forged'})
     expect(verifyAudit(rewritten)).toMatchObject({ok: true, records: 4})
     expect(verifyAudit(rewritten, {expectHead: anchor})).toMatchObject({ok: false})
+  })
+})
+
+describe('the record a head behind the log names', () => {
+  it('is found from the end backwards, across pieces and lines cut between them; a record the log lacks is not', async () => {
+    const t = await trail(40)
+    const recs = readAudit(t.dir)
+    const file = join(t.dir, 'audit.jsonl')
+    // Pieces smaller than a line, of a line and a half, and larger than the log.
+    for (const chunk of [7, 150, 1 << 20]) {
+      for (const r of [recs[39], recs[38], recs[20], recs[0]]) expect(hashOfRecord(file, r.seq, chunk)).toBe(r.hash)
+      expect(hashOfRecord(file, 41, chunk)).toBeUndefined()
+    }
+  })
+
+  it('stops at the first record numbered below the one looked for (the log is not read whole)', async () => {
+    const t = await trail(3)
+    const file = join(t.dir, 'audit.jsonl')
+    // A record numbered 5 before the others is never reached: record 3, at the end, is below 5.
+    writeFileSync(file, `${JSON.stringify({seq: 5, hash: 'f'.repeat(64)})}\n${readFileSync(file, 'utf8')}`)
+    expect(hashOfRecord(file, 5, 64)).toBeUndefined()
+    expect(hashOfRecord(file, 2, 64)).toBe(readAudit(t.dir).find((r) => r.seq === 2)!.hash)
   })
 })
