@@ -106,25 +106,16 @@ function cannon(opts) {
 
 const results = []
 const show = (value) => (value < 10 ? value.toFixed(3) : Math.round(value).toLocaleString("en-US"))
+/** One figure: PASS or MISS against its target, or INFO (`pass` undefined: no target, it explains the one above it). */
 function record(name, value, unit, target, pass, detail) {
-  results.push({name, value: Number(value.toFixed(value < 10 ? 3 : 0)), unit, target, result: pass ? 'PASS' : 'MISS', ...detail})
-  let line = `${pass ? 'PASS' : 'MISS'}  ${name.padEnd(68)} ${`${show(value)} ${unit}`.padEnd(18)} target ${target}`
+  const result = pass === undefined ? 'INFO' : pass ? 'PASS' : 'MISS'
+  results.push({name, value: Number(value.toFixed(value < 10 ? 3 : 0)), unit, ...(target === undefined ? {} : {target}), result, ...detail})
+  let line = `${result}  ${name.padEnd(68)} ${`${show(value)} ${unit}`.padEnd(18)}${target === undefined ? '' : ` target ${target}`}`
   if (compareFile) {
     const e = earlier.get(name)
     line = `${line.padEnd(112)} ${e ? `was ${`${show(e.value)} ${e.unit}`.padEnd(16)} ${e.result}` : 'was —'}`
   }
-  process.stdout.write(`${line}\n`)
-}
-
-/** A figure shown without a target (it explains the one above it). */
-function inform(name, value, unit, detail) {
-  results.push({name, value: Number(value.toFixed(value < 10 ? 3 : 0)), unit, result: 'INFO', ...detail})
-  let line = `INFO  ${name.padEnd(68)} ${`${show(value)} ${unit}`}`
-  if (compareFile) {
-    const e = earlier.get(name)
-    line = `${line.padEnd(112)} ${e ? `was ${show(e.value)} ${e.unit}` : 'was —'}`
-  }
-  process.stdout.write(`${line}\n`)
+  process.stdout.write(`${line.trimEnd()}\n`)
 }
 
 /** VmRSS of a process, in kB (0 when it is gone). */
@@ -328,7 +319,7 @@ try {
       one_round_wall_ms: oneMs,
       whole_command_ratio: Number(wholeRatio.toFixed(3)),
     })
-    inform(`  the whole command (start-up, planning, checks) vs its bound`, wholeRatio, '×', {wall_ms: bigMs, bound_ms: wholeBound * 1000})
+    record(`  the whole command (start-up, planning, checks) vs its bound`, wholeRatio, '×', undefined, undefined, {wall_ms: bigMs, bound_ms: wholeBound * 1000})
   } finally {
     await api(emu, 'DELETE', '/_emulator/faults')
   }

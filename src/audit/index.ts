@@ -156,14 +156,9 @@ function readTail(file: string): Tail {
   if (!existsSync(file)) return {state: 'empty'}
   const fd = openSync(file, 'r')
   try {
-    const size = fstatSync(fd).size
-    if (size === 0) return {state: 'empty'}
-    const len = Math.min(size, 64 * 1024)
-    const buf = Buffer.alloc(len)
-    readSync(fd, buf, 0, len, size - len)
-    const end = buf.toString('utf8').trimEnd()
-    if (!end) return {state: 'bad'}
-    const line = end.slice(end.lastIndexOf('\n') + 1)
+    if (fstatSync(fd).size === 0) return {state: 'empty'}
+    const line = linesFromEnd(fd).next().value
+    if (line === undefined) return {state: 'bad'}
     try {
       const rec = JSON.parse(line) as AuditRecord
       const {hash, ...rest} = rec
@@ -178,42 +173,48 @@ function readTail(file: string): Tail {
 }
 
 /**
+ * The log's lines that are not blank, from its end backwards, read `chunk` bytes at a time: the
+ * tail and the record a head names are found without reading a long log whole.
+ */
+function* linesFromEnd(fd: number, chunk = 1 << 20): Generator<string> {
+  // The end of a line cut at the start of the piece read last, to be read with the piece before it.
+  let carry = Buffer.alloc(0)
+  for (let end = fstatSync(fd).size; end > 0; ) {
+    const start = Math.max(0, end - chunk)
+    const piece = Buffer.alloc(end - start)
+    readSync(fd, piece, 0, piece.length, start)
+    const data = carry.length ? Buffer.concat([piece, carry]) : piece
+    const first = start === 0 ? 0 : data.indexOf(0x0a) + 1
+    end = start
+    if (start > 0 && first === 0) {
+      carry = data
+      continue
+    }
+    const lines = data.toString('utf8', first).split('\n')
+    for (let i = lines.length - 1; i >= 0; i--) if (lines[i].trim()) yield lines[i]
+    carry = data.subarray(0, first)
+  }
+}
+
+/**
  * The hash of the record numbered `seq` in the log, if there is one. A head behind the log is
  * behind by the group its writer was writing when it stopped, so the log is read from its end
- * backwards, `chunk` bytes at a time, and the search ends at the first record numbered below
- * `seq`: the log is never read whole (after a large import killed between its log and its head,
- * that was hundreds of megabytes).
+ * backwards and the search ends at the first record numbered below `seq`: the log is never read
+ * whole (after a large import killed between its log and its head, that was hundreds of
+ * megabytes).
  */
 export function hashOfRecord(file: string, seq: number, chunk = 1 << 20): string | undefined {
   const fd = openSync(file, 'r')
   try {
-    // The end of a line cut at the start of the piece read last, to be read with the piece before it.
-    let carry = Buffer.alloc(0)
-    for (let end = fstatSync(fd).size; end > 0; ) {
-      const start = Math.max(0, end - chunk)
-      const piece = Buffer.alloc(end - start)
-      readSync(fd, piece, 0, piece.length, start)
-      const data = carry.length ? Buffer.concat([piece, carry]) : piece
-      const first = start === 0 ? 0 : data.indexOf(0x0a) + 1
-      if (start > 0 && first === 0) {
-        carry = data
-        end = start
+    for (const line of linesFromEnd(fd, chunk)) {
+      let rec: AuditRecord
+      try {
+        rec = JSON.parse(line) as AuditRecord
+      } catch {
         continue
       }
-      const lines = data.toString('utf8', first).split('\n')
-      for (let i = lines.length - 1; i >= 0; i--) {
-        if (!lines[i].trim()) continue
-        let rec: AuditRecord
-        try {
-          rec = JSON.parse(lines[i]) as AuditRecord
-        } catch {
-          continue
-        }
-        if (rec.seq === seq) return rec.hash
-        if (typeof rec.seq === 'number' && rec.seq < seq) return undefined
-      }
-      carry = data.subarray(0, first)
-      end = start
+      if (rec.seq === seq) return rec.hash
+      if (typeof rec.seq === 'number' && rec.seq < seq) return undefined
     }
     return undefined
   } finally {
