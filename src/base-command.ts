@@ -11,9 +11,9 @@ import type {PaginateOptions, Page} from './api/paginate.js'
 import {redact} from './api/redact.js'
 import {classify} from './classify.js'
 import {processContext} from './context/factory.js'
-import {endQuietlyOnClosedPipe, processIO, type CommandContext} from './context/index.js'
+import type {CommandContext} from './context/index.js'
+import {host} from './context/host.js'
 import {PayopsError, UsageError} from './errors.js'
-import {readStdin} from './flags.js'
 import type {Summary} from './movements/types.js'
 import {FORMATS, type Column, type Output} from './output/index.js'
 import {outputFor, type OutputFlags} from './output/select.js'
@@ -53,13 +53,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   private _ctx?: CommandContext
 
   protected get debugOn(): boolean {
-    const envDebug = process.env.PAYOPS_DEBUG
+    const envDebug = host().io.env.PAYOPS_DEBUG
     return Boolean((this.flags as {debug?: boolean} | undefined)?.debug) || (envDebug !== undefined && envDebug !== '' && envDebug !== '0')
   }
 
   public override async init(): Promise<void> {
     await super.init()
-    endQuietlyOnClosedPipe()
+    host().endQuietlyOnClosedPipe()
     const ctor = this.ctor as typeof BaseCommand
     const {args, flags, argv} = await this.parse({
       flags: ctor.flags,
@@ -73,7 +73,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected get out(): Output {
-    return (this._out ??= outputFor(this.flags as OutputFlags | undefined, this.argv, processIO(), (id) => this.ctx.names.get(id)))
+    return (this._out ??= outputFor(this.flags as OutputFlags | undefined, this.argv, host().io, (id) => this.ctx.names.get(id)))
   }
 
   /** The command context: IO, output, prompter, clock, profile and API, built once. */
@@ -97,8 +97,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (err.code === 'EEXIT') throw err
     const {code, line, json} = classify(err)
     this.out.error(redact(line), json)
-    if (this.debugOn && !(err instanceof PayopsError) && err.stack) process.stderr.write(redact(err.stack) + '\n')
-    process.exitCode = code
+    if (this.debugOn && !(err instanceof PayopsError) && err.stack) host().io.stderr.write(redact(err.stack) + '\n')
+    host().exitCode = code
   }
 
   public override async finally(err: Error | undefined): Promise<void> {
@@ -170,7 +170,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
   /** Reads ids from argv, or one per line from stdin when the only argument is `-`. */
   protected async idsFromArgv(argv: string[]): Promise<string[]> {
     let ids = argv
-    if (argv.length === 1 && argv[0] === '-') ids = (await readStdin()).toString('utf8').split(/[\s,]+/)
+    if (argv.length === 1 && argv[0] === '-') ids = (await this.ctx.readStdin()).toString('utf8').split(/[\s,]+/)
     ids = ids.map((s) => s.trim()).filter(Boolean)
     if (ids.length === 0) throw new UsageError('Give at least one id (or - to read ids from stdin).')
     return [...new Set(ids)]

@@ -12,10 +12,20 @@
  */
 import {Config, Plugin} from '@oclif/core/config'
 import {flush} from '@oclif/core/flush'
-import {handle} from '@oclif/core/handle'
+import {Exit, handle} from '@oclif/core/handle'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {host, runWithHost, type Host} from './context/host.js'
+
+export {guestHost, type Host} from './context/host.js'
+
+// oclif's error handler ends the run through this (its documented stub point): the host decides
+// how (the process exits; an in-process run records the code).
+Exit.exit = (code = 0): never => {
+  host().exitNow(code)
+  return undefined as never
+}
 
 /** How a global flag is written: its name, its one-letter form and whether it takes a value. */
 export interface GlobalFlag {
@@ -157,8 +167,21 @@ async function runOwnCommand(argv: string[], root: string): Promise<boolean> {
 
 /** Runs the CLI (what `execute` from @oclif/core does, with global flags moved first). */
 export async function execute(options: {dir: string}): Promise<void> {
+  await runCommandLine(host().argv, options.dir)
+}
+
+/**
+ * Runs one command line in this process with `h` as its host (streams, environment, terminal,
+ * clock, signals, exit code): the same dispatch `execute` takes. `dir` is bin/run.js's URL.
+ */
+export function runInHost(h: Host, dir: string): Promise<void> {
+  return runWithHost(h, () => runCommandLine(h.argv, dir))
+}
+
+async function runCommandLine(args: string[], dir: string): Promise<void> {
+  const options = {dir}
   try {
-    const argv = await dispatchArgv(process.argv.slice(2))
+    const argv = await dispatchArgv(args)
     if (!argv) return
     const root = join(fileURLToPath(new URL('.', options.dir)), '..')
     if (!(await runOwnCommand(argv, root))) await (await import('./oclif-run.js')).run(argv, options.dir)

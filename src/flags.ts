@@ -112,7 +112,7 @@ export function parseList(input: string | string[] | undefined, flag: string): s
   return values
 }
 
-export {readFileArg, readStdin} from './files.js'
+export {readAll, readFileArg, readFileOrStdin} from './files.js'
 
 /**
  * Ranges: the one rule of every list filter with a `*-gte`/`*-lte` pair.

@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../base-command.js'
 import {confirmMutation, finishOutcome, runOne} from '../movements/command.js'
-import {readFileArg} from '../flags.js'
+import {readFileArg, readFileOrStdin} from '../flags.js'
 import {UsageError} from '../errors.js'
 import {buildRawRequest, RAW_METHODS, type RawMethod} from '../api/raw.js'
 
@@ -37,7 +37,7 @@ export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
       path: this.args.path,
       fields: f.field,
       typedFields: f['raw-field'],
-      input: f.input === undefined ? undefined : readFileArg(f.input, '--input').toString('utf8'),
+      input: f.input === undefined ? undefined : (await readFileOrStdin(f.input, '--input', this.ctx.io.stdin)).toString('utf8'),
       headers: f.header,
       readFile: (file) => readFileArg(file, '-F').toString('utf8'),
     })

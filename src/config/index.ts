@@ -30,7 +30,7 @@ export interface ProfileFile {
 export const CONFIG_FILE = 'config.json'
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
 
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+export function configDir(env: NodeJS.ProcessEnv): string {
   if (env.PAYOPS_CONFIG_DIR) return env.PAYOPS_CONFIG_DIR
   if (process.platform === 'win32' && env.APPDATA) return join(env.APPDATA, 'payops')
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'payops')
@@ -51,7 +51,7 @@ export function keyMode(key: string | undefined): 'live' | 'test' | 'unknown' {
 }
 
 /** Reads the profile file without conf (fast path for every API command). */
-export function readProfiles(dir = configDir()): ProfileFile {
+export function readProfiles(dir: string): ProfileFile {
   const file = join(dir, CONFIG_FILE)
   if (!existsSync(file)) return {profiles: {}}
   try {
@@ -69,7 +69,7 @@ export class ProfileStore {
   readonly dir: string
   private conf?: ConfStore
 
-  constructor(dir = configDir()) {
+  constructor(dir: string) {
     this.dir = dir
   }
 

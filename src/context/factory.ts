@@ -11,7 +11,11 @@ import {NameBook} from '../config/names.js'
 import {resolveContext, type ResolvedContext} from '../config/resolve.js'
 import {AuthError, UsageError} from '../errors.js'
 import type {Output} from '../output/index.js'
-import {processExitNow, processInterrupts, processIO, processStopSignal, systemClock, type CommandContext, type IOStreams} from './index.js'
+import {readAudit, readAuditHead, verifyAudit} from '../audit/index.js'
+import {ProfileStore} from '../config/index.js'
+import {readAll} from '../files.js'
+import {host as currentHost, stopSignal} from './host.js'
+import type {CommandContext, IOStreams} from './index.js'
 import {terminalPrompter} from './prompter.js'
 
 export interface ConnectionFlags {
@@ -33,7 +37,8 @@ export interface FactoryOptions {
 }
 
 export function processContext(opts: FactoryOptions): CommandContext {
-  const io = opts.io ?? processIO()
+  const host = currentHost()
+  const io = opts.io ?? host.io
   const out = opts.out
   const dir = defaultConfigDir(io.env)
   const trace = opts.debug ? (line: string) => io.stderr.write(`[debug] ${line}\n`) : undefined
@@ -79,16 +84,26 @@ export function processContext(opts: FactoryOptions): CommandContext {
         trace,
         audit: audit(),
         transport: opts.transport?.() ?? 'fetch',
+        sleep: host.clock.sleep,
       },
       [],
     )
   }
 
+  let profiles: ProfileStore | undefined
   const ctx: CommandContext = {
     io,
+    readStdin: () => readAll(io.stdin),
+    profiles: () => (profiles ??= new ProfileStore(dir)),
+    auditTrail: () => ({
+      dir,
+      records: () => readAudit(dir),
+      head: () => readAuditHead(dir),
+      verify: (o) => verifyAudit(dir, o),
+    }),
     out,
-    prompter: terminalPrompter(io, (text) => out.note(text)),
-    clock: systemClock,
+    prompter: terminalPrompter(io, (text) => out.note(text), host.prompter),
+    clock: host.clock,
     configDir: dir,
     names,
     get profile() {
@@ -103,9 +118,9 @@ export function processContext(opts: FactoryOptions): CommandContext {
       return a
     },
     audit,
-    stopSignal: processStopSignal,
-    onInterrupt: processInterrupts,
-    exitNow: processExitNow,
+    stopSignal: () => stopSignal(host),
+    onInterrupt: (handler) => host.onInterrupt(handler),
+    exitNow: (code) => host.exitNow(code),
     async close() {
       try {
         names.save()

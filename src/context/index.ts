@@ -10,6 +10,8 @@ import type {Api, ApiArea} from '../api/index.js'
 import type {AuditHook} from '../api/client.js'
 import type {ResolvedContext} from '../config/resolve.js'
 import type {Output} from '../output/index.js'
+import type {AuditRecord, HeadState, VerifyOptions, VerifyResult} from '../audit/index.js'
+import type {ProfileStore} from '../config/index.js'
 
 /** How a command asks the operator (a terminal's prompts); a fake in tests. */
 export interface Prompter {
@@ -17,26 +19,16 @@ export interface Prompter {
   readonly interactive: boolean
   confirm(message: string): Promise<boolean>
   input(message: string): Promise<string>
+  /** A secret (an API key), not echoed; '' without a terminal. */
+  password(message: string): Promise<string>
   /** Picks any number of choices (a checkbox list); the values chosen. */
   select?(message: string, choices: Array<{value: string; name: string}>): Promise<string[]>
   /** A line (or lines) on stderr. */
   note(text: string): void
 }
 
-export interface IOStreams {
-  stdout: Writable
-  stderr: Writable
-  stdin: Readable
-  stdinIsTTY: boolean
-  stdoutIsTTY: boolean
-  stderrIsTTY: boolean
-  env: NodeJS.ProcessEnv
-}
-
-export interface Clock {
-  now(): number
-  sleep(ms: number): Promise<void>
-}
+export type {Clock, IOStreams} from './host.js'
+import type {Clock, IOStreams} from './host.js'
 
 /** Names of ids payops has seen (subaccount names, treasury labels), kept in the config dir. */
 export interface Names {
@@ -44,8 +36,22 @@ export interface Names {
   remember(id: string | null | undefined, name: string | null | undefined): void
 }
 
+/** The audit trail of this config dir, for reading (the API's audit hook appends). */
+export interface AuditReader {
+  readonly dir: string
+  records(): AuditRecord[]
+  head(): HeadState
+  verify(opts?: VerifyOptions): VerifyResult
+}
+
 export interface CommandContext {
   io: IOStreams
+  /** Everything on stdin. */
+  readStdin(): Promise<Buffer>
+  /** The profile file of this config dir. */
+  profiles(): ProfileStore
+  /** The audit trail of this config dir. */
+  auditTrail(): AuditReader
   out: Output
   prompter: Prompter
   clock: Clock
@@ -69,56 +75,3 @@ export interface CommandContext {
   close(): Promise<void>
 }
 
-/** The process's own streams. */
-export function processIO(): IOStreams {
-  return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
-    stderrIsTTY: Boolean(process.stderr.isTTY),
-    env: process.env,
-  }
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-}
-
-/** Resolves on the first SIGINT or SIGTERM of this process. */
-export function processStopSignal(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
-      resolve()
-    }
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
-  })
-}
-
-/** Every SIGINT or SIGTERM of this process, counted, until unsubscribed. */
-export function processInterrupts(handler: (count: number) => void): () => void {
-  let count = 0
-  const on = () => handler(++count)
-  process.on('SIGINT', on)
-  process.on('SIGTERM', on)
-  return () => {
-    process.off('SIGINT', on)
-    process.off('SIGTERM', on)
-  }
-}
-
-/** `payops … | head`: a reader that went away ends the process quietly, with the exit code so far. */
-export function endQuietlyOnClosedPipe(): void {
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0)
-  })
-}
-
-export function processExitNow(code: number): void {
-  process.exit(code)
-}

@@ -1,5 +1,6 @@
 /** The terminal prompter (@inquirer/prompts on stderr); none without a terminal. */
 import {InterruptedError} from '../errors.js'
+import type {HostPrompter} from './host.js'
 import type {IOStreams, Prompter} from './index.js'
 
 /** An answer is shown as given, without a tick: the guard decides whether it confirms. */
@@ -12,8 +13,18 @@ function aborted(err: unknown): Error {
   return err as Error
 }
 
-export function terminalPrompter(io: IOStreams, note: (text: string) => void): Prompter {
+export function terminalPrompter(io: IOStreams, note: (text: string) => void, scripted?: HostPrompter): Prompter {
   const interactive = io.stdinIsTTY && io.stderrIsTTY
+  if (scripted) {
+    return {
+      interactive,
+      note,
+      confirm: async (m) => interactive && (await scripted.confirm(m)),
+      input: async (m) => (interactive ? scripted.input(m) : ''),
+      password: async (m) => (interactive ? scripted.password(m) : ''),
+      select: async (m, c) => (interactive ? scripted.select(m, c) : []),
+    }
+  }
   return {
     interactive,
     note,
@@ -31,6 +42,15 @@ export function terminalPrompter(io: IOStreams, note: (text: string) => void): P
       const {checkbox} = await import('@inquirer/prompts')
       try {
         return await checkbox({message, choices, theme, pageSize: 15}, {input: io.stdin, output: io.stderr})
+      } catch (err) {
+        throw aborted(err)
+      }
+    },
+    async password(message) {
+      if (!interactive) return ''
+      const {password} = await import('@inquirer/prompts')
+      try {
+        return await password({message, mask: '*', theme}, {input: io.stdin, output: io.stderr})
       } catch (err) {
         throw aborted(err)
       }

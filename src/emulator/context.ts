@@ -23,7 +23,24 @@ export class Faults {
   }
 }
 
+/** The API requests received (not the control API's), for tests that prove nothing was sent. */
+export class RequestLog {
+  /** Every API request received since the start. */
+  count = 0
+  /** The last ones, oldest first (at most `keep`). */
+  readonly recent: Array<{method: string; path: string}> = []
+  constructor(private readonly keep = 1000) {}
+
+  add(method: string, path: string): void {
+    this.count++
+    this.recent.push({method, path})
+    if (this.recent.length > this.keep) this.recent.splice(0, this.recent.length - this.keep)
+  }
+}
+
 export interface AppContext {
+  /** API requests received. */
+  requests: RequestLog
   store: Store
   faults: Faults
   /** Events from state changes; webhook deliveries subscribe to it. */

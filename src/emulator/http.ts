@@ -64,6 +64,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
     }
     const ctx = new RequestContext({requestId, method, path, rawQuery: q === -1 ? '' : url.slice(q + 1), params: match.params, req})
     const isApi = path.startsWith('/api/')
+    if (isApi) app.requests.add(method, path)
     if (isApi) authenticate(ctx, app, method)
     if (BODY_METHODS.has(method)) ctx.body = parseJsonBody(await readBody(req))
     const fault = isApi ? app.transport?.pick(method) : undefined

@@ -5,7 +5,8 @@
  */
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {Faults, type AppContext} from './context.js'
+import {host as currentHost} from '../context/host.js'
+import {Faults, RequestLog, type AppContext} from './context.js'
 import {EventBus} from './events.js'
 import {TransportFaults, type FaultConfig} from './faults.js'
 import {createRequestListener} from './http.js'
@@ -34,6 +35,8 @@ export interface RunningEmulator {
   baseUrl: string
   keys: EmulatorKeys
   store: Store
+  /** The API requests it received. */
+  requests: RequestLog
   /** Stops the server and writes the final state; rejects with a StateSaveError (exit 1) if that write fails. */
   close(): Promise<void>
 }
@@ -43,12 +46,12 @@ const CLOSE_GRACE_MS = 500
 
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const host = opts.host ?? '127.0.0.1'
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const log = opts.log ?? ((line: string) => currentHost().io.stderr.write(`${line}\n`))
   const loaded = opts.statePath ? await loadState(opts.statePath) : undefined
   const store = loaded ?? createSeededStore()
   const transport = new TransportFaults()
   if (opts.faults) transport.configure(opts.faults)
-  const app: AppContext = {store, faults: new Faults(), events: new EventBus(), transport, log, onClose: []}
+  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(), transport, log, onClose: []}
   const router = registerRoutes(new Router(), app)
   const stateFile = opts.statePath ? new StateFile(opts.statePath, store, log) : undefined
   if (stateFile) {
@@ -89,6 +92,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       return store.keys()
     },
     store,
+    requests: app.requests,
     close() {
       closing ??= (async () => {
         await Promise.allSettled((app.onClose ?? []).map(async (fn) => fn()))
@@ -119,7 +123,7 @@ export {RequestContext, created, ok, parseInput} from './handler.js'
 export type {Handler, Reply} from './handler.js'
 export {paginate} from './pagination.js'
 export type {ListPage, PageOptions} from './pagination.js'
-export {Faults} from './context.js'
+export {Faults, RequestLog} from './context.js'
 export type {AppContext} from './context.js'
 export {Store, Table, Grouped, Entity} from './store/index.js'
 // What `payops emulator start` reads to turn its flags into a fault configuration.

@@ -4,7 +4,7 @@
  * keys (one JSON line with --json), and stops cleanly on the stop signal.
  */
 import type {CommandContext} from '../context/index.js'
-import {ProfileStore, validateProfileName} from '../config/index.js'
+import {validateProfileName} from '../config/index.js'
 import {UsageError} from '../errors.js'
 import {isLoopbackHost} from '../net.js'
 import {FAULT_KINDS, type FaultConfig, type FaultKind} from './faults.js'
@@ -35,7 +35,7 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
   out.refuseSelection('emulator start')
   if (!isLoopbackHost(opts.host)) throw new UsageError(`--host ${opts.host} is not a loopback address; the emulator only binds to loopback.`)
   const profileName = opts.writeProfile === undefined ? undefined : validateProfileName(opts.writeProfile)
-  const store = new ProfileStore(ctx.configDir)
+  const store = ctx.profiles()
   // Checked before anything listens: an existing profile (perhaps a LIVE one) is never replaced silently.
   if (profileName) store.replaceable(profileName, opts.force)
   const faults = faultOptions(opts.faultRate, opts.faultKinds, opts.seed)
@@ -43,7 +43,7 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
   const {startEmulator} = await import('./index.js')
   let emu
   try {
-    emu = await startEmulator({port: opts.port, host: opts.host, statePath: opts.state, faults})
+    emu = await startEmulator({port: opts.port, host: opts.host, statePath: opts.state, faults, log: (line) => ctx.io.stderr.write(`${line}\n`)})
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`Port ${opts.port} is in use; pick another with --port (0 for any free port).`)
     throw err

@@ -9,6 +9,7 @@ import {UsageError} from '../errors.js'
 import {editDistance} from '../flags.js'
 import {FORMATS, Output, defaultFormat, type Format} from '../output/index.js'
 import {colorEnabled} from '../output/color.js'
+import {host} from '../context/host.js'
 
 /** Optimal string alignment distance, shared with the flag suggestions (src/flags.ts). */
 export {editDistance}
@@ -58,21 +59,24 @@ function formatFromArgv(argv: string[]): Format {
     else if (a.startsWith('--output=')) format = a.slice('--output='.length)
     else if (a.startsWith('-o') && !a.startsWith('--') && a.length > 2) format = a.slice(a[2] === '=' ? 3 : 2)
   }
-  return format && (FORMATS as readonly string[]).includes(format) ? (format as Format) : defaultFormat(process.stdout.isTTY)
+  return format && (FORMATS as readonly string[]).includes(format) ? (format as Format) : defaultFormat(host().io.stdoutIsTTY)
 }
 
 /**
  * Prints a usage error the way commands do (one line on stderr; with a machine format also
  * `{"error": {...}}`) and sets exit code 2. For errors found before any command runs.
  */
-export function reportUsageError(message: string, argv: string[] = process.argv.slice(2)): void {
+export function reportUsageError(message: string, argv: string[] = host().argv): void {
   const {code, line, json} = classify(new UsageError(message))
+  const {io} = host()
   const output = new Output({
     format: formatFromArgv(argv),
-    color: colorEnabled(argv.includes('--no-color'), process.env, process.stdout.isTTY),
+    color: colorEnabled(argv.includes('--no-color'), io.env, io.stdoutIsTTY),
+    stdout: io.stdout,
+    stderr: io.stderr,
   })
   output.error(line, json)
-  process.exitCode = code
+  host().exitCode = code
 }
 
 const hook: Hook<'command_not_found'> = async function (opts) {

@@ -66,7 +66,7 @@ function describeTotals(totals: Record<string, number>): string {
 export async function runImportCommand(opts: ImportOptions, ctx: CommandContext): Promise<void> {
   const f = opts
   const file = opts.file
-  const plan: ImportPlan = await importFile.plan(file, {defaultCurrency: f.currency, newBatch: f.newBatch})
+  const plan: ImportPlan = await importFile.plan(file, {defaultCurrency: f.currency, newBatch: f.newBatch, stdin: ctx.io.stdin})
   if (plan.errors.length) {
     for (const e of plan.errors) ctx.out.note(`line ${e.line}: ${e.message}`)
     throw new UsageError(`${plural(plan.errors.length, 'problem')} in ${file}; nothing was sent.`)

@@ -1,7 +1,8 @@
 /** `moves import`: plan (read, validate, match to the journal, key), read-only checks, run. */
 import {createHash, randomUUID} from 'node:crypto'
 import {renameSync, existsSync, statSync} from 'node:fs'
-import {readFileArg} from '../files.js'
+import {readFileOrStdin} from '../files.js'
+import type {Readable} from 'node:stream'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
 import {contentHash, deriveKey, derivedKeyPrefix, parseImportCsv, readImportCsv, streamImportCsv, type ImportRow, type RowError} from './csv.js'
@@ -120,9 +121,10 @@ export class ImportPlan {
 async function readRows(
   file: string,
   defaultCurrency: string,
+  stdin?: Readable,
 ): Promise<{rows: ImportRow[]; errors: RowError[]; sha256: string; whole?: boolean; headerLine?: number; delimiter?: string[]}> {
   if (file === '-') {
-    const text = readFileArg(file, 'Cannot read').toString('utf8')
+    const text = (await readFileOrStdin(file, 'Cannot read', stdin!)).toString('utf8')
     return {...parseImportCsv(text, defaultCurrency), sha256: createHash('sha256').update(text).digest('hex'), whole: true}
   }
   const rows: ImportRow[] = []
@@ -146,7 +148,7 @@ async function readRows(
  * are marked. Anything else (an edited file, a journal of an earlier version, stdin) is matched by
  * matchRows.
  */
-async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boolean; /** Tests: always match through matchRows. */ matchAll?: boolean}): Promise<ImportPlan> {
+async function plan(file: string, opts: {defaultCurrency: string; newBatch?: boolean; /** Where `-` reads from. */ stdin?: Readable; /** Tests: always match through matchRows. */ matchAll?: boolean}): Promise<ImportPlan> {
   const fileStat = statOf(file)
   const p = await planOf(file, opts)
   p.fileStat = fileStat
@@ -163,7 +165,7 @@ function statOf(file: string): {size: number; mtimeMs: number} | undefined {
   }
 }
 
-async function planOf(file: string, opts: {defaultCurrency: string; newBatch?: boolean; matchAll?: boolean}): Promise<ImportPlan> {
+async function planOf(file: string, opts: {defaultCurrency: string; newBatch?: boolean; stdin?: Readable; matchAll?: boolean}): Promise<ImportPlan> {
   if (file !== '-' && !opts.matchAll) {
     const idx = scanJournal(journalPathFor(file))
     if (idx && !(idx.batch && opts.newBatch)) {
@@ -175,7 +177,7 @@ async function planOf(file: string, opts: {defaultCurrency: string; newBatch?: b
   const archive = Boolean(old.batch && opts.newBatch)
   const state = archive ? readJournal('') : old
   const batchId = state.batch?.batch_id ?? randomUUID()
-  const parsed = await readRows(file, opts.defaultCurrency)
+  const parsed = await readRows(file, opts.defaultCurrency, opts.stdin)
   const fileSha256 = parsed.sha256
   const empty = {table: new RowTable(batchId, 1), changed: [], missing: [], duplicates: [], batchId}
   if (parsed.errors.length) return new ImportPlan(file, fileSha256, parsed.errors, state, empty, archive)

@@ -30,8 +30,8 @@ export interface OutputOptions {
   columns?: string[]
   /** `--query` JMESPath expression. */
   query?: string
-  stdout?: Writable
-  stderr?: Writable
+  stdout: Writable
+  stderr: Writable
   /** Terminal width tables fit (undefined: no limit, as with --wide or without a terminal). */
   width?: number
   /** Names of ids (subaccounts, treasury accounts) for table cells of id columns. */
@@ -58,8 +58,8 @@ export class Output {
     this.color = opts.color
     this.selection = opts.columns
     this.query = opts.query
-    this.stdout = opts.stdout ?? process.stdout
-    this.stderr = opts.stderr ?? process.stderr
+    this.stdout = opts.stdout
+    this.stderr = opts.stderr
     this.paint = colorize(opts.color)
     this.width = opts.width
     this.namer = opts.namer

@@ -8,6 +8,8 @@ export interface OutputStreams {
   stdout: Writable
   stderr: Writable
   stdoutIsTTY: boolean
+  /** The terminal's width, when stdout is one. */
+  columns?: number
   env: NodeJS.ProcessEnv
 }
 
@@ -32,7 +34,7 @@ export function outputFor(flags: OutputFlags | undefined, argv: string[], io: Ou
     stdout: io.stdout,
     stderr: io.stderr,
     namer,
-    width: f.wide || argv.includes('--wide') || !io.stdoutIsTTY ? undefined : (io.stdout as {columns?: number}).columns,
+    width: f.wide || argv.includes('--wide') || !io.stdoutIsTTY ? undefined : io.columns,
   })
 }
 

@@ -8,7 +8,7 @@
 import {request} from 'node:http'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {Faults, Router, startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
+import {Faults, RequestLog, Router, startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {EventBus} from '../../src/emulator/events.js'
 import {TransportFaults} from '../../src/emulator/faults.js'
 import {MAX_JSON_DEPTH, nestsDeeperThan} from '../../src/emulator/http.js'
@@ -27,7 +27,7 @@ const logged: string[] = []
 /** Every documented route, as `METHOD /pattern/:param`. */
 const ROUTES = registerRoutes(new Router(), {
   store: createSeededStore(),
-  faults: new Faults(),
+  requests: new RequestLog(), faults: new Faults(),
   events: new EventBus(),
   transport: new TransportFaults(),
   log: () => undefined,

@@ -1,7 +1,7 @@
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {Faults, HttpError, Router, createRequestListener, ok, startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
+import {Faults, RequestLog, HttpError, Router, createRequestListener, ok, startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
 import {EventBus} from '../../src/emulator/events.js'
 import {caller, type Res} from './emulator-helpers.js'
@@ -195,7 +195,7 @@ describe('unexpected exceptions', () => {
         throw new HttpError(418, 'TEAPOT', 'short and stout', {'retry-after': '3'})
       })
       .add('GET', '/fine', () => ok({fine: true}))
-    server = createServer(createRequestListener(router, {store, faults: new Faults(), events: new EventBus(), log: (l) => logged.push(l)}))
+    server = createServer(createRequestListener(router, {store, requests: new RequestLog(), faults: new Faults(), events: new EventBus(), log: (l) => logged.push(l)}))
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   })

@@ -3,7 +3,7 @@ import type {AddressInfo} from 'node:net'
 import {jwtVerify} from 'jose'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {Party, Payin, SessionToken} from '../../src/api/schemas/parties.js'
-import {Faults, type AppContext} from '../../src/emulator/context.js'
+import {Faults, RequestLog, type AppContext} from '../../src/emulator/context.js'
 import {EventBus, type EmulatorEvent} from '../../src/emulator/events.js'
 import {createRequestListener} from '../../src/emulator/http.js'
 import {Router} from '../../src/emulator/router.js'
@@ -51,7 +51,7 @@ const expectError = (res: Res, status: number, code: string) => {
 }
 
 beforeAll(async () => {
-  app = {store: createSeededStore(), faults: new Faults(), events: new EventBus(), log: () => undefined}
+  app = {store: createSeededStore(), requests: new RequestLog(), faults: new Faults(), events: new EventBus(), log: () => undefined}
   app.events.on((e) => events.push(e))
   keys = app.store.keys()
   server = createServer(createRequestListener(registerRoutes(new Router(), app), app))

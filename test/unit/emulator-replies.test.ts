@@ -4,7 +4,7 @@
  */
 import {describe, expect, it} from 'vitest'
 import {PATHS} from '../../src/api/paths.js'
-import {Faults, Router} from '../../src/emulator/index.js'
+import {Faults, RequestLog, Router} from '../../src/emulator/index.js'
 import {EventBus} from '../../src/emulator/events.js'
 import {registerRoutes} from '../../src/emulator/routes/index.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
@@ -14,14 +14,14 @@ const asRoute = (r: string) => r.replace(/\{([^}/]+)\}/g, ':$1')
 
 describe('emulator reply check', () => {
   it('covers every /api/ route the emulator registers, and nothing else', () => {
-    const served = registerRoutes(new Router(), {store: createSeededStore(), faults: new Faults(), events: new EventBus(), log: () => undefined, onClose: []})
+    const served = registerRoutes(new Router(), {store: createSeededStore(), requests: new RequestLog(), faults: new Faults(), events: new EventBus(), log: () => undefined, onClose: []})
       .list()
       .filter((r) => r.split(' ')[1].startsWith('/api/'))
     expect([...new Set(CHECKED_ROUTES.map(asRoute))].sort()).toEqual(served.sort())
   })
 
   it('registers every path of PATHS in the emulator', () => {
-    const served = new Set(registerRoutes(new Router(), {store: createSeededStore(), faults: new Faults(), events: new EventBus(), log: () => undefined, onClose: []}).list().map((r) => r.split(' ')[1]))
+    const served = new Set(registerRoutes(new Router(), {store: createSeededStore(), requests: new RequestLog(), faults: new Faults(), events: new EventBus(), log: () => undefined, onClose: []}).list().map((r) => r.split(' ')[1]))
     expect(Object.values(PATHS).map(asRoute).filter((p) => !served.has(p))).toEqual([])
   })
 

@@ -1,7 +1,7 @@
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {Faults, Router, createRequestListener} from '../../src/emulator/index.js'
+import {Faults, RequestLog, Router, createRequestListener} from '../../src/emulator/index.js'
 import {EventBus} from '../../src/emulator/events.js'
 import {registerRoutes} from '../../src/emulator/routes/index.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
@@ -45,8 +45,8 @@ beforeAll(async () => {
   store = createSeededStore()
   events = new EventBus()
   keys = store.keys()
-  const router = registerRoutes(new Router(), {store, faults: new Faults(), events, log: () => undefined})
-  server = createServer(createRequestListener(router, {store, faults: new Faults(), events, log: () => undefined}))
+  const router = registerRoutes(new Router(), {store, requests: new RequestLog(), faults: new Faults(), events, log: () => undefined})
+  server = createServer(createRequestListener(router, {store, requests: new RequestLog(), faults: new Faults(), events, log: () => undefined}))
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const test = store.entityByRole('test')!

@@ -1,7 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../../base-command.js'
-import {configDir} from '../../config/index.js'
-import {AUDIT_HEAD, readAudit, readAuditHead, type AuditRecord} from '../../audit/index.js'
+import {AUDIT_HEAD, type AuditRecord} from '../../audit/index.js'
 import {parseDateTime} from '../../flags.js'
 import type {Column} from '../../output/index.js'
 
@@ -35,14 +34,14 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
 
   async run(): Promise<void> {
     const since = this.flags.since === undefined ? undefined : Date.parse(parseDateTime(this.flags.since, '--since'))
-    const dir = configDir()
-    let records: AuditRecord[] = readAudit(dir)
+    const trail = this.ctx.auditTrail()
+    let records: AuditRecord[] = trail.records()
     const total = records.length
     if (since !== undefined) records = records.filter((r) => Date.parse(r.time) >= since)
     if (this.flags.profile) records = records.filter((r) => r.profile === this.flags.profile)
     if (this.flags['max-items']) records = records.slice(-this.flags['max-items'])
     await this.out.list(records as unknown as Record<string, unknown>[], AUDIT_COLUMNS, AUDIT_KNOWN)
-    const head = readAuditHead(dir)
+    const head = trail.head()
     if (head.state === 'ok') {
       if (this.out.machine) this.out.note(JSON.stringify({head: head.head}))
       else if (head.head.seq > 0) this.out.note(`Head: record ${head.head.seq}, hash ${head.head.hash} (keep it elsewhere; check later with \`payops audit verify --expect-head HASH\`).`)

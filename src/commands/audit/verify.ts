@@ -1,7 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../../base-command.js'
-import {configDir} from '../../config/index.js'
-import {AUDIT_FILE, verifyAudit} from '../../audit/index.js'
+import {AUDIT_FILE} from '../../audit/index.js'
 import {join} from 'node:path'
 import {PayopsError, UsageError} from '../../errors.js'
 
@@ -18,9 +17,9 @@ export default class AuditVerify extends BaseCommand<typeof AuditVerify> {
   async run(): Promise<void> {
     const expect = this.flags['expect-head']
     if (expect !== undefined && !/^[0-9a-f]{12,64}$/i.test(expect)) throw new UsageError('--expect-head takes the head\'s hash, or a prefix of it of at least 12 hex digits.')
-    const dir = configDir()
-    const file = join(dir, AUDIT_FILE)
-    const result = verifyAudit(dir, {expectHead: expect})
+    const trail = this.ctx.auditTrail()
+    const file = join(trail.dir, AUDIT_FILE)
+    const result = trail.verify({expectHead: expect})
     if (this.out.machine) await this.out.value({file, ...result})
     if (!result.ok) throw new PayopsError(result.message ?? `${file}: line ${result.line} ${result.reason}.`, 1)
     const n = result.records

@@ -1,11 +1,10 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../../base-command.js'
-import {ProfileStore, keyMode, validateProfileName} from '../../config/index.js'
+import {keyMode, validateProfileName} from '../../config/index.js'
 import {profileView} from '../../config/view.js'
 import {PROFILE_COLUMNS} from '../../output/columns.js'
 import {validateBaseUrl} from '../../config/validate.js'
-import {readStdin} from '../../flags.js'
 import {UsageError} from '../../errors.js'
 import {redactKey} from '../../api/redact.js'
 
@@ -28,7 +27,7 @@ export default class ProfilesAdd extends BaseCommand<typeof ProfilesAdd> {
 
   async run(): Promise<void> {
     const name = validateProfileName(this.args.name)
-    const store = new ProfileStore()
+    const store = this.ctx.profiles()
     const existing = store.replaceable(name, this.flags.force)
     const baseUrl = validateBaseUrl(this.flags['base-url'])
     const apiKey = await this.readKey()
@@ -42,14 +41,13 @@ export default class ProfilesAdd extends BaseCommand<typeof ProfilesAdd> {
 
   private async readKey(): Promise<string> {
     if (this.flags['key-stdin']) {
-      const key = (await readStdin()).toString('utf8').trim()
+      const key = (await this.ctx.readStdin()).toString('utf8').trim()
       if (!key) throw new UsageError('--key-stdin: stdin was empty.')
       return key
     }
     if (this.flags['api-key']) return this.flags['api-key'].trim()
     if (!this.ctx.prompter.interactive) throw new UsageError('No key given: pipe it with --key-stdin (or use --api-key).')
-    const {password} = await import('@inquirer/prompts')
-    const key = await password({message: 'API key', mask: '*'}, {output: process.stderr})
+    const key = await this.ctx.prompter.password('API key')
     if (!key.trim()) throw new UsageError('No key entered.')
     return key.trim()
   }

@@ -1,6 +1,5 @@
 import * as Args from '@oclif/core/args'
 import {BaseCommand} from '../../base-command.js'
-import {ProfileStore} from '../../config/index.js'
 
 export default class ProfilesRemove extends BaseCommand<typeof ProfilesRemove> {
   static override summary = 'Delete a saved profile.'
@@ -8,7 +7,7 @@ export default class ProfilesRemove extends BaseCommand<typeof ProfilesRemove> {
   static override args = {name: Args.string({description: 'profile name', required: true})}
 
   async run(): Promise<void> {
-    await new ProfileStore().remove(this.args.name)
+    await this.ctx.profiles().remove(this.args.name)
     this.out.note(`Removed profile "${this.args.name}".`)
   }
 }

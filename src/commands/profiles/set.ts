@@ -1,7 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../../base-command.js'
-import {ProfileStore} from '../../config/index.js'
 import {profileView} from '../../config/view.js'
 import {PROFILE_COLUMNS} from '../../output/columns.js'
 import {applySetting, SETTING_KEYS} from '../../config/settings.js'
@@ -30,7 +29,7 @@ Movements that break a limit are refused before any request (exit 3) unless --ov
   }
 
   async run(): Promise<void> {
-    const store = new ProfileStore()
+    const store = this.ctx.profiles()
     const profile = store.require(this.args.name)
     const values = this.positionals.slice(2)
     const {profile: next, message} = applySetting(profile, this.args.key, values, {add: this.flags.add})

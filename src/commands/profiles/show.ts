@@ -1,6 +1,5 @@
 import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../base-command.js'
-import {ProfileStore} from '../../config/index.js'
 import {profileView} from '../../config/view.js'
 import {formatLimits} from '../../output/columns.js'
 import {redactKey} from '../../api/redact.js'
@@ -28,7 +27,7 @@ export default class ProfilesShow extends ApiCommand<typeof ProfilesShow> {
 
   async run(): Promise<void> {
     if (this.args.name) {
-      const store = new ProfileStore()
+      const store = this.ctx.profiles()
       const profile = store.require(this.args.name)
       const view = profileView(this.args.name, profile, store.read().active === this.args.name)
       await this.out.resource({...view, api_key_source: `profile "${this.args.name}"`, base_url_source: `profile "${this.args.name}"`}, SHOW_COLUMNS)

@@ -1,6 +1,5 @@
 import * as Args from '@oclif/core/args'
 import {BaseCommand} from '../../base-command.js'
-import {ProfileStore} from '../../config/index.js'
 import {profileView} from '../../config/view.js'
 import {PROFILE_COLUMNS} from '../../output/columns.js'
 import {SETTING_KEYS, unsetSetting} from '../../config/settings.js'
@@ -17,7 +16,7 @@ export default class ProfilesUnset extends BaseCommand<typeof ProfilesUnset> {
   }
 
   async run(): Promise<void> {
-    const store = new ProfileStore()
+    const store = this.ctx.profiles()
     const profile = store.require(this.args.name)
     const {profile: next, message} = unsetSetting(profile, this.args.key, this.positionals.slice(2), this.args.name)
     await store.save(this.args.name, next)

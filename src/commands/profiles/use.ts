@@ -1,6 +1,5 @@
 import * as Args from '@oclif/core/args'
 import {BaseCommand} from '../../base-command.js'
-import {ProfileStore} from '../../config/index.js'
 
 export default class ProfilesUse extends BaseCommand<typeof ProfilesUse> {
   static override summary = 'Make a profile the active one.'
@@ -8,7 +7,7 @@ export default class ProfilesUse extends BaseCommand<typeof ProfilesUse> {
   static override args = {name: Args.string({description: 'profile name', required: true})}
 
   async run(): Promise<void> {
-    await new ProfileStore().use(this.args.name)
+    await this.ctx.profiles().use(this.args.name)
     this.out.note(`Active profile: ${this.args.name}`)
   }
 }

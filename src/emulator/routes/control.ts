@@ -5,6 +5,7 @@
  * - POST /_emulator/reset                 re-seed all data; every API key keeps working
  * - POST /_emulator/fail-next-settlement  {count?: 0..1000} the next N settlements fail
  * - POST /_emulator/moves/{move_id}/fail  a created or approved move becomes `failed`
+ * - GET  /_emulator/requests              {count, recent: [{method, path}]}: API requests received
  * - GET  /_emulator/entities              entities with their subaccount and account ids
  * - POST /_emulator/keys                  {entity, read_only?} issues a new key -> {key}
  * - POST /_emulator/payers, /payees       add parties (routes/parties.ts)
@@ -63,6 +64,7 @@ export function register(router: Router, app: AppContext): void {
     return ok({data: moveView(move)})
   })
 
+  router.add('GET', '/_emulator/requests', () => ok({data: {count: app.requests.count, recent: app.requests.recent}}))
   router.add('GET', '/_emulator/entities', () => ok({data: [...app.store.entities.values()].map(entitySummary)}))
 
   router.add('POST', '/_emulator/keys', (ctx) => {
