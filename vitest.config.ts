@@ -8,6 +8,8 @@ export default defineConfig({
     globalSetup: ['test/support/global.ts'],
     // oclif's own error handler writes with console.error; in-process runs route it to their host.
     disableConsoleIntercept: true,
+    // The built CLI (dist/) is imported by Node itself, as bin/run.js imports it, not transformed.
+    server: {deps: {external: [/\/dist\//]}},
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

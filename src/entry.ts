@@ -157,12 +157,22 @@ async function runOwnCommand(argv: string[], root: string): Promise<boolean> {
   if (!table || wantsHelpOrVersion(argv, table)) return false
   const {id, rest} = commandIdFromArgv(argv, table)
   if (!table.commands[id]?.[0]) return false
+  const config = await (ownConfigs[root] ??= loadOwnConfig(root))
+  await config.runCommand(id, rest)
+  return true
+}
+
+/**
+ * The Config of payops' own commands is loaded once per process (a real run loads one; runs in
+ * one process reuse it).
+ */
+const ownConfigs: Record<string, Promise<Config>> = {}
+
+async function loadOwnConfig(root: string): Promise<Config> {
   const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   const plugin = new Plugin({root, isRoot: true, pjson, type: 'core'})
   await plugin.load()
-  const config = await Config.load({root, pjson, plugins: new Map([[plugin.name, plugin]])})
-  await config.runCommand(id, rest)
-  return true
+  return Config.load({root, pjson, plugins: new Map([[plugin.name, plugin]])})
 }
 
 /** Runs the CLI (what `execute` from @oclif/core does, with global flags moved first). */

@@ -1,6 +1,6 @@
 /** `payops approvals`: the queue from the service and from this machine's audit trail, end to end. */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {run, startEmulator, tempDir, type Emulator} from '../support/index.js'
 import {runInPty} from './pty.js'
 
 let emu: Emulator

@@ -7,7 +7,7 @@
 import {existsSync, readFileSync, renameSync, unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {runAs, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir('payops-audit-e2e-')

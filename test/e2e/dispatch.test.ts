@@ -5,7 +5,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {run, startEmulator, tempDir, type Emulator} from '../support/index.js'
 import {runInPty} from './pty.js'
 
 let emu: Emulator

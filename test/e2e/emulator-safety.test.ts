@@ -7,7 +7,7 @@ import {randomBytes} from 'node:crypto'
 import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {knownSecrets, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 const tmp = tempDir('payops-emu-safety-')
 const emulators: Emulator[] = []
@@ -63,18 +63,17 @@ describe('emulator start --state', () => {
     const path = join(sub, 'state.json')
     const emu = await startEmulator(['--state', path])
     emulators.push(emu)
-    let stderr = ''
-    emu.proc.stderr!.on('data', (d) => (stderr += d))
+    const stderr = () => emu.cli!.stderr()
     rmSync(sub, {recursive: true})
     await emu.control('POST', '/_emulator/fail-next-settlement', {count: 1})
     await emu.control('POST', '/_emulator/reset', {})
     const end = Date.now() + 5000
-    while (!stderr.includes('could not save state') && Date.now() < end) await new Promise((r) => setTimeout(r, 25))
-    expect(stderr.trim().split('\n')).toHaveLength(1)
-    expect(stderr).toContain(`could not save state to ${path}`)
-    const warning = stderr
+    while (!stderr().includes('could not save state') && Date.now() < end) await new Promise((r) => setTimeout(r, 25))
+    expect(stderr().trim().split('\n')).toHaveLength(1)
+    expect(stderr()).toContain(`could not save state to ${path}`)
+    const warning = stderr()
     expect(await emu.stop()).toBe(1)
-    expect(oneLineError(stderr.slice(warning.length), 1)).toContain(`Could not save the emulator state to ${path}`)
+    expect(oneLineError(stderr().slice(warning.length), 1)).toContain(`Could not save the emulator state to ${path}`)
   })
 })
 

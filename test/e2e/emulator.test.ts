@@ -1,11 +1,12 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {run, runAs, startEmulator, tempDir} from './helpers.js'
+import {run, runAs, startEmulator, startEmulatorCommand, tempDir} from '../support/index.js'
 
 describe('emulator start', () => {
-  it('prints exactly one JSON line with base_url and the three keys, and stops cleanly on SIGTERM', async () => {
-    const emu = await startEmulator()
+  it('prints exactly one JSON line with base_url and the three keys, and stops cleanly when interrupted', async () => {
+    const emu = await startEmulatorCommand()
+    expect(emu.cli!.stdout().trim().split('\n')).toHaveLength(1)
     expect(emu.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(emu.keys.test).toMatch(/^test_/)
     expect(emu.keys.test_other).toMatch(/^test_/)
@@ -14,13 +15,12 @@ describe('emulator start', () => {
     expect(await emu.stop()).toBe(0)
   })
 
-  it('stops cleanly on SIGINT', async () => {
-    const emu = await startEmulator()
-    const code = await new Promise<number | null>((resolve) => {
-      emu.proc.once('exit', (c) => resolve(c))
-      emu.proc.kill('SIGINT')
-    })
-    expect(code).toBe(0)
+  it('stops cleanly on Ctrl-C, and stops serving', async () => {
+    const emu = await startEmulatorCommand()
+    emu.cli!.interrupt()
+    const r = await emu.cli!.done
+    expect(r.code, r.stderr).toBe(0)
+    await expect(fetch(`${emu.baseUrl}/_emulator/entities`)).rejects.toThrow()
   })
 
   it('persists state to --state FILE across restarts (same keys, same data)', async () => {

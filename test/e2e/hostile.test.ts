@@ -1,7 +1,7 @@
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run} from './helpers.js'
+import {run} from '../support/index.js'
 
 /** A misbehaving API: each path answers one kind of garbage. */
 const ROUTES: Record<string, (res: import('node:http').ServerResponse) => void> = {

@@ -6,7 +6,7 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {outcomeOf, run, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {outcomeOf, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
 import {runInPty} from './pty.js'
 
 let emu: Emulator

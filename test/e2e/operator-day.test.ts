@@ -4,7 +4,7 @@
  * values, transfer metadata as JSON, and help with examples.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, runAs, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {run, runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()

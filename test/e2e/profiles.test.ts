@@ -1,7 +1,7 @@
 import {statSync, readFileSync, writeFileSync, mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {run, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()

@@ -9,7 +9,7 @@ import {createServer, type Server} from 'node:http'
 import {createServer as createNetServer, type AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, tempDir} from './helpers.js'
+import {knownSecrets, run, tempDir} from '../support/index.js'
 
 const apiKey = `test_${randomBytes(12).toString('hex')}`
 knownSecrets.add(apiKey)

@@ -7,7 +7,7 @@
 import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, startEmulator, tempDir, type Emulator, type RunResult} from './helpers.js'
+import {knownSecrets, run, startEmulator, tempDir, type Emulator, type RunResult} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()

@@ -3,7 +3,7 @@
  * `transfers create --wait`.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, runAs, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {knownSecrets, run, runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
 import {runInPty} from './pty.js'
 
 let emu: Emulator

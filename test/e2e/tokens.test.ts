@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, runAs, startEmulator, type Emulator} from './helpers.js'
+import {knownSecrets, run, runAs, startEmulator, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 let payee: string

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, runAs, startEmulator, type Emulator, outcomeOf} from './helpers.js'
+import {run, runAs, startEmulator, type Emulator, outcomeOf} from '../support/index.js'
 
 let emu: Emulator
 let main: string

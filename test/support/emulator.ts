@@ -5,11 +5,9 @@
  * log, so that a test can prove that nothing was sent.
  */
 import {afterAll} from 'vitest'
-import {faultOptions} from '../../src/emulator/start-command.js'
 import {startEmulator as startInProcess, type RunningEmulator} from '../../src/emulator/index.js'
-import type {RequestLog} from '../../src/emulator/context.js'
 import type {Store} from '../../src/emulator/store/index.js'
-import {knownSecrets} from './cli.js'
+import {knownSecrets, startCli, type RunningCli} from './cli.js'
 
 export interface Keys {
   test: string
@@ -20,55 +18,36 @@ export interface Keys {
 export interface Emulator {
   baseUrl: string
   keys: Keys
-  /** The emulator's data (its ledger). */
-  store: Store
-  /** The API requests it received. */
-  requests: RequestLog
-  /** Stops a dedicated emulator (the shared one stays up until the file ends); resolves with 0. */
+  /** The emulator's data (its ledger), when it runs from the library (the shared emulator). */
+  store?: Store
+  /** The `emulator start` command running it, when a command started it. */
+  cli?: RunningCli
+  /** The API requests it received so far: how many, and the last ones. */
+  requestLog(): Promise<{count: number; recent: Array<{method: string; path: string}>}>
+  /** Stops a command-started emulator and resolves with its exit code (the shared one: 0, it stays up until the file ends). */
   stop(): Promise<number>
   /** Re-seeds its data and clears its faults; keys keep working. */
   reset(): Promise<void>
   control<T = any>(method: string, path: string, body?: unknown): Promise<T>
 }
 
-/** Emulator options as `payops emulator start` takes them. */
-export function emulatorOptions(args: string[]): {statePath?: string; faults?: ReturnType<typeof faultOptions>} {
-  let rate: string | undefined
-  let kinds = '500,503,reset,latency'
-  let seed: number | undefined
-  let statePath: string | undefined
-  for (let i = 0; i < args.length; i++) {
-    const [flag, inline] = args[i].split('=', 2)
-    const value = () => inline ?? args[++i]
-    if (flag === '--fault-rate') rate = value()
-    else if (flag === '--fault-kinds') kinds = value()
-    else if (flag === '--seed') seed = Number(value())
-    else if (flag === '--state') statePath = value()
-    else throw new Error(`startEmulator: ${args[i]} is not an option of the in-process emulator; start \`emulator start\` with startCli instead`)
-  }
-  return {statePath, faults: faultOptions(rate, kinds, seed)}
-}
-
-function wrap(running: RunningEmulator, shared: boolean): Emulator {
-  const keys = running.keys as Keys
-  for (const k of Object.values(keys)) knownSecrets.add(k)
+function wrap(baseUrl: string, keys: () => Keys, more: Pick<Emulator, 'stop'> & Partial<Emulator>): Emulator {
+  for (const k of Object.values(keys())) knownSecrets.add(k)
   const emu: Emulator = {
-    baseUrl: running.baseUrl,
+    baseUrl,
     get keys() {
-      return running.keys as Keys
+      return keys()
     },
-    store: running.store,
-    requests: running.requests,
-    async stop() {
-      if (!shared) await running.close()
-      return 0
+    ...more,
+    async requestLog() {
+      return (await emu.control<{data: {count: number; recent: Array<{method: string; path: string}>}}>('GET', '/_emulator/requests')).data
     },
     async reset() {
       await emu.control('POST', '/_emulator/reset', {})
       await emu.control('DELETE', '/_emulator/faults')
     },
     async control<T>(method: string, path: string, body?: unknown): Promise<T> {
-      const r = await fetch(running.baseUrl + path, {
+      const r = await fetch(baseUrl + path, {
         method,
         headers: {'content-type': 'application/json'},
         body: body === undefined ? (method === 'GET' ? undefined : '{}') : JSON.stringify(body),
@@ -82,42 +61,58 @@ function wrap(running: RunningEmulator, shared: boolean): Emulator {
 }
 
 let shared: Promise<Emulator> | undefined
-const dedicated = new Set<RunningEmulator>()
-
 let sharedRunning: RunningEmulator | undefined
+const commands = new Set<Emulator>()
 
 afterAll(async () => {
   await shared?.catch(() => undefined)
   await sharedRunning?.close().catch(() => undefined)
   sharedRunning = undefined
   shared = undefined
-  await Promise.all([...dedicated].map((d) => d.close().catch(() => undefined)))
-  dedicated.clear()
+  await Promise.all([...commands].map((e) => e.stop().catch(() => undefined)))
+  commands.clear()
 })
 
 /**
- * An emulator in this process. Without options: the file's shared emulator, reset (fresh data, no
- * faults; the keys stay). With options (`--fault-rate`, `--fault-kinds`, `--seed`, `--state`): a
- * dedicated one, closed by `stop()` or after the file.
+ * An emulator in this process. Without arguments: the file's shared emulator, reset (fresh data,
+ * no faults; the keys stay). With `emulator start` flags (`--fault-rate`, `--state`,
+ * `--write-profile`…) or a config dir: `payops emulator start --port 0 --json ARGS` run in-process,
+ * stopped by `stop()` (Ctrl-C, resolving with its exit code) or after the file.
  */
-export async function startEmulator(args: string[] = []): Promise<Emulator> {
-  const quiet = (line: string) => void line
-  if (args.length === 0) {
-    shared ??= startInProcess({log: quiet}).then((r) => {
+export async function startEmulator(args: string[] = [], configDir?: string): Promise<Emulator> {
+  if (args.length === 0 && configDir === undefined) {
+    shared ??= startInProcess({log: () => undefined}).then((r) => {
       sharedRunning = r
-      return wrap(r, true)
+      return wrap(r.baseUrl, () => r.keys as Keys, {store: r.store, stop: async () => 0})
     })
     const emu = await shared
     await emu.reset()
     return emu
   }
-  const running = await startInProcess({...emulatorOptions(args), log: quiet})
-  dedicated.add(running)
-  const emu = wrap(running, false)
-  const stop = emu.stop
-  emu.stop = async () => {
-    dedicated.delete(running)
-    return stop()
+  return startEmulatorCommand(args, configDir)
+}
+
+/** `payops emulator start --port 0 --json ARGS`, run in-process; see startEmulator. */
+export async function startEmulatorCommand(args: string[] = [], configDir?: string): Promise<Emulator> {
+  const cli = startCli(['emulator', 'start', '--port', '0', '--json', ...args], {configDir, allowSecrets: true})
+  let line: string
+  try {
+    line = await cli.line(/^\{/, 20_000)
+  } catch (err) {
+    const r = await cli.done
+    throw new Error(`emulator did not start (exit ${r.code}): ${r.stderr}`, {cause: err})
   }
+  const info = JSON.parse(line) as {base_url: string; keys: Keys}
+  let stopped: Promise<number> | undefined
+  const emu = wrap(info.base_url, () => info.keys, {
+    cli,
+    stop: () =>
+      (stopped ??= (async () => {
+        commands.delete(emu)
+        cli.interrupt()
+        return (await cli.done).code
+      })()),
+  })
+  commands.add(emu)
   return emu
 }
