@@ -2,8 +2,6 @@ import {defineConfig} from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/smoke/**'],
     setupFiles: ['test/support/setup.ts'],
     globalSetup: ['test/support/global.ts'],
     // oclif's own error handler writes with console.error; in-process runs route it to their host.
@@ -15,5 +13,11 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    projects: [
+      // Units and every command in-process (runCli against the in-process emulator).
+      {extends: true, test: {name: 'main', include: ['test/unit/**/*.test.ts', 'test/cli/**/*.test.ts']}},
+      // What only a real process shows: kill -9, signals, a pseudo-terminal, `ps`, the packed install.
+      {extends: true, test: {name: 'smoke', include: ['test/smoke/**/*.test.ts']}},
+    ],
   },
 })

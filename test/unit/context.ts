@@ -10,6 +10,9 @@ import type {ResolvedContext} from '../../src/config/resolve.js'
 import type {CommandContext} from '../../src/context/index.js'
 import type {Prompter} from '../../src/context/index.js'
 import {Output, type Format} from '../../src/output/index.js'
+import {readAudit, readAuditHead, verifyAudit} from '../../src/audit/index.js'
+import {ProfileStore} from '../../src/config/index.js'
+import {readAll} from '../../src/files.js'
 
 export interface TestContextOptions {
   api?: Record<string, unknown>
@@ -69,6 +72,10 @@ export function testContext(o: TestContextOptions = {}): TestContext {
       asked.push(m)
       return answers.shift() ?? ''
     },
+    password: async (m) => {
+      asked.push(m)
+      return answers.shift() ?? ''
+    },
     note: (t) => output.note(t),
     select: async (m, choices) => {
       asked.push(m)
@@ -99,7 +106,16 @@ export function testContext(o: TestContextOptions = {}): TestContext {
     outcome: async (info: AuditOutcome) => void audit.push({kind: 'outcome', info}),
   }
   const api = (o.api ?? {}) as unknown as Api
+  const configDir = o.configDir ?? '/nonexistent-payops-config'
   const ctx: CommandContext = {
+    readStdin: () => readAll(stdin),
+    profiles: () => new ProfileStore(configDir),
+    auditTrail: () => ({
+      dir: configDir,
+      records: () => readAudit(configDir),
+      head: () => readAuditHead(configDir),
+      verify: (v) => verifyAudit(configDir, v),
+    }),
     io: {stdout: out, stderr: err, stdin, stdinIsTTY: o.stdinIsTTY ?? Boolean(o.interactive), stdoutIsTTY: Boolean(o.stdoutIsTTY), stderrIsTTY: Boolean(o.interactive), env: o.env ?? {}},
     out: output,
     prompter,
@@ -110,7 +126,7 @@ export function testContext(o: TestContextOptions = {}): TestContext {
         slept += ms
       },
     },
-    configDir: o.configDir ?? '/nonexistent-payops-config',
+    configDir,
     names: (() => {
       const book = new Map<string, string>()
       return {get: (id: string) => book.get(id), remember: (id: string | null | undefined, name: string | null | undefined) => void (id && name && book.set(id, name))}

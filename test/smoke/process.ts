@@ -1,17 +1,14 @@
 /**
- * End-to-end helpers: a real emulator process (`payops emulator start --port 0 --json`) and real
+ * Smoke-test helpers, for what only a real process shows: a real emulator process (`payops emulator start --port 0 --json`) and real
  * `bin/run.js` processes against it. Every run's output is scanned for the emulator's keys: a key
  * in stdout or stderr fails the test that produced it.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {dirname, join, resolve} from 'node:path'
 import {createInterface} from 'node:readline'
-import {fileURLToPath} from 'node:url'
+import {BIN, ROOT, cleanEnv, defaultConfigDir, tempDir} from '../support/env.js'
+import {knownSecrets} from '../support/cli.js'
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
-export const BIN = join(ROOT, 'bin/run.js')
+export {BIN, ROOT, cleanEnv, knownSecrets, tempDir}
 
 export interface Keys {
   test: string
@@ -27,23 +24,6 @@ export interface Emulator {
   control<T = unknown>(method: string, path: string, body?: unknown): Promise<T>
 }
 
-/** Secrets that must never appear in any CLI output. */
-export const knownSecrets = new Set<string>()
-
-export function tempDir(prefix = 'payops-test-'): {path: string; cleanup(): void} {
-  const path = mkdtempSync(join(tmpdir(), prefix))
-  return {path, cleanup: () => rmSync(path, {recursive: true, force: true})}
-}
-
-/** Environment for child processes: nothing inherited from the operator's PAYOPS_* settings. */
-export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (!k.startsWith('PAYOPS_') && k !== 'NO_COLOR' && k !== 'FORCE_COLOR') env[k] = v
-  }
-  for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v
-  return env
-}
 
 export async function startEmulator(args: string[] = [], configDir?: string): Promise<Emulator> {
   const dir = configDir ?? tempDir().path
@@ -106,7 +86,7 @@ export interface RunOptions {
 export function run(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolveRun, reject) => {
     const proc = spawn(process.execPath, [BIN, ...args], {
-      env: cleanEnv({PAYOPS_CONFIG_DIR: opts.configDir ?? join(tmpdir(), 'payops-e2e-none'), ...opts.env}),
+      env: cleanEnv({PAYOPS_CONFIG_DIR: opts.configDir ?? defaultConfigDir(), ...opts.env}),
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     let stdout = ''

@@ -9,7 +9,7 @@ import {existsSync, readFileSync} from 'node:fs'
 import {delimiter, dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {ROOT, cleanEnv, tempDir} from './helpers.js'
+import {ROOT, cleanEnv, tempDir} from './process.js'
 
 const dir = tempDir('payops-pack-')
 const prefix = join(dir.path, 'prefix')

@@ -2,7 +2,7 @@
  * Runs payops in a real pseudo-terminal (util-linux `script`), typing answers when prompts appear.
  */
 import {spawn} from 'node:child_process'
-import {BIN, cleanEnv, knownSecrets} from './helpers.js'
+import {BIN, cleanEnv, knownSecrets} from './process.js'
 
 export interface PtyResult {
   code: number
