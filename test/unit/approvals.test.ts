@@ -22,7 +22,7 @@ describe('pendingMovesOf', () => {
       rec({resource_id: 'm6', resource_status: 'created'}),
       rec({resource_id: 'm6', path: '/api/subaccounts/move/m6/approve', status: 400, resource_status: null}),
       rec({resource_id: 'x', path: '/api/subaccounts', resource_status: null}),
-      {...rec({resource_id: 'm7', resource_status: 'created'}), kind: 'intent'},
+      rec({resource_id: 'm7', resource_status: 'created', kind: 'intent'}),
     ]
     expect(pendingMovesOf(records).map((m) => m.id)).toEqual(['m1', 'm6'])
     expect(pendingMovesOf(records)[0]).toMatchObject({kind: 'move', amount_in_minor_units: 100, currency_code: 'USD', from: 'A', to: 'B', source: 'local'})

@@ -3,7 +3,7 @@
  * stdout and stderr, a scripted prompter, a controllable clock and stop signal, a fake API.
  */
 import {PassThrough} from 'node:stream'
-import type {Api} from '../../src/api/index.js'
+import type {Api, ApiArea} from '../../src/api/index.js'
 import type {AuditInfo, AuditOutcome} from '../../src/api/client.js'
 import type {Limits} from '../../src/config/index.js'
 import type {ResolvedContext} from '../../src/config/resolve.js'
@@ -14,8 +14,37 @@ import {readAudit, readAuditHead, verifyAudit} from '../../src/audit/index.js'
 import {ProfileStore} from '../../src/config/index.js'
 import {readAll} from '../../src/files.js'
 
+/** The parts of the API a test provides: any area, any of its methods. */
+export type ApiDouble = {[K in ApiArea]?: Partial<Api[K]>} & {client?: Partial<Api['client']>}
+
+/**
+ * A typed API double: the areas and methods given, and a clear failure for anything else the
+ * code under test reaches for (so a test never passes by touching an API it did not expect).
+ */
+export function apiDouble(parts: ApiDouble): Api {
+  const missing = (what: string) => {
+    throw new Error(`The test's API double has no ${what}.`)
+  }
+  return new Proxy({} as Api, {
+    get(_target, area) {
+      if (typeof area !== 'string' || area === 'then') return undefined
+      if (area === 'load') return async () => undefined
+      if (area === 'close') return async () => undefined
+      const part = (parts as Record<string, object | undefined>)[area]
+      if (area === 'client' && part) return part
+      if (!part) return missing(`"${area}" area`)
+      return new Proxy(part, {
+        get(target, method) {
+          if (typeof method !== 'string' || method in target) return (target as Record<string | symbol, unknown>)[method]
+          return missing(`method "${area}.${method}"`)
+        },
+      })
+    },
+  })
+}
+
 export interface TestContextOptions {
-  api?: Record<string, unknown>
+  api?: ApiDouble
   format?: Format
   live?: boolean
   limits?: Limits
@@ -105,7 +134,7 @@ export function testContext(o: TestContextOptions = {}): TestContext {
     intent: async (info: AuditInfo) => void audit.push({kind: 'intent', info}),
     outcome: async (info: AuditOutcome) => void audit.push({kind: 'outcome', info}),
   }
-  const api = (o.api ?? {}) as unknown as Api
+  const api = apiDouble(o.api ?? {})
   const configDir = o.configDir ?? '/nonexistent-payops-config'
   const ctx: CommandContext = {
     readStdin: () => readAll(stdin),

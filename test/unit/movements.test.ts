@@ -65,7 +65,11 @@ function fake(opts: {
       asked.push(m)
       return opts.answer ?? ''
     },
-    note: (t) => notes.push(t),
+    password: async (m) => {
+      asked.push(m)
+      return opts.answer ?? ''
+    },
+    note: (t) => void notes.push(t),
   }
   const ports: MovementPorts = {
     api: {

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {z} from 'zod'
+import * as z from 'zod/mini'
 import {
   ClientMetadata,
   METADATA_LIMITS,
@@ -15,8 +15,8 @@ import {ActivityItem, ActivityQuery, Subaccount, SubaccountCreateRequest} from '
 const A = '3f1c2a9e-6b7d-4c8e-9f01-23456789abcd'
 const B = '7a2b3c4d-5e6f-4a1b-8c9d-0e1f2a3b4c5d'
 
-function issuesOf(schema: z.ZodType, value: unknown, prefix = ''): string {
-  const r = schema.safeParse(value)
+function issuesOf(schema: z.ZodMiniType, value: unknown, prefix = ''): string {
+  const r = z.safeParse(schema, value)
   expect(r.success).toBe(false)
   return describeIssues(r.error!, prefix)
 }
