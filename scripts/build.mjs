@@ -40,6 +40,8 @@ await build({
   sourcemap: false,
   chunkNames: 'chunks/[name]-[hash]',
   legalComments: 'none',
+  // A native addon (the SQLite binding on Node 20, src/db) is loaded from node_modules, never bundled.
+  external: ['better-sqlite3'],
   logLevel: 'warning',
   // CommonJS dependencies call require(); give the ESM bundle a real one.
   banner: {js: "import {createRequire as __payopsCreateRequire} from 'node:module';const require=__payopsCreateRequire(import.meta.url);"},

@@ -1,0 +1,224 @@
+/**
+ * The local database: SQLite, for every piece of durable local state that is not the profile file
+ * or the audit trail (the import journal, the emulator's --state, and the stores of later
+ * features). One file per purpose, each with its own schema version and migrations, opened in WAL
+ * mode, never through a symlink.
+ *
+ * The binding: Node's own `node:sqlite` where the running Node has it without a flag (22.13 and
+ * later), and `better-sqlite3` (an optional dependency, compiled at install) on Node 20, which has
+ * no built-in SQLite. Both are synchronous and take the same SQL; this module hides the few
+ * differences, so the rest of payops sees one small interface. When Node 20 is dropped, the
+ * optional dependency goes and nothing else changes.
+ */
+import {existsSync, lstatSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {PayopsError, UsageError} from '../errors.js'
+
+export type SqlValue = string | number | bigint | null | Uint8Array
+export type SqlRow = Record<string, SqlValue>
+
+export interface Statement {
+  run(...params: SqlValue[]): {changes: number; lastInsertRowid: number | bigint}
+  get<T = SqlRow>(...params: SqlValue[]): T | undefined
+  all<T = SqlRow>(...params: SqlValue[]): T[]
+  iterate<T = SqlRow>(...params: SqlValue[]): IterableIterator<T>
+}
+
+export interface Database {
+  readonly path: string
+  /** Which binding opened it. */
+  readonly binding: 'node:sqlite' | 'better-sqlite3'
+  exec(sql: string): void
+  prepare(sql: string): Statement
+  /** Runs `fn` in one transaction (BEGIN IMMEDIATE: the write lock is taken at once). */
+  transaction<T>(fn: () => T): T
+  close(): void
+}
+
+/** A purpose's schema: its name and the SQL of each version, in order (never edited once shipped). */
+export interface Schema {
+  purpose: string
+  migrations: string[]
+}
+
+export interface OpenOptions {
+  /** Create the file when it does not exist (default true). */
+  create?: boolean
+  /** PRAGMA synchronous: FULL (each commit on disk) or NORMAL (WAL: survives a killed process). */
+  synchronous?: 'FULL' | 'NORMAL'
+  /** Milliseconds to wait for another connection's write lock (default 5,000). */
+  busyTimeoutMs?: number
+}
+
+/** A database whose schema this payops cannot read (newer, or another purpose's). */
+export class DatabaseVersionError extends UsageError {}
+
+type Driver = {binding: Database['binding']; open(path: string, create: boolean): Native}
+interface NativeStatement {
+  run(...p: SqlValue[]): {changes: number | bigint; lastInsertRowid: number | bigint}
+  get(...p: SqlValue[]): unknown
+  all(...p: SqlValue[]): unknown[]
+  iterate(...p: SqlValue[]): IterableIterator<unknown>
+}
+interface Native {
+  exec(sql: string): void
+  prepare(sql: string): NativeStatement
+  close(): void
+}
+
+let driver: Driver | undefined
+
+/** The binding for this Node, loaded once. */
+function loadDriver(): Driver {
+  if (driver) return driver
+  const builtin = loadBuiltin()
+  if (builtin) {
+    const {DatabaseSync} = builtin
+    driver = {binding: 'node:sqlite', open: (path) => new DatabaseSync(path) as unknown as Native}
+    return driver
+  }
+  let Better: new (path: string, opts?: {fileMustExist?: boolean}) => Native
+  try {
+    Better = createRequire(import.meta.url)('better-sqlite3')
+  } catch (err) {
+    throw new PayopsError(
+      `payops keeps its local state in SQLite and found no binding: this Node (${process.version}) has no built-in node:sqlite and the optional better-sqlite3 could not be loaded (${(err as Error).message.split('\n')[0]}). Use Node 22.13 or later, or reinstall payops on this Node (npm ci) so that better-sqlite3 is compiled for it.`,
+      1,
+    )
+  }
+  driver = {binding: 'better-sqlite3', open: (path, create) => new Better(path, {fileMustExist: !create})}
+  return driver
+}
+
+/** `node:sqlite` when this Node has it without a flag; its one-time ExperimentalWarning (Node 22) is not printed. */
+function loadBuiltin(): {DatabaseSync: new (path: string, opts?: object) => unknown} | undefined {
+  const get = (process as {getBuiltinModule?: (id: string) => unknown}).getBuiltinModule
+  if (!get) return undefined
+  const emit = process.emitWarning
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === 'string' ? warning : warning?.message
+    if (/SQLite is an experimental feature/.test(text ?? '')) return
+    return (emit as (...a: unknown[]) => void).call(process, warning, ...rest)
+  }) as typeof process.emitWarning
+  try {
+    return get('node:sqlite') as {DatabaseSync: new (path: string, opts?: object) => unknown} | undefined
+  } catch {
+    return undefined
+  } finally {
+    process.emitWarning = emit
+  }
+}
+
+/** A state file must be a regular file (or absent), never a symlink: the same for its WAL and journal files. */
+export function refuseSymlinks(path: string, what = 'state file'): void {
+  for (const p of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
+    let isLink = false
+    try {
+      isLink = lstatSync(p).isSymbolicLink()
+    } catch {
+      continue
+    }
+    if (isLink) throw new UsageError(`${p} is a symbolic link; payops does not open a ${what} through one. Remove it or name another file.`)
+  }
+}
+
+function wrap(native: Native, path: string, binding: Database['binding']): Database {
+  const statements = new Map<string, Statement>()
+  let depth = 0
+  const db: Database = {
+    path,
+    binding,
+    exec: (sql) => native.exec(sql),
+    prepare(sql) {
+      let s = statements.get(sql)
+      if (s) return s
+      const n = native.prepare(sql)
+      s = {
+        run: (...p) => {
+          const r = n.run(...p)
+          return {changes: Number(r.changes), lastInsertRowid: r.lastInsertRowid}
+        },
+        get: <T>(...p: SqlValue[]) => (n.get(...p) ?? undefined) as T | undefined,
+        all: <T>(...p: SqlValue[]) => n.all(...p) as T[],
+        iterate: <T>(...p: SqlValue[]) => n.iterate(...p) as IterableIterator<T>,
+      }
+      statements.set(sql, s)
+      return s
+    },
+    transaction(fn) {
+      if (depth > 0) return fn()
+      native.exec('BEGIN IMMEDIATE')
+      depth++
+      try {
+        const result = fn()
+        native.exec('COMMIT')
+        return result
+      } catch (err) {
+        try {
+          native.exec('ROLLBACK')
+        } catch {
+          // The transaction is already gone (the error ended it).
+        }
+        throw err
+      } finally {
+        depth--
+      }
+    },
+    close: () => native.close(),
+  }
+  return db
+}
+
+/**
+ * Opens (or creates) the database of one purpose at `path` and brings its schema up to date. A
+ * file of another purpose, or of a newer payops, is refused with one line; a symlink too.
+ */
+export function openDatabase(path: string, schema: Schema, opts: OpenOptions = {}): Database {
+  refuseSymlinks(path)
+  if (opts.create === false && !existsSync(path)) throw new UsageError(`${path} does not exist.`)
+  const d = loadDriver()
+  let native: Native
+  try {
+    native = d.open(path, opts.create !== false)
+  } catch (err) {
+    throw new UsageError(`Cannot open ${path}: ${(err as Error).message}.`)
+  }
+  const db = wrap(native, path, d.binding)
+  try {
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`)
+    db.exec('PRAGMA journal_mode = WAL')
+    db.exec(`PRAGMA synchronous = ${opts.synchronous ?? 'FULL'}`)
+    db.exec('PRAGMA foreign_keys = ON')
+    migrate(db, schema)
+    return db
+  } catch (err) {
+    db.close()
+    if (err instanceof PayopsError) throw err
+    const message = (err as Error).message
+    if (/not a database|file is encrypted|malformed/i.test(message)) throw new UsageError(`${path} is not a payops ${schema.purpose} database (${message}).`)
+    throw err
+  }
+}
+
+/** Applies the migrations this file has not seen, in one transaction. */
+function migrate(db: Database, schema: Schema): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS payops_schema (purpose TEXT NOT NULL, version INTEGER NOT NULL)')
+    const row = db.prepare('SELECT purpose, version FROM payops_schema').get<{purpose: string; version: number}>()
+    if (row && row.purpose !== schema.purpose) {
+      throw new DatabaseVersionError(`${db.path} is a payops ${row.purpose} database, not a ${schema.purpose} one.`)
+    }
+    const have = row ? Number(row.version) : 0
+    if (have > schema.migrations.length) {
+      throw new DatabaseVersionError(`${db.path} was written by a newer payops (${schema.purpose} schema ${have}; this one knows ${schema.migrations.length}). Upgrade payops.`)
+    }
+    if (!row && hasOtherTables(db)) throw new DatabaseVersionError(`${db.path} is an SQLite database that payops did not create.`)
+    for (let v = have; v < schema.migrations.length; v++) db.exec(schema.migrations[v])
+    if (!row) db.prepare('INSERT INTO payops_schema (purpose, version) VALUES (?, ?)').run(schema.purpose, schema.migrations.length)
+    else if (have !== schema.migrations.length) db.prepare('UPDATE payops_schema SET version = ?').run(schema.migrations.length)
+  })
+}
+
+function hasOtherTables(db: Database): boolean {
+  return Boolean(db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name <> 'payops_schema' LIMIT 1").get())
+}
