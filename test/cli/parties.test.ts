@@ -1,7 +1,5 @@
-import {spawn} from 'node:child_process'
-import {createInterface} from 'node:readline'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, cleanEnv, run, runAs, startEmulator, type Emulator} from './helpers.js'
+import {run, runAs, startCli, startEmulator, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 /** Every seeded payer and payee of the test entity, newest first (read once with --all). */
@@ -70,23 +68,30 @@ describe('payers list / payees list', () => {
   })
 
   it('--all streams: the first items are out while later pages are still being fetched', async () => {
-    const proc = spawn(process.execPath, [BIN, 'payees', 'list', '--all', '--limit', '1', '-o', 'ndjson'], {
-      env: cleanEnv({PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test, PAYOPS_CONFIG_DIR: '/nonexistent-payops'}),
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const before = (await emu.requestLog()).count
+    const cli = startCli(['payees', 'list', '--all', '--limit', '1', '-o', 'ndjson'], {
+      env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test},
+      configDir: '/nonexistent-payops',
     })
-    const exited = new Promise<number | null>((r) => proc.once('exit', (c) => r(c)))
-    const lines: string[] = []
-    let runningAtFirstLine: boolean | undefined
-    const rl = createInterface({input: proc.stdout!})
-    const closed = new Promise((r) => rl.once('close', r))
-    rl.on('line', (l) => {
-      if (lines.length === 0) runningAtFirstLine = proc.exitCode === null
-      lines.push(l)
-    })
-    const [code] = await Promise.all([exited, closed])
-    expect(code).toBe(0)
+    let ended = false
+    cli.done.then(
+      () => (ended = true),
+      () => (ended = true),
+    )
+    const first = await cli.line(undefined, 30_000)
+    // Looked at as the first line arrives: the run goes on, and the later pages are not out yet.
+    const runningAtFirstLine = !ended
+    const linesAtFirstLine = cli.stdout().split('\n').length - 1
+    const r = await cli.done
+    expect(r.code, r.stderr).toBe(0)
     expect(runningAtFirstLine).toBe(true)
+    expect(linesAtFirstLine).toBeLessThan(300)
+    const lines = r.stdout.split('\n').filter(Boolean)
     expect(lines).toHaveLength(300)
+    expect(lines[0]).toBe(first)
+    expect(JSON.parse(first).id).toBe(payees[0].id)
+    // One request per page of one.
+    expect((await emu.requestLog()).count - before).toBeGreaterThanOrEqual(300)
   })
 
   it('-o csv has a header and the table columns', async () => {

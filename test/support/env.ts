@@ -30,7 +30,11 @@ export const made = new Set<string>()
  * file's top level or in a hook or test alike.
  */
 export function tempDir(prefix = 'payops-test-'): {path: string; cleanup(): void} {
-  const path = mkdtempSync(join(tmpdir(), prefix))
+  // This run's id after `payops-test-` (see test/support/global.ts).
+  const run = process.env.PAYOPS_TEST_RUN
+  const rest = prefix.replace(/^payops-(test-)?/, '')
+  const named = run ? `payops-test-r${run}-${rest}` : prefix
+  const path = mkdtempSync(join(tmpdir(), named))
   made.add(path)
   return {
     path,

@@ -1,8 +1,13 @@
 /** The approval queue's local half: which moves this machine still sees awaiting approval. Pure. */
 import {describe, expect, it} from 'vitest'
+import type {PaginateOptions} from '../../src/api/paginate.js'
+import type {AccountTransfer} from '../../src/api/schemas/transfers.js'
+import type {ListFilters} from '../../src/api/treasury.js'
+import type {TransferFilters} from '../../src/api/transfers.js'
 import type {AuditRecord} from '../../src/audit/index.js'
 import {pendingMovesOf, runApprovals} from '../../src/movements/approvals.js'
 import {testContext} from './context.js'
+import {response} from './doubles.js'
 
 let seq = 0
 const rec = (over: Partial<AuditRecord>): AuditRecord =>
@@ -32,16 +37,20 @@ describe('pendingMovesOf', () => {
 describe('runApprovals', () => {
   it('without a terminal it prints the list of transfers awaiting approval; nothing is approved', async () => {
     const approvals: string[] = []
+    const t1: AccountTransfer = {id: 't1', from_account_id: 'acc1', to_account_id: 'acc2', amount_in_minor_units: 500, currency_code: 'USD', rail: 'wire', status: 'created', created_at: '2026-11-23T00:00:00Z'}
     const t = testContext({
       api: {
-        treasury: {accounts: async function* () {
-          yield {id: 'acc1', label: 'Main'}
+        treasury: {accounts: async function* (_filters: ListFilters, _opts: PaginateOptions) {
+          yield {id: 'acc1', label: 'Main', currency_code: 'USD'}
         }},
         transfers: {
-          list: async function* () {
-            yield {id: 't1', from_account_id: 'acc1', to_account_id: 'acc2', amount_in_minor_units: 500, currency_code: 'USD', created_at: '2026-11-23T00:00:00Z'}
+          list: async function* (_filters: TransferFilters, _opts: PaginateOptions) {
+            yield t1
           },
-          approve: async (id: string) => void approvals.push(id),
+          approve: async (id: string) => {
+            approvals.push(id)
+            return response(200, {...t1, id, status: 'approved'})
+          },
         },
       },
     })

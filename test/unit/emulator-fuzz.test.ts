@@ -67,17 +67,19 @@ function send(method: string, path: string, headers: Record<string, string>, bod
 /** Ids of what successful requests created or listed join the pool that paths and bodies draw from. */
 function harvest(status: number, body: Buffer): void {
   if (status < 200 || status >= 300 || body.length === 0 || body.length > 1_000_000) return
-  let parsed: any
+  let parsed: unknown
   try {
     parsed = JSON.parse(body.toString('utf8'))
   } catch {
     return
   }
-  const data = parsed?.data
-  for (const item of Array.isArray(data) ? data.slice(0, 5) : [data]) {
-    if (typeof item?.id === 'string' && !ids.includes(item.id)) {
+  const data = typeof parsed === 'object' && parsed !== null && 'data' in parsed ? parsed.data : undefined
+  const items: unknown[] = Array.isArray(data) ? data.slice(0, 5) : [data]
+  for (const item of items) {
+    const id = typeof item === 'object' && item !== null && 'id' in item ? item.id : undefined
+    if (typeof id === 'string' && !ids.includes(id)) {
       if (ids.length >= 400) ids.splice(SEEDED_IDS, 1)
-      ids.push(item.id)
+      ids.push(id)
     }
   }
 }

@@ -21,8 +21,50 @@ import {EventTypeEntry, WebhookEndpoint, WebhookEndpointWithSecret} from '../../
 
 export interface Res {
   status: number
+  /**
+   * The parsed JSON body (undefined when empty). Deliberately `any`: the emulator's tests read
+   * replies of every shape (envelopes, lists, errors, control answers) field by field, and the
+   * replies of API routes are checked against the client's schemas by {@link call} already.
+   */
   body: any
   headers: Headers
+}
+
+/** An activity line as the emulator sends it: USD lines carry `amount_in_cents`, others `amount_in_minor_units`. */
+export interface ActivityLine {
+  id: string
+  source: string
+  direction: string
+  amount_in_cents?: number
+  amount_in_minor_units?: number
+  currency_code: string
+  effective_at: string
+}
+
+/** A subaccount as the emulator sends it: canonical totals and routing numbers, and the legacy fields. */
+export interface SubaccountView {
+  id: string
+  name: string
+  account_number: string
+  routing_number: string
+  routing_numbers: {ach: string; wire: string}
+  total_incoming_in_minor_units: number
+  total_outgoing_in_minor_units: number
+  total_incoming_cents: number
+  total_outgoing_cents: number
+  currency_code: string
+  created_at: string
+  updated_at: string
+}
+
+/** An entity as the control API lists it (GET /_emulator/entities). */
+export interface EntityView {
+  id: string
+  role: string
+  name: string
+  mode: string
+  subaccount_ids: string[]
+  treasury_account_ids: string[]
 }
 
 /** Where to send: a running emulator, or any base URL with the seeded keys. */

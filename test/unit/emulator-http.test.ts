@@ -4,7 +4,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {Faults, RequestLog, HttpError, Router, createRequestListener, ok, startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
 import {EventBus} from '../../src/emulator/events.js'
-import {caller, type Res} from './emulator-helpers.js'
+import {caller, type EntityView, type Res} from './emulator-helpers.js'
 
 let em: RunningEmulator
 
@@ -26,7 +26,7 @@ let liveCreated: string
 beforeAll(async () => {
   em = await startEmulator({port: 0})
   const ents = await call('GET', '/_emulator/entities', {key: null})
-  testSubaccount = ents.body.data.find((e: any) => e.role === 'test').subaccount_ids[0]
+  testSubaccount = ents.body.data.find((e: EntityView) => e.role === 'test').subaccount_ids[0]
 })
 
 afterAll(async () => {
@@ -114,14 +114,14 @@ describe('authentication', () => {
     const text = await res.text()
     expect(text.includes(em.keys.test)).toBe(false)
     expect(text.includes(em.keys.live)).toBe(false)
-    const body = JSON.parse(text)
-    expect(body.data.map((e: any) => e.role)).toEqual(['test', 'test_other', 'live'])
-    expect(body.data.map((e: any) => e.mode)).toEqual(['test', 'test', 'live'])
+    const body: {data: EntityView[]} = JSON.parse(text)
+    expect(body.data.map((e) => e.role)).toEqual(['test', 'test_other', 'live'])
+    expect(body.data.map((e) => e.mode)).toEqual(['test', 'test', 'live'])
     // Seeded: 3, 1 and 2 subaccounts; the live one made with the issued key above is the third.
-    expect(body.data.map((e: any) => e.subaccount_ids.length)).toEqual([3, 1, 3])
+    expect(body.data.map((e) => e.subaccount_ids.length)).toEqual([3, 1, 3])
     expect(body.data[2].subaccount_ids[2]).toBe(liveCreated)
     // The main test entity also holds GBP, INR and a non-simulated USD account.
-    expect(body.data.map((e: any) => e.treasury_account_ids.length)).toEqual([4, 1, 1])
+    expect(body.data.map((e) => e.treasury_account_ids.length)).toEqual([4, 1, 1])
   })
 })
 

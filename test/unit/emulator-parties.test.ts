@@ -27,8 +27,8 @@ function qs(query: Record<string, string | number | boolean | undefined>): strin
 }
 
 /** Follows next_cursor to the end. */
-async function walk(path: string, query: Record<string, string | number | boolean | undefined>, key?: string): Promise<{items: any[]; pages: number}> {
-  const items: any[] = []
+async function walk(path: string, query: Record<string, string | number | boolean | undefined>, key?: string): Promise<{items: Party[]; pages: number}> {
+  const items: Party[] = []
   let cursor: string | undefined
   let pages = 0
   for (;;) {
@@ -79,7 +79,7 @@ describe('GET /api/payers and /api/payees', () => {
       expect(res.body.data).toHaveLength(50)
       expect(res.body.has_more).toBe(true)
       expect(res.body.total_count).toBe(entity('test')[kind].size)
-      const times = res.body.data.map((p: any) => Date.parse(p.created_at))
+      const times = res.body.data.map((p: Party) => Date.parse(p.created_at))
       expect([...times].sort((a, b) => b - a)).toEqual(times)
       for (const p of res.body.data) {
         expect(Party.safeParse(p).success).toBe(true)
@@ -183,7 +183,7 @@ describe('control API: parties', () => {
     expect(gen.status).toBe(201)
     expect(gen.body.ids).toHaveLength(3)
     const top = await call('GET', '/api/payers?limit=3')
-    expect(top.body.data.map((p: any) => p.id).sort()).toEqual([...gen.body.ids].sort())
+    expect(top.body.data.map((p: Party) => p.id).sort()).toEqual([...gen.body.ids].sort())
 
     const rec = await call('POST', '/_emulator/payees', {
       key: null,
@@ -191,7 +191,7 @@ describe('control API: parties', () => {
     })
     expect(rec.status).toBe(201)
     expect(rec.body.entity).toBe('test_other')
-    expect(rec.body.data.map((p: any) => p.has_default)).toEqual([true, false])
+    expect(rec.body.data.map((p: Party & {has_default: boolean}) => p.has_default)).toEqual([true, false])
     const found = await walk('/api/payees', {name: 'zed', has_default: true}, keys.test_other)
     expect(found.items.map((p) => p.id)).toEqual([rec.body.ids[0]])
     expect(found.items[0]).toMatchObject({country_code: 'IN', city: null, postal_code: null})

@@ -4,7 +4,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {KeyedMutex} from '../../src/emulator/locks.js'
-import {call, emulatorFixture, type Res} from './emulator-helpers.js'
+import type {SavedMove} from '../../src/emulator/store/index.js'
+import {call, emulatorFixture, type ActivityLine, type EntityView, type Res} from './emulator-helpers.js'
 
 const emu = emulatorFixture('payops-emulator-')
 const start = (statePath?: string) => emu.start(statePath)
@@ -16,6 +17,12 @@ async function waitFor(check: () => Promise<boolean>, ms = 3000): Promise<void> 
     await new Promise((r) => setTimeout(r, 25))
   }
   throw new Error('condition not reached in time')
+}
+
+/** What the test reads of a state file: each entity's subaccounts and moves. */
+interface SavedState {
+  version: number
+  entities: Array<{role: string; subaccounts: Array<{name: string}>; moves: SavedMove[]}>
 }
 
 describe('state file', () => {
@@ -60,17 +67,17 @@ describe('state file', () => {
     // Sequence numbers resume past the loaded data: the newest line comes first.
     const activity = (await call(em2, 'GET', `/api/subaccounts/${a.id}/activity`)).body
     expect(activity.total_count).toBe(2)
-    expect(activity.data.map((x: any) => [x.direction, x.amount_in_cents])).toEqual([['credit', 200], ['debit', 1500]])
+    expect(activity.data.map((x: ActivityLine) => [x.direction, x.amount_in_cents])).toEqual([['credit', 200], ['debit', 1500]])
     const c = (await call(em2, 'POST', '/api/subaccounts', {body: {name: 'After reload'}})).body.data
     expect(c.account_number).not.toBe(a.account_number)
     await em2.close()
 
     // The close wrote the final state.
-    const saved = JSON.parse(await readFile(path, 'utf8'))
+    const saved: SavedState = JSON.parse(await readFile(path, 'utf8'))
     expect(saved.version).toBe(1)
-    const test = saved.entities.find((e: any) => e.role === 'test')
-    expect(test.subaccounts.map((s: any) => s.name)).toContain('After reload')
-    expect(test.moves.find((m: any) => m.id === pending.body.data.id).status).toBe('settled')
+    const test = saved.entities.find((e) => e.role === 'test')!
+    expect(test.subaccounts.map((s) => s.name)).toContain('After reload')
+    expect(test.moves.find((m) => m.id === pending.body.data.id)!.status).toBe('settled')
   })
 
   it('refuses to start over a state file that is not a valid state', async () => {
@@ -100,8 +107,8 @@ describe('control: reset', () => {
     expect(keysAfter.test === keysBefore.test && keysAfter.live === keysBefore.live && keysAfter.test_other === keysBefore.test_other).toBe(true)
     expect((await call(em, 'GET', `/api/subaccounts/${made.id}`)).status).toBe(404)
     const entitiesAfter = (await call(em, 'GET', '/_emulator/entities', {key: null})).body.data
-    expect(entitiesAfter.map((e: any) => e.id)).toEqual(entitiesBefore.map((e: any) => e.id))
-    expect(entitiesAfter.map((e: any) => e.subaccount_ids.length)).toEqual([3, 1, 2])
+    expect(entitiesAfter.map((e: EntityView) => e.id)).toEqual(entitiesBefore.map((e: EntityView) => e.id))
+    expect(entitiesAfter.map((e: EntityView) => e.subaccount_ids.length)).toEqual([3, 1, 2])
     expect(entitiesAfter[0].subaccount_ids).not.toEqual(entitiesBefore[0].subaccount_ids)
 
     const [s1, s2] = entitiesAfter[0].subaccount_ids

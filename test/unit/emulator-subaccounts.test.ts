@@ -2,19 +2,20 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ActivityItem, Subaccount} from '../../src/api/schemas/subaccounts.js'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {isValidRoutingNumber} from '../../src/emulator/store/index.js'
-import {caller, type Res} from './emulator-helpers.js'
+import type {Move} from '../../src/api/schemas/moves.js'
+import {caller, type ActivityLine, type Res, type SubaccountView} from './emulator-helpers.js'
 
 let em: RunningEmulator
 
 const call = caller(() => em)
 
-async function newSubaccount(name: string, key?: string): Promise<any> {
+async function newSubaccount(name: string, key?: string): Promise<SubaccountView> {
   const res = await call('POST', '/api/subaccounts', {body: {name}, key})
   expect(res.status).toBe(201)
   return res.body.data
 }
 
-async function move(from: string, to: string, amount: number): Promise<any> {
+async function move(from: string, to: string, amount: number): Promise<Move> {
   const res = await call('POST', '/api/subaccounts/move', {body: {from_subaccount_id: from, to_subaccount_id: to, amount_in_minor_units: amount}})
   expect(res.status).toBe(201)
   return res.body.data
@@ -26,8 +27,8 @@ function activityPath(id: string, query: Record<string, string | number> = {}): 
 }
 
 /** Follows next_cursor to the end, checking every page's envelope. */
-async function walk(id: string, query: Record<string, string | number>): Promise<{items: any[]; pages: number; totals: number[]}> {
-  const items: any[] = []
+async function walk(id: string, query: Record<string, string | number>): Promise<{items: ActivityLine[]; pages: number; totals: number[]}> {
+  const items: ActivityLine[] = []
   const totals: number[] = []
   let cursor: string | undefined
   let pages = 0
@@ -129,8 +130,8 @@ describe('GET /api/subaccounts/{id}', () => {
 })
 
 describe('GET /api/subaccounts/{id}/activity', () => {
-  let a: any
-  let b: any
+  let a: SubaccountView
+  let b: SubaccountView
   const amounts: number[] = []
 
   beforeAll(async () => {
@@ -154,8 +155,8 @@ describe('GET /api/subaccounts/{id}/activity', () => {
     const first = res.body.data[0]
     expect(Object.keys(first).sort()).toEqual(['amount_in_cents', 'currency_code', 'direction', 'effective_at', 'id', 'source'])
     expect(first).toMatchObject({source: 'transfer', direction: 'credit', amount_in_cents: 120, currency_code: 'USD'})
-    expect(res.body.data.map((x: any) => x.amount_in_cents)).toEqual([120, 119, 118, 117, 116])
-    expect(res.body.data.map((x: any) => x.direction)).toEqual(['credit', 'debit', 'credit', 'debit', 'credit'])
+    expect(res.body.data.map((x: ActivityLine) => x.amount_in_cents)).toEqual([120, 119, 118, 117, 116])
+    expect(res.body.data.map((x: ActivityLine) => x.direction)).toEqual(['credit', 'debit', 'credit', 'debit', 'credit'])
     expect(ActivityItem.parse(first).amount_in_minor_units).toBe(120)
   })
 
@@ -180,11 +181,11 @@ describe('GET /api/subaccounts/{id}/activity', () => {
   it('goes back a page with previous_cursor', async () => {
     const p1 = await call('GET', activityPath(a.id, {limit: 10}))
     const p2 = await call('GET', activityPath(a.id, {limit: 10, cursor: p1.body.next_cursor}))
-    expect(p2.body.data.map((x: any) => x.amount_in_cents)).toEqual([110, 109, 108, 107, 106, 105, 104, 103, 102, 101])
+    expect(p2.body.data.map((x: ActivityLine) => x.amount_in_cents)).toEqual([110, 109, 108, 107, 106, 105, 104, 103, 102, 101])
     expect(typeof p2.body.previous_cursor).toBe('string')
     const back = await call('GET', activityPath(a.id, {limit: 10, cursor: p2.body.previous_cursor}))
     expect(back.status).toBe(200)
-    expect(back.body.data.map((x: any) => x.id)).toEqual(p1.body.data.map((x: any) => x.id))
+    expect(back.body.data.map((x: ActivityLine) => x.id)).toEqual(p1.body.data.map((x: ActivityLine) => x.id))
     expect(back.body.previous_cursor).toBeNull()
     expect(back.body.has_more).toBe(true)
   })
@@ -200,7 +201,7 @@ describe('GET /api/subaccounts/{id}/activity', () => {
     expect(band.totals[0]).toBe(10)
 
     const credits = await call('GET', activityPath(b.id, {direction: 'credit', amount_gte: 115}))
-    expect(credits.body.data.map((x: any) => x.amount_in_cents)).toEqual([119, 117, 115])
+    expect(credits.body.data.map((x: ActivityLine) => x.amount_in_cents)).toEqual([119, 117, 115])
     expect(credits.body.total_count).toBe(3)
     expect(credits.body.has_more).toBe(false)
   })
@@ -210,10 +211,10 @@ describe('GET /api/subaccounts/{id}/activity', () => {
     const pivot = all[60].effective_at
     const after = await call('GET', activityPath(a.id, {limit: 500, effective_at_gte: pivot}))
     expect(after.body.data.length).toBeGreaterThan(0)
-    expect(after.body.data.every((x: any) => Date.parse(x.effective_at) >= Date.parse(pivot))).toBe(true)
-    expect(after.body.data.some((x: any) => x.id === all[60].id)).toBe(true)
+    expect(after.body.data.every((x: ActivityLine) => Date.parse(x.effective_at) >= Date.parse(pivot))).toBe(true)
+    expect(after.body.data.some((x: ActivityLine) => x.id === all[60].id)).toBe(true)
     const before = await call('GET', activityPath(a.id, {limit: 500, effective_at_lte: pivot}))
-    expect(before.body.data.every((x: any) => Date.parse(x.effective_at) <= Date.parse(pivot))).toBe(true)
+    expect(before.body.data.every((x: ActivityLine) => Date.parse(x.effective_at) <= Date.parse(pivot))).toBe(true)
     expect(after.body.total_count + before.body.total_count).toBeGreaterThanOrEqual(120)
     const none = await call('GET', activityPath(a.id, {effective_at_lte: '2000-01-01T00:00:00Z'}))
     expect(none.body).toEqual({data: [], has_more: false, total_count: 0, next_cursor: null, previous_cursor: null})
@@ -253,7 +254,7 @@ describe('GET /api/subaccounts/{id}/activity', () => {
     expect(otherList.status).toBe(400)
     // A different page size with the same cursor is fine.
     const resized = await call('GET', activityPath(a.id, {limit: 2, cursor: page.body.next_cursor}))
-    expect(resized.body.data.map((x: any) => x.amount_in_cents)).toEqual([117, 116])
+    expect(resized.body.data.map((x: ActivityLine) => x.amount_in_cents)).toEqual([117, 116])
   })
 
   it('is empty for a new subaccount, and shows bai2 lines added through the store (minor units only for non-USD)', async () => {

@@ -2,7 +2,7 @@ import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {Faults, RequestLog, Router, createRequestListener} from '../../src/emulator/index.js'
-import {EventBus} from '../../src/emulator/events.js'
+import {EventBus, type EmulatorEvent} from '../../src/emulator/events.js'
 import {registerRoutes} from '../../src/emulator/routes/index.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
 import type {Store} from '../../src/emulator/store/index.js'
@@ -70,14 +70,14 @@ describe('treasury accounts', () => {
   it('lists the seeded accounts of the caller only, with last four digits', async () => {
     const res = await call('GET', '/api/treasury/accounts')
     expect(res.status).toBe(200)
-    const items = res.body.data.map((a: unknown) => TreasuryAccount.parse(a))
-    expect(items.map((a: any) => a.currency_code).sort()).toEqual(['GBP', 'INR', 'USD', 'USD'])
-    expect(items.every((a: any) => /^\d{4}$/.test(a.last_four_digits))).toBe(true)
+    const items: TreasuryAccount[] = res.body.data.map((a: unknown) => TreasuryAccount.parse(a))
+    expect(items.map((a) => a.currency_code).sort()).toEqual(['GBP', 'INR', 'USD', 'USD'])
+    expect(items.every((a) => /^\d{4}$/.test(String(a.last_four_digits)))).toBe(true)
     expect(res.body.total_count).toBe(4)
     const other = await call('GET', '/api/treasury/accounts', {key: keys.test_other})
-    expect(other.body.data.map((a: any) => a.id)).toEqual([acc.other])
+    expect(other.body.data.map((a: TreasuryAccount) => a.id)).toEqual([acc.other])
     const live = await call('GET', '/api/treasury/accounts', {key: keys.live})
-    expect(live.body.data.map((a: any) => a.id)).toEqual([acc.live])
+    expect(live.body.data.map((a: TreasuryAccount) => a.id)).toEqual([acc.live])
   })
 
   it('pages with limit and cursor; bad limit, order and cursor are 400', async () => {
@@ -110,7 +110,7 @@ describe('bank transactions', () => {
   it('omits the fields the bank did not report (never null)', async () => {
     const res = await call('GET', `/api/treasury/accounts/${acc.main}/bank-transactions${qs({limit: 500})}`)
     expect(res.status).toBe(200)
-    const fee = res.body.data.find((t: any) => t.description === 'MISCELLANEOUS FEE')
+    const fee = res.body.data.find((t: BankTransaction) => t.description === 'MISCELLANEOUS FEE')
     expect(Object.keys(fee).sort()).toEqual(['amount_in_minor_units', 'currency_code', 'description', 'id'])
     for (const t of res.body.data) {
       for (const v of Object.values(t)) expect(v).not.toBeNull()
@@ -120,7 +120,7 @@ describe('bank transactions', () => {
 
   it('filters by transaction date, inclusive; lines without a date never match', async () => {
     const res = await call('GET', `/api/treasury/accounts/${acc.main}/bank-transactions${qs({transaction_date_gte: '2026-01-07', transaction_date_lte: '2026-01-15', order: 'asc'})}`)
-    expect(res.body.data.map((t: any) => t.transaction_date)).toEqual(['2026-01-07', '2026-01-10', '2026-01-15'])
+    expect(res.body.data.map((t: BankTransaction) => t.transaction_date)).toEqual(['2026-01-07', '2026-01-10', '2026-01-15'])
     expect(res.body.total_count).toBe(3)
     expectError(await call('GET', `/api/treasury/accounts/${acc.main}/bank-transactions?transaction_date_gte=2026-02-30`), 400, 'VALIDATION_ERROR')
     expectError(await call('GET', `/api/treasury/accounts/${acc.main}/bank-transactions?transaction_date_lte=jan`), 400, 'VALIDATION_ERROR')
@@ -162,7 +162,7 @@ describe('simulate inbound credit', () => {
 
   it('credits a subaccount: totals, bai2 activity item and a subaccount.credit_received event', async () => {
     const before = store.entityByRole('test')!.subaccounts.get(subaccount)!.total_incoming_in_minor_units
-    const seen: any[] = []
+    const seen: EmulatorEvent[] = []
     const off = events.on((e) => seen.push(e))
     const res = await call('POST', path(acc.main), {body: {rail: 'wire', amount_in_minor_units: 2500, subaccount_id: subaccount}})
     off()
@@ -287,7 +287,7 @@ describe('account transfers', () => {
   it('list filters: account (from or to, OR), status and rail (OR, groups), amounts and created_at inclusive', async () => {
     const a = await create({from_account_id: acc.gbp, to_account_id: acc.inr, currency_code: 'GBP', amount_in_minor_units: 5000})
     const b = await create({from_account_id: acc.inr, to_account_id: acc.gbp, currency_code: 'INR', amount_in_minor_units: 6000, auto_approve: false})
-    const list = (q: Record<string, any>) => call('GET', `/api/treasury/account-transfers${qs({limit: 500, ...q})}`).then((r) => r.body.data.map((t: any) => t.id))
+    const list = (q: Record<string, string | number | Array<string | number>>) => call('GET', `/api/treasury/account-transfers${qs({limit: 500, ...q})}`).then((r) => r.body.data.map((t: AccountTransfer) => t.id))
     const both = await list({account_id: acc.inr})
     expect(both).toEqual(expect.arrayContaining([a.body.data.id, b.body.data.id]))
     expect(await list({account_id: acc.gbp, status: 'created'})).toEqual([b.body.data.id])
@@ -296,14 +296,15 @@ describe('account transfers', () => {
     expect(await list({account_id: [acc.gbp], amount_in_minor_units_gte: 5000, amount_in_minor_units_lte: 5000})).toEqual([a.body.data.id])
     const ach = await call('GET', `/api/treasury/account-transfers${qs({rail: 'ach', limit: 500})}`)
     expect(ach.body.data.length).toBeGreaterThan(0)
-    expect(ach.body.data.every((t: any) => t.rail === 'same_day_ach' || t.rail === 'standard_ach')).toBe(true)
+    expect(ach.body.data.every((t: AccountTransfer) => t.rail === 'same_day_ach' || t.rail === 'standard_ach')).toBe(true)
     const wire = await call('GET', `/api/treasury/account-transfers${qs({rail: ['instant', 'wire'], limit: 500})}`)
-    expect(wire.body.data.every((t: any) => t.rail === 'wire')).toBe(true)
+    expect(wire.body.data.every((t: AccountTransfer) => t.rail === 'wire')).toBe(true)
     const created = a.body.data.created_at
     expect(await list({account_id: acc.gbp, created_at_gte: created, created_at_lte: created, amount_in_minor_units_gte: 5000, amount_in_minor_units_lte: 5000})).toEqual([a.body.data.id])
     expect(await list({account_id: acc.gbp, created_at_gte: '2999-01-01T00:00:00Z'})).toEqual([])
-    for (const bad of [{status: 'lost'}, {rail: 'rtp'}, {amount_in_minor_units_gte: 'x'}, {created_at_lte: 'today'}, {limit: 0}, {cursor: 'nope'}]) {
-      expectError(await call('GET', `/api/treasury/account-transfers${qs(bad as any)}`), 400, 'VALIDATION_ERROR')
+    const bads: Array<Record<string, string | number>> = [{status: 'lost'}, {rail: 'rtp'}, {amount_in_minor_units_gte: 'x'}, {created_at_lte: 'today'}, {limit: 0}, {cursor: 'nope'}]
+    for (const bad of bads) {
+      expectError(await call('GET', `/api/treasury/account-transfers${qs(bad)}`), 400, 'VALIDATION_ERROR')
     }
     const other = await call('GET', '/api/treasury/account-transfers', {key: keys.test_other})
     expect(other.body.data).toEqual([])
@@ -314,7 +315,7 @@ describe('account transfers', () => {
     let cursor: string | undefined
     for (;;) {
       const r = await call('GET', `/api/treasury/account-transfers${qs(cursor ? {limit: 2, cursor} : {limit: 2})}`)
-      ids.push(...r.body.data.map((t: any) => t.id))
+      ids.push(...r.body.data.map((t: AccountTransfer) => t.id))
       if (!r.body.has_more) break
       cursor = r.body.next_cursor
     }

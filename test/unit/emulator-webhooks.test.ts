@@ -1,7 +1,8 @@
 import {createServer, type IncomingMessage, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {WebhookEndpoint, WebhookEndpointWithSecret} from '../../src/api/schemas/webhooks.js'
+import {EventTypeEntry, WebhookEndpoint, WebhookEndpointWithSecret} from '../../src/api/schemas/webhooks.js'
+import type {DeliveryAttempt} from '../../src/emulator/delivery.js'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {verify} from '../../src/webhooks/signature.js'
 import {caller, type Res} from './emulator-helpers.js'
@@ -47,7 +48,7 @@ async function until<T>(fn: () => T | Promise<T>, ok: (v: T) => boolean, ms = 50
   }
 }
 
-async function createHook(url: string, event_types: string[], key?: string): Promise<any> {
+async function createHook(url: string, event_types: string[], key?: string): Promise<WebhookEndpointWithSecret> {
   const res = await call('POST', '/api/webhooks', {body: {url, event_types, description: 'unit'}, key})
   expect(res.status).toBe(201)
   return WebhookEndpointWithSecret.parse(res.body.data)
@@ -75,7 +76,7 @@ describe('webhook endpoints', () => {
     expect(WebhookEndpoint.parse(got.body.data).id).toBe(hook.id)
     expect(JSON.stringify(got.body)).not.toContain(hook.secret)
     const list = await call('GET', '/api/webhooks?limit=500')
-    expect(list.body.data.some((w: any) => w.id === hook.id)).toBe(true)
+    expect(list.body.data.some((w: WebhookEndpoint) => w.id === hook.id)).toBe(true)
     expect(JSON.stringify(list.body)).not.toContain('whsec_')
     const upd = await call('PATCH', `/api/webhooks/${hook.id}`, {body: {event_types: ['subaccount.credit_received', 'payout.debited']}})
     expect(upd.status).toBe(200)
@@ -115,7 +116,7 @@ describe('webhook endpoints', () => {
       expect((await call('POST', `/api/webhooks/${id}/disable`, {key})).status).toBe(404)
     }
     const others = await call('GET', '/api/webhooks', {key: em.keys.test_other})
-    expect(others.body.data.some((w: any) => w.id === hook.id)).toBe(false)
+    expect(others.body.data.some((w: WebhookEndpoint) => w.id === hook.id)).toBe(false)
   })
 
   it('enable/disable toggle is_active idempotently; delete returns the endpoint, then 404', async () => {
@@ -132,7 +133,7 @@ describe('webhook endpoints', () => {
   it('serves the event-type catalog', async () => {
     const r = await call('GET', '/api/webhooks/event-types')
     expect(r.status).toBe(200)
-    expect(r.body.data.map((e: any) => e.type)).toContain('subaccount.credit_received')
+    expect(r.body.data.map((e: EventTypeEntry) => e.type)).toContain('subaccount.credit_received')
     expect(r.body.has_more).toBe(false)
     expect((await call('GET', '/api/webhooks/event-types', {key: 'test_bogus_key_0000000000'})).status).toBe(401)
   })
@@ -181,8 +182,8 @@ describe('deliveries', () => {
     await new Promise((r) => setTimeout(r, 100))
     expect(r3.got).toHaveLength(0)
     const attempts = await control('GET', `/_emulator/webhook-deliveries?event_id=${evt.id}`)
-    expect(attempts.body.data.map((x: any) => x.endpoint_id).sort()).toEqual([a.id, b.id].sort())
-    expect(attempts.body.data.every((x: any) => x.status === 200 && x.attempt === 1 && x.ok)).toBe(true)
+    expect(attempts.body.data.map((x: DeliveryAttempt) => x.endpoint_id).sort()).toEqual([a.id, b.id].sort())
+    expect(attempts.body.data.every((x: DeliveryAttempt) => x.status === 200 && x.attempt === 1 && x.ok)).toBe(true)
     expect(other.id).toBeDefined()
   })
 
@@ -201,7 +202,7 @@ describe('deliveries', () => {
       () => control('GET', `/_emulator/webhook-deliveries?endpoint_id=${hook.id}`),
       (x) => x.body.data.length === 3,
     )
-    expect(log.body.data.map((x: any) => [x.attempt, x.status])).toEqual([
+    expect(log.body.data.map((x: DeliveryAttempt) => [x.attempt, x.status])).toEqual([
       [1, 500],
       [2, 503],
       [3, 200],
@@ -214,7 +215,7 @@ describe('deliveries', () => {
       () => control('GET', `/_emulator/webhook-deliveries?endpoint_id=${dead.id}&event_id=${evt2.id}`),
       (x) => x.body.data.length === 3,
     )
-    expect(failed.body.data.every((x: any) => typeof x.error === 'string' && x.ok === false)).toBe(true)
+    expect(failed.body.data.every((x: DeliveryAttempt) => typeof x.error === 'string' && x.ok === false)).toBe(true)
     await new Promise((res) => setTimeout(res, 200))
     expect((await control('GET', `/_emulator/webhook-deliveries?endpoint_id=${dead.id}`)).body.data).toHaveLength(3)
   })

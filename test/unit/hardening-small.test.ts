@@ -5,6 +5,9 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ProfileStore} from '../../src/config/index.js'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {canAdd} from '../../src/emulator/store/index.js'
+import type {Move} from '../../src/api/schemas/moves.js'
+import type {TreasuryAccount} from '../../src/api/schemas/treasury.js'
+import type {SubaccountView} from './emulator-helpers.js'
 
 const MAX = Number.MAX_SAFE_INTEGER
 
@@ -22,12 +25,13 @@ describe('emulator: subaccount totals stay within the exact integer range', () =
   let em: RunningEmulator
   let main: string
 
-  interface Res {
+  /** A reply: the envelope around `T` (a resource or a list), or an error body. */
+  interface Res<T = unknown> {
     status: number
-    body: any
+    body: {data: T; error_code?: string}
   }
 
-  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res> {
+  async function call<T = unknown>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Res<T>> {
     const h: Record<string, string> = {'x-api-key': em.keys.test, ...headers}
     if (body !== undefined) h['content-type'] = 'application/json'
     const res = await fetch(em.baseUrl + path, {method, headers: h, body: body === undefined ? undefined : JSON.stringify(body)})
@@ -37,19 +41,19 @@ describe('emulator: subaccount totals stay within the exact integer range', () =
 
   let n = 0
   async function sub(): Promise<string> {
-    const r = await call('POST', '/api/subaccounts', {name: `Range ${++n}`})
+    const r = await call<SubaccountView>('POST', '/api/subaccounts', {name: `Range ${++n}`})
     expect(r.status).toBe(201)
     return r.body.data.id
   }
 
   async function state(id: string): Promise<{in: number; out: number; lines: number}> {
-    const s = await call('GET', `/api/subaccounts/${id}`)
-    const a = await call('GET', `/api/subaccounts/${id}/activity`)
+    const s = await call<SubaccountView>('GET', `/api/subaccounts/${id}`)
+    const a = await call<unknown[]>('GET', `/api/subaccounts/${id}/activity`)
     return {in: s.body.data.total_incoming_in_minor_units, out: s.body.data.total_outgoing_in_minor_units, lines: a.body.data.length}
   }
 
   const move = (from: string, to: string, amount: number, extra: Record<string, unknown> = {}, key?: string) =>
-    call('POST', '/api/subaccounts/move', {from_subaccount_id: from, to_subaccount_id: to, amount_in_minor_units: amount, ...extra}, key ? {'idempotency-key': key} : {})
+    call<Move>('POST', '/api/subaccounts/move', {from_subaccount_id: from, to_subaccount_id: to, amount_in_minor_units: amount, ...extra}, key ? {'idempotency-key': key} : {})
 
   function refused(r: Res): void {
     expect(r.status, JSON.stringify(r.body)).toBe(400)
@@ -59,8 +63,8 @@ describe('emulator: subaccount totals stay within the exact integer range', () =
 
   beforeAll(async () => {
     em = await startEmulator({port: 0, log: () => undefined})
-    const accounts = await call('GET', '/api/treasury/accounts?order=asc&limit=100')
-    main = accounts.body.data.find((a: {currency_code: string}) => a.currency_code === 'USD').id
+    const accounts = await call<TreasuryAccount[]>('GET', '/api/treasury/accounts?order=asc&limit=100')
+    main = accounts.body.data.find((a) => a.currency_code === 'USD')!.id
   })
 
   afterAll(async () => {
@@ -94,7 +98,7 @@ describe('emulator: subaccount totals stay within the exact integer range', () =
     refused(await call('POST', `/api/subaccounts/move/${pending.body.data.id}/approve`))
     expect(await state(b)).toEqual(before)
     // Still created: only a created move can be canceled (there is no GET for one move).
-    const cancel = await call('DELETE', `/api/subaccounts/move/${pending.body.data.id}`)
+    const cancel = await call<Move>('DELETE', `/api/subaccounts/move/${pending.body.data.id}`)
     expect(cancel.status).toBe(200)
     expect(cancel.body.data.status).toBe('canceled')
   })
@@ -117,7 +121,7 @@ describe('emulator: subaccount totals stay within the exact integer range', () =
   it('a simulated inbound credit to a subaccount is refused before the bank line is added', async () => {
     const s = await sub()
     const credit = (amount: number) => call('POST', `/api/treasury/accounts/${main}/simulate-inbound-credit`, {rail: 'wire', amount_in_minor_units: amount, subaccount_id: s})
-    const lines = async () => (await call('GET', `/api/treasury/accounts/${main}/bank-transactions?limit=100`)).body.data.length
+    const lines = async () => (await call<unknown[]>('GET', `/api/treasury/accounts/${main}/bank-transactions?limit=100`)).body.data.length
     expect((await credit(MAX)).status).toBe(201)
     const before = {sub: await state(s), lines: await lines()}
     refused(await credit(1))

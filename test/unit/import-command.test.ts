@@ -5,7 +5,9 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {ApiError} from '../../src/errors.js'
 import {runImportCommand, type ImportOptions} from '../../src/import/command.js'
-import {testContext} from './context.js'
+import type {MoveCreateInput} from '../../src/api/moves.js'
+import {testContext, type ApiDouble} from './context.js'
+import {response} from './doubles.js'
 
 const A = '11111111-1111-4111-8111-111111111111'
 const B = '22222222-2222-4222-8222-222222222222'
@@ -21,7 +23,7 @@ function csv(rows: string[]): string {
   return file
 }
 
-function fakeApi(opts: {onCreate?: (n: number) => void} = {}) {
+function fakeApi(opts: {onCreate?: (n: number) => void} = {}): {sent: Array<{key: string; amount: number}>; api: ApiDouble} {
   const sent: Array<{key: string; amount: number}> = []
   return {
     sent,
@@ -29,16 +31,15 @@ function fakeApi(opts: {onCreate?: (n: number) => void} = {}) {
       subaccounts: {
         get: async (id: string) => {
           if (id === OTHER) throw new ApiError({status: 404, errorCode: 'NOT_FOUND', message: `subaccount ${id} not found`})
-          return {status: 200, data: {id, name: id.slice(0, 4), currency_code: 'USD'}}
+          return response(200, {id, name: id.slice(0, 4), currency_code: 'USD', total_incoming_in_minor_units: 0, total_outgoing_in_minor_units: 0})
         },
-        currencies: async (ids: string[]) => new Map(ids.map((id) => [id, 'USD'])),
+        currencies: async (ids: string[]) => new Map(ids.map((id): [string, string | null] => [id, 'USD'])),
       },
       moves: {
-        create: async (input: {from_subaccount_id: string; to_subaccount_id: string; amount_in_minor_units: number}, key: string) => {
+        create: async (input: MoveCreateInput, key: string) => {
           sent.push({key, amount: input.amount_in_minor_units})
           opts.onCreate?.(sent.length)
-          const data = {id: `mv_${sent.length}`, ...input, status: 'settled'}
-          return {status: 201, data, body: {data}, headers: {}, attempts: 1, earlierAttemptUncertain: false, sentAt: Date.now()}
+          return response(201, {id: `mv_${sent.length}`, ...input, status: 'settled'})
         },
       },
     },
@@ -143,8 +144,7 @@ describe('runImportCommand on large files (streaming)', () => {
     const file = csv([`${A},${B},1.00`, `${A},${B},2.00`])
     const f = fakeApi()
     const t = testContext({api: f.api, interactive: true})
-    ;(t.ctx.io.stderr as unknown as {isTTY: boolean}).isTTY = true
-    ;(t.ctx.io.stderr as unknown as {columns: number}).columns = 120
+    Object.assign(t.ctx.io.stderr, {isTTY: true, columns: 120})
     await runImportCommand(opts(file), t.ctx)
     expect(t.stderr()).toMatch(/moves .*2\/2 \(100%\) \d+ rows\/s eta /)
   })

@@ -9,6 +9,7 @@ import {appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync,
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
+import type {Move} from '../../src/api/schemas/moves.js'
 import {ApiError} from '../../src/errors.js'
 import {assignKeys, parseImportCsv} from '../../src/import/csv.js'
 import {importFile, type ImportPlan} from '../../src/import/index.js'
@@ -31,13 +32,14 @@ function fakeServer() {
     apply(row: KeyedRow): RowOutcome {
       const content = `${row.amount_in_minor_units}/${row.client_metadata?.ref ?? ''}`
       const had = moves.get(row.key)
+      const move = (id: string): Move => ({id, from_subaccount_id: row.from_subaccount_id, to_subaccount_id: row.to_subaccount_id, amount_in_minor_units: row.amount_in_minor_units, status: 'settled'})
       if (had) {
         expect(had.content).toBe(content)
-        return {kind: 'replayed', httpStatus: 200, move: {id: had.id, status: 'settled'} as never}
+        return {kind: 'replayed', httpStatus: 200, move: move(had.id)}
       }
       const id = `mv_${moves.size + 1}`
       moves.set(row.key, {content, id})
-      return {kind: 'created', httpStatus: 201, move: {id, status: 'settled'} as never}
+      return {kind: 'created', httpStatus: 201, move: move(id)}
     },
   }
 }

@@ -4,40 +4,46 @@
  * rows go out and `drain` waits for it; the whole trail is not read to classify a row; the head is
  * overwritten in place once it has this version's size.
  */
-import {mkdtempSync, readFileSync, statSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import type {ApiResponse, AuditInfo, AuditOutcome} from '../../src/api/client.js'
+import type {MoveCreateInput} from '../../src/api/moves.js'
+import type {Move} from '../../src/api/schemas/moves.js'
 import {AuditLog, AuditTrailError, linesOf, readAuditHead, verifyAudit, type AuditFields} from '../../src/audit/index.js'
 import {JournalWriter, readJournal} from '../../src/import/journal.js'
 import {runImport} from '../../src/import/run.js'
 import {pipelineSender, type KeyedRow, type RowOutcome, type RowSender} from '../../src/import/send.js'
 import type {MovementPorts} from '../../src/movements/types.js'
+import {tempDir} from '../support/env.js'
+import {apiDouble} from './context.js'
+import {response} from './doubles.js'
 
 const A = '11111111-1111-4111-8111-111111111111'
 const B = '22222222-2222-4222-8222-222222222222'
 
-function response<T>(status: number, data: T): ApiResponse<T> {
-  return {status, data, body: {data}, headers: {}, attempts: 1, earlierAttemptUncertain: false, sentAt: Date.now()}
-}
+const row = (line: number, key: string, amount = 100): KeyedRow => ({
+  line,
+  key,
+  from_subaccount_id: A,
+  to_subaccount_id: B,
+  amount_in_minor_units: amount,
+  currency: 'USD',
+  decimal: false,
+  currencyGiven: false,
+  fingerprint: `${line}`,
+})
 
-const row = (line: number, key: string, amount = 100): KeyedRow =>
-  ({line, key, from_subaccount_id: A, to_subaccount_id: B, amount_in_minor_units: amount, currency: 'USD', currencyGiven: false, fingerprint: `${line}`}) as unknown as KeyedRow
-
-function ports(opts: {outcomeDelay: () => Promise<void>; answer?: (key: string) => ApiResponse<Record<string, unknown>>}) {
+function ports(opts: {outcomeDelay: () => Promise<void>; answer?: (key: string) => ApiResponse<Move>}) {
   const written: Array<{kind: string; info: AuditInfo | AuditOutcome}> = []
   let historyReads = 0
   const p: MovementPorts = {
-    api: {
-      subaccounts: {} as never,
+    api: apiDouble({
       moves: {
-        create: async (_input: unknown, key: string) =>
+        create: async (_input: MoveCreateInput, key: string) =>
           (opts.answer ?? (() => response(201, {id: `mv_${key}`, from_subaccount_id: A, to_subaccount_id: B, amount_in_minor_units: 100, status: 'settled', created_at: new Date().toISOString()})))(key),
-      } as never,
-      transfers: {} as never,
-      treasury: {} as never,
-    },
+      },
+    }),
     audit: {
       intent: async (info) => void written.push({kind: 'intent', info}),
       outcome: async (info) => {
@@ -97,7 +103,7 @@ describe('audit trail groups', () => {
   const fields = (i: number): AuditFields => ({kind: 'intent', op: `op-${i}`, profile: null, mode: 'test', method: 'POST', path: '/api/subaccounts/move', idempotency_key: `k-${i}`})
 
   it('a head of this version is overwritten in place at a fixed size; an older head is replaced', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'payops-audit-groups-'))
+    const dir = tempDir('payops-audit-groups-').path
     const log = new AuditLog(dir)
     await log.append(fields(1))
     const head = join(dir, 'audit.head')
@@ -116,7 +122,7 @@ describe('audit trail groups', () => {
   })
 
   it('a writer that finds records appended by another since its last group continues after them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'payops-audit-groups-'))
+    const dir = tempDir('payops-audit-groups-').path
     const a = new AuditLog(dir)
     const b = new AuditLog(dir)
     await a.append(fields(1))
@@ -130,7 +136,7 @@ describe('audit trail groups', () => {
 
 describe('runImport with rows prepared ahead', () => {
   it('sends each row once; a row prepared when the run is stopped is given up, recorded, and not journaled as sent', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'payops-import-ahead-'))
+    const dir = tempDir('payops-import-ahead-').path
     const journalPath = join(dir, 'rows.csv.payops-journal.jsonl')
     const writer = new JournalWriter(journalPath)
     const abort = new AbortController()
@@ -140,7 +146,7 @@ describe('runImport with rows prepared ahead', () => {
       // Ctrl-C while the third row is in flight (the next one is prepared by then): it is not sent.
       if (row.line === 4) setTimeout(() => abort.abort(), 1)
       await new Promise((r) => setTimeout(r, 5))
-      return {kind: 'created', httpStatus: 201, move: {id: `mv_${row.line}`, status: 'settled'} as never}
+      return {kind: 'created', httpStatus: 201, move: {id: `mv_${row.line}`, from_subaccount_id: row.from_subaccount_id, to_subaccount_id: row.to_subaccount_id, amount_in_minor_units: row.amount_in_minor_units, status: 'settled'}}
     }
     const send: RowSender = Object.assign(async (row: KeyedRow) => sendOf(row)(), {
       prepare: async (row: KeyedRow) => {
@@ -163,10 +169,13 @@ describe('runImport with rows prepared ahead', () => {
   })
 
   it('a send that stops the import (the trail cannot be written) gives up the rows prepared behind it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'payops-import-ahead-'))
+    const dir = tempDir('payops-import-ahead-').path
     const writer = new JournalWriter(join(dir, 'rows.csv.payops-journal.jsonl'))
     const events: string[] = []
-    const send: RowSender = Object.assign(async () => ({}) as RowOutcome, {
+    const unprepared = async (): Promise<RowOutcome> => {
+      throw new Error('not called: every row is prepared first')
+    }
+    const send: RowSender = Object.assign(unprepared, {
       prepare: async (row: KeyedRow) => {
         events.push(`prepare ${row.line}`)
         return {
@@ -191,7 +200,7 @@ describe('runImport with rows prepared ahead', () => {
 
 describe('reading the audit trail by chunks', () => {
   it('gives the same lines as splitting the whole file, across chunk boundaries, blank lines and a last line without its end', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'payops-audit-lines-'))
+    const dir = tempDir('payops-audit-lines-').path
     const file = join(dir, 'audit.jsonl')
     // Longer than one 8 MB chunk; lines of varied length and non-ASCII text, so boundaries fall mid-line and mid-character.
     const lines = Array.from({length: 60_000}, (_, i) => (i % 997 === 0 ? '' : `{"n":${i},"text":"${'é€x'.repeat(i % 70)}"}`))

@@ -1,7 +1,6 @@
-import {appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {appendFileSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {assignKeys, contentHash, parseImportCsv, totalsByCurrency, type ImportRow} from '../../src/import/csv.js'
 import {JournalWriter, readJournal, type JournalState} from '../../src/import/journal.js'
 import {matchRows} from '../../src/import/match.js'
@@ -9,11 +8,12 @@ import {runImport, type KeyedRow} from '../../src/import/run.js'
 import {pipelineSender, type RowOutcome, type RowSender} from '../../src/import/send.js'
 import type {MovementPorts} from '../../src/movements/types.js'
 import {ApiError, UsageError} from '../../src/errors.js'
+import {tempDir} from '../support/env.js'
 
 const A = '00000000-0000-4000-8000-00000000000a'
 const B = '00000000-0000-4000-8000-00000000000b'
-const dir = mkdtempSync(join(tmpdir(), 'payops-import-unit-'))
-afterAll(() => rmSync(dir, {recursive: true, force: true}))
+/** Removed after the file (test/support/setup.ts). */
+const dir = tempDir('payops-import-unit-').path
 
 describe('parseImportCsv', () => {
   it('reads decimal and minor-unit amounts, currencies, auto_approve, metadata and keys', () => {
@@ -50,9 +50,23 @@ describe('parseImportCsv', () => {
     expect(parseImportCsv('constructor,to,amount').errors[0].message).toMatch(/unknown column "constructor"/)
     const r = parseImportCsv(`from,to,amount,auto_approve\n${A},${B},1,__proto__`)
     expect(r.errors[0].message).toMatch(/auto_approve "__proto__"/)
-    const meta = parseImportCsv(`from,to,amount,metadata.__proto__\n${A},${B},1,x`)
-    expect(Object.getPrototypeOf({})).toBe(Object.prototype)
-    expect(meta.rows[0]?.client_metadata?.['__proto__' as string] ?? meta.errors.length).toBeTruthy()
+    // A metadata column named after a prototype property is a plain entry of the row's metadata:
+    // the cell neither becomes the metadata object's prototype nor reaches any other object.
+    const meta = parseImportCsv(`from,to,amount,metadata.__proto__,metadata.constructor\n${A},${B},1,x,y`)
+    expect(meta.errors).toEqual([])
+    const md = meta.rows[0].client_metadata!
+    expect(Object.getOwnPropertyNames(md).sort()).toEqual(['__proto__', 'constructor'])
+    expect(Object.getOwnPropertyDescriptor(md, '__proto__')?.value).toBe('x')
+    expect(Object.getOwnPropertyDescriptor(md, 'constructor')?.value).toBe('y')
+    expect([null, Object.prototype]).toContain(Object.getPrototypeOf(md))
+    expect(JSON.parse(JSON.stringify(md))).toEqual(JSON.parse('{"__proto__": "x", "constructor": "y"}'))
+    // A nested-looking name is still one flat entry; Object.prototype gains nothing.
+    const nested = parseImportCsv(`from,to,amount,metadata.__proto__.polluted\n${A},${B},1,yes`)
+    expect(Object.prototype).not.toHaveProperty('polluted')
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(nested.errors).toEqual([])
+    expect(Object.getOwnPropertyNames(nested.rows[0].client_metadata!)).toEqual(['__proto__.polluted'])
+    expect(nested.rows[0].client_metadata!['__proto__.polluted']).toBe('yes')
   })
 })
 

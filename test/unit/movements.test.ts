@@ -5,6 +5,8 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import type {ApiResponse, AuditInfo, AuditOutcome} from '../../src/api/client.js'
+import type {MoveCreateInput} from '../../src/api/moves.js'
+import type {Move} from '../../src/api/schemas/moves.js'
 import {ConflictError, NotConfirmedError, UsageError, AuthError} from '../../src/errors.js'
 import {classifyOutcome, isReplayAnswer, mismatches, requestWindowStart} from '../../src/movements/classify.js'
 import {runMovement, runMovements} from '../../src/movements/index.js'
@@ -12,16 +14,14 @@ import {historyOf} from '../../src/movements/history.js'
 import {canonicalSegments, movementOfRaw} from '../../src/movements/raw.js'
 import type {MovementPorts, Prompter} from '../../src/movements/types.js'
 import type {AuditRecord} from '../../src/audit/index.js'
+import {apiDouble} from './context.js'
+import {response} from './doubles.js'
 
 const A = '11111111-1111-4111-8111-111111111111'
 const B = '22222222-2222-4222-8222-222222222222'
 const C = '33333333-3333-4333-8333-333333333333'
 
-function response<T>(status: number, data: T, extra: Partial<ApiResponse<T>> = {}): ApiResponse<T> {
-  return {status, data, body: {data}, headers: {}, attempts: 1, earlierAttemptUncertain: false, sentAt: Date.now(), ...extra}
-}
-
-const move = (over: Record<string, unknown> = {}) => ({
+const move = (over: Partial<Move> = {}): Move => ({
   id: 'mv_1',
   from_subaccount_id: A,
   to_subaccount_id: B,
@@ -41,8 +41,8 @@ interface Fake {
 }
 
 function fake(opts: {
-  create?: () => ApiResponse<Record<string, unknown>>
-  approve?: () => ApiResponse<Record<string, unknown>>
+  create?: () => ApiResponse<Move>
+  approve?: () => ApiResponse<Move>
   live?: boolean
   limits?: MovementPorts['profile']['limits']
   interactive?: boolean
@@ -72,10 +72,10 @@ function fake(opts: {
     note: (t) => void notes.push(t),
   }
   const ports: MovementPorts = {
-    api: {
-      subaccounts: {get: async (id: string) => response(200, {id, name: `name-${id.slice(0, 4)}`, currency_code: 'USD'})} as never,
+    api: apiDouble({
+      subaccounts: {get: async (id: string) => response(200, {id, name: `name-${id.slice(0, 4)}`, currency_code: 'USD', total_incoming_in_minor_units: 0, total_outgoing_in_minor_units: 0})},
       moves: {
-        create: async (input: unknown, key: string) => {
+        create: async (input: MoveCreateInput, key: string) => {
           sent.push({kind: 'create', input, key})
           return (opts.create ?? (() => response(201, move())))()
         },
@@ -87,10 +87,8 @@ function fake(opts: {
           sent.push({kind: 'cancel', input: id})
           return response(200, move({id, status: 'canceled'}))
         },
-      } as never,
-      transfers: {} as never,
-      treasury: {} as never,
-    },
+      },
+    }),
     audit: {
       intent: async (info) => void audit.push({kind: 'intent', info}),
       outcome: async (info) => void audit.push({kind: 'outcome', info}),

@@ -5,6 +5,7 @@
 import {Flags, Parser} from '@oclif/core'
 import {describe, expect, it} from 'vitest'
 import {usage} from './support.js'
+import {fakeOrigin} from './doubles.js'
 import {
   dateRange,
   dateTimeRange,
@@ -21,7 +22,8 @@ import {formatLimits} from '../../src/output/columns.js'
 import {TransfersApi} from '../../src/api/transfers.js'
 import {TreasuryApi} from '../../src/api/treasury.js'
 import {SubaccountsApi} from '../../src/api/subaccounts.js'
-import type {ApiClient} from '../../src/api/client.js'
+import {ApiClient, type QueryValue} from '../../src/api/client.js'
+import type * as z from 'zod/mini'
 import {UsageError} from '../../src/errors.js'
 
 const A = '11111111-1111-4111-8111-111111111111'
@@ -180,17 +182,24 @@ describe('flag suggestions', () => {
   })
 })
 
-/** A client that records the query of each page request and answers with `items`. */
+/**
+ * A client that records the query of each page request; its origin answers every list with
+ * `items` and a subaccount with one that does not report its currency.
+ */
 function fakeClient(items: unknown[] = []) {
-  const queries: Array<{path: string; query: Record<string, unknown>}> = []
-  const client = {
-    page: async (path: string, query: Record<string, unknown>) => {
+  const queries: Array<{path: string; query: Record<string, QueryValue>}> = []
+  class RecordingClient extends ApiClient {
+    override page<S extends z.ZodMiniType>(path: string, query: Record<string, QueryValue>, item: S) {
       queries.push({path, query})
-      return {items, hasMore: false, nextCursor: null}
-    },
-    request: async () => ({data: {id: 'sub', currency_code: null}}),
-  } as unknown as ApiClient
-  return {client, queries}
+      return super.page(path, query, item)
+    }
+  }
+  const baseUrl = fakeOrigin((req) =>
+    req.path.startsWith('/api/subaccounts/')
+      ? {status: 200, body: {data: {id: 'sub', name: 'sub', currency_code: null}}}
+      : {status: 200, body: {data: items, has_more: false, next_cursor: null}},
+  )
+  return {client: new RecordingClient({baseUrl}), queries}
 }
 
 describe('transfer list filters', () => {

@@ -1,33 +1,29 @@
-/** `transfers create --wait` in-process: a real TransfersApi over a fake client, fake IO and clock. */
+/** `transfers create --wait` in-process: a real TransfersApi and ApiClient over a fake origin (no server), fake IO and clock. */
 import {describe, expect, it} from 'vitest'
 import {TransfersApi} from '../../src/api/transfers.js'
-import type {ApiClient} from '../../src/api/client.js'
+import {ApiClient} from '../../src/api/client.js'
+import type {AccountTransfer} from '../../src/api/schemas/transfers.js'
 import {runTransferCreate} from '../../src/movements/transfer-create.js'
 import {testContext} from './context.js'
+import {fakeOrigin} from './doubles.js'
 
 const FROM = 'acc_from'
 const TO = 'acc_to'
 
-function transfer(status: string) {
+function transfer(status: string): AccountTransfer {
   return {id: 'tr_1', from_account_id: FROM, to_account_id: TO, amount_in_minor_units: 150000, currency_code: 'USD', rail: 'wire', status, created_at: '2026-11-23T12:00:00Z', scheduled_date: null}
 }
 
 /** A client whose create answers 202 `approved` and whose list shows the given statuses in turn. */
 function fakeClient(statuses: string[], createStatus = 202) {
   const seen: string[] = []
-  const client = {
-    request: async (req: {method: string; path: string}) => {
-      seen.push(`${req.method} ${req.path}`)
-      const data = transfer('approved')
-      return {status: createStatus, data, body: {data}, headers: {}, attempts: 1, earlierAttemptUncertain: false, sentAt: Date.now()}
-    },
-    page: async (path: string) => {
-      seen.push(`GET ${path}`)
-      const status = statuses.length > 1 ? statuses.shift()! : statuses[0]
-      return {items: [transfer(status)], hasMore: false, nextCursor: null, totalCount: 1}
-    },
-  } as unknown as ApiClient
-  return {api: new TransfersApi(client), seen}
+  const baseUrl = fakeOrigin((req) => {
+    seen.push(`${req.method} ${req.path}`)
+    if (req.method !== 'GET') return {status: createStatus, body: {data: transfer('approved')}}
+    const status = statuses.length > 1 ? statuses.shift()! : statuses[0]
+    return {status: 200, body: {data: [transfer(status)], has_more: false, next_cursor: null, total_count: 1}}
+  })
+  return {api: new TransfersApi(new ApiClient({baseUrl})), seen}
 }
 
 const request = {kind: 'transfer.create' as const, from: FROM, to: TO, amount: {decimal: '1500.00'}, currency: 'USD', rail: 'wire', autoApprove: true}

@@ -13,6 +13,7 @@ import {Writable} from 'node:stream'
 import {parse as parseCsv} from 'csv-parse/sync'
 import {afterEach, describe, expect, it} from 'vitest'
 import type {WebhookEndpoint} from '../../src/api/schemas/webhooks.js'
+import type {WebhookCreateInput, WebhooksApi} from '../../src/api/webhooks.js'
 import {ApiError, UsageError} from '../../src/errors.js'
 import {Output, type Column, type Format} from '../../src/output/index.js'
 import {runListen, type ListenOptions} from '../../src/webhooks/listen-command.js'
@@ -21,7 +22,8 @@ import {ROTATIONS_FILE} from '../../src/webhooks/rotation-state.js'
 import {InvalidSignatureError, MalformedSignatureError, ReceiverError} from '../../src/webhooks/tools.js'
 import {runTrigger} from '../../src/webhooks/trigger-command.js'
 import {runVerify} from '../../src/webhooks/verify-command.js'
-import {testContext, type TestContext, type TestContextOptions} from './context.js'
+import {testContext, type ApiDouble, type TestContext, type TestContextOptions} from './context.js'
+import {response} from './doubles.js'
 
 const SECRET = 'whsec_unit_commands_secret_value_0001'
 const OTHER = 'whsec_unit_commands_secret_value_0002'
@@ -382,11 +384,11 @@ describe('runRotateSecret', () => {
   const BASE = 'http://127.0.0.1:9/'
 
   /** A webhooks API over a map of endpoints; 404 for an unknown id, as the service answers. */
-  function fakeWebhooks(initial: Array<Partial<WebhookEndpoint>> = [{id: 'wh_old'}]) {
+  function fakeWebhooks(initial: Array<Partial<WebhookEndpoint> & {id: string}> = [{id: 'wh_old'}]) {
     const endpoints = new Map<string, WebhookEndpoint>()
-    const endpoint = (e: Partial<WebhookEndpoint>): WebhookEndpoint =>
-      ({url: 'https://example.test/hooks', event_types: ['payin.settled'], description: 'mine', is_active: true, created_at: '2026-11-01T00:00:00Z', updated_at: '2026-11-01T00:00:00Z', ...e}) as WebhookEndpoint
-    for (const e of initial) endpoints.set(e.id!, endpoint(e))
+    const endpoint = (e: Partial<WebhookEndpoint> & {id: string}): WebhookEndpoint =>
+      ({url: 'https://example.test/hooks', event_types: ['payin.settled'], description: 'mine', is_active: true, created_at: '2026-11-01T00:00:00Z', updated_at: '2026-11-01T00:00:00Z', ...e})
+    for (const e of initial) endpoints.set(e.id, endpoint(e))
     const calls: string[] = []
     let n = 0
     const notFound = (id: string) => new ApiError({status: 404, message: `Webhook endpoint ${id} not found`, errorCode: 'NOT_FOUND'})
@@ -395,30 +397,31 @@ describe('runRotateSecret', () => {
         calls.push(`get ${id}`)
         const e = endpoints.get(id)
         if (!e) throw notFound(id)
-        return {data: e}
+        return response(200, e)
       },
-      create: async (input: {url: string; event_types: string[]; description?: string}) => {
+      create: async (input: WebhookCreateInput) => {
         const id = `wh_twin_${++n}`
         calls.push(`create ${id}`)
         const e = endpoint({id, ...input})
         endpoints.set(id, e)
-        return {data: {...e, secret: `whsec_fake_twin_secret_${n}`}}
+        return response(201, {...e, secret: `whsec_fake_twin_secret_${n}`})
       },
       delete: async (id: string) => {
         calls.push(`delete ${id}`)
         const e = endpoints.get(id)
         if (!e) throw notFound(id)
         endpoints.delete(id)
-        return {data: e}
+        return response(200, e)
       },
       setActive: async (id: string, active: boolean) => {
         calls.push(`${active ? 'enable' : 'disable'} ${id}`)
         const e = {...endpoints.get(id)!, is_active: active}
         endpoints.set(id, e)
-        return {data: e}
+        return response(200, e)
       },
-    }
-    return {api: {client: {baseUrl: new URL(BASE)}, webhooks}, endpoints, calls}
+    } satisfies Partial<WebhooksApi>
+    const api: ApiDouble = {client: {baseUrl: new URL(BASE)}, webhooks}
+    return {api, endpoints, calls}
   }
 
   const pending = (dir: string) => {
