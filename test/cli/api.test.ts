@@ -1,10 +1,12 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {defaultConfigDir, expectNothingSent, runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
+/** Runs `fn` and asserts the emulator received nothing and the (default) audit trail did not grow. */
+const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, defaultConfigDir())
 
 beforeAll(async () => {
   emu = await startEmulator()
@@ -53,18 +55,32 @@ describe('api', () => {
   })
 
   it('refuses bad usage before sending (exit 2)', async () => {
-    expect((await runAs(emu, 'test', ['api', 'GET', 'https://evil.example.com/api/x'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['api', 'POST', '/api/subaccounts', '--input', '-'], {input: '{bad'})).code).toBe(2)
-    expect((await runAs(emu, 'test', ['api', 'FETCH', '/api/subaccounts'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['api', 'GET', '/api/x', '-H', 'x-api-key: test_abc'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['api', 'POST', '/api/subaccounts', '-f', 'novalue'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['api', 'POST', '/api/subaccounts', '--input', join(dir.path, 'missing.json')])).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['api', 'GET', 'https://evil.example.com/api/x']))).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['api', 'POST', '/api/subaccounts', '--input', '-'], {input: '{bad'}))).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['api', 'FETCH', '/api/subaccounts']))).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['api', 'GET', '/api/x', '-H', 'x-api-key: test_abc']))).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['api', 'POST', '/api/subaccounts', '-f', 'novalue']))).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['api', 'POST', '/api/subaccounts', '--input', join(dir.path, 'missing.json')]))).code).toBe(2)
   })
 
   it('asks before a mutating call on a live key', async () => {
-    const r = await runAs(emu, 'live', ['api', 'POST', '/api/subaccounts', '-f', 'name=NoTTY'])
+    // Without a terminal there is no one to ask: refused, nothing sent.
+    const r = await nothingSent(() => runAs(emu, 'live', ['api', 'POST', '/api/subaccounts', '-f', 'name=NoTTY']))
     expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/LIVE/)
+    // On a terminal it asks; no is refused before sending, yes sends.
+    const declined = await nothingSent(() => runAs(emu, 'live', ['api', 'POST', '/api/subaccounts', '-f', 'name=Declined'], {tty: true, answers: ['n']}))
+    expect(declined.code).toBe(3)
+    expect(declined.asked).toEqual(['Proceed with a LIVE action?'])
+    const confirmed = await runAs(emu, 'live', ['api', 'POST', '/api/subaccounts', '-f', 'name=Confirmed', '-o', 'json'], {tty: true, answers: ['y']})
+    expect(confirmed.code, confirmed.stderr).toBe(0)
+    expect(confirmed.asked).toEqual(['Proceed with a LIVE action?'])
+    expect(confirmed.json().data.name).toBe('Confirmed')
+    // A read is not asked about, with or without a terminal.
     const get = await runAs(emu, 'live', ['api', 'GET', '/api/subaccounts/00000000-0000-4000-8000-000000000000'])
     expect(get.code).toBe(4)
+    const onTerminal = await runAs(emu, 'live', ['api', 'GET', '/api/subaccounts/00000000-0000-4000-8000-000000000000'], {tty: true})
+    expect(onTerminal.code).toBe(4)
+    expect(onTerminal.asked).toEqual([])
   })
 })

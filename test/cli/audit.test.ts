@@ -7,7 +7,7 @@
 import {existsSync, readFileSync, renameSync, unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {expectNothingSent, runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir('payops-audit-e2e-')
@@ -15,6 +15,8 @@ const log = join(dir.path, 'audit.jsonl')
 const headFile = join(dir.path, 'audit.head')
 
 const cli = (args: string[]) => runAs(emu, 'test', args, {configDir: dir.path})
+/** A mutating command on a broken trail: refused, the emulator receives nothing, the trail does not grow. */
+const refusedCli = (args: string[]) => expectNothingSent(emu, () => cli(args), dir.path)
 /** How many subaccounts the emulator holds, over all entities: what a create would change. */
 const subaccounts = async () => (await emu.control<{data: Array<{subaccount_ids: string[]}>}>('GET', '/_emulator/entities')).data.reduce((n, e) => n + e.subaccount_ids.length, 0)
 const lines = () => readFileSync(log, 'utf8').trim().split('\n')
@@ -95,13 +97,13 @@ describe('audit trail end and head', () => {
     expect(verify.stderr).toMatch(/line 5 is missing: the log ends at record 4 but audit\.head names record 6/)
 
     const before = await subaccounts()
-    const refused = await cli(['subaccounts', 'create', '--name', 'Audit-Cut', '-o', 'table'])
+    const refused = await refusedCli(['subaccounts', 'create', '--name', 'Audit-Cut', '-o', 'table'])
     expect(refused.code).toBe(1)
     expect(refused.stdout).toBe('')
     expect(refused.stderr).toBe(
       `Error: Nothing was sent: the audit trail in ${dir.path} was cut or its head changed (audit.jsonl ends at record 4, audit.head names record 6): run \`payops audit verify\`, then move audit.jsonl and audit.head aside to start a new trail\n`,
     )
-    const asJson = await cli(['subaccounts', 'create', '--name', 'Audit-Cut', '-o', 'json'])
+    const asJson = await refusedCli(['subaccounts', 'create', '--name', 'Audit-Cut', '-o', 'json'])
     expect(asJson.code).toBe(1)
     expect(JSON.parse(asJson.stderr.trim().split('\n')[1]).error).toMatchObject({type: 'AuditTrailError', exit_code: 1})
     expect(await subaccounts()).toBe(before)
@@ -118,7 +120,7 @@ describe('audit trail end and head', () => {
     expect(verify.code).toBe(1)
     expect(verify.stderr).toMatch(/line 4 \(record 4\) ends the log but audit\.head is missing/)
     const before = await subaccounts()
-    const refused = await cli(['subaccounts', 'create', '--name', 'Audit-NoHead'])
+    const refused = await refusedCli(['subaccounts', 'create', '--name', 'Audit-NoHead'])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/lost its head .*move audit\.jsonl and audit\.head aside/)
     expect(existsSync(headFile)).toBe(false)
@@ -127,7 +129,7 @@ describe('audit trail end and head', () => {
     const garbled = await cli(['audit', 'verify'])
     expect(garbled.code).toBe(1)
     expect(garbled.stderr).toMatch(/audit\.head is not valid JSON: the head was garbled, so the end of the log \(record 4, line 4\) cannot be checked/)
-    expect((await cli(['subaccounts', 'create', '--name', 'Audit-Garbled'])).code).toBe(1)
+    expect((await refusedCli(['subaccounts', 'create', '--name', 'Audit-Garbled'])).code).toBe(1)
     expect(await subaccounts()).toBe(before)
   })
 
@@ -136,10 +138,12 @@ describe('audit trail end and head', () => {
     const verify = await cli(['audit', 'verify'])
     expect(verify.code).toBe(1)
     expect(verify.stderr).toMatch(/line 1 is missing: there is no audit\.jsonl but audit\.head names record 6 \(the log was deleted\)/)
-    const refused = await cli(['subaccounts', 'create', '--name', 'Audit-NoLog'])
+    const before = await subaccounts()
+    const refused = await refusedCli(['subaccounts', 'create', '--name', 'Audit-NoLog'])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/lost its log \(audit\.jsonl is missing or empty but audit\.head names record 6\)/)
     expect(existsSync(log)).toBe(false)
+    expect(await subaccounts()).toBe(before)
   })
 
   it('moving both files aside starts a new trail', async () => {

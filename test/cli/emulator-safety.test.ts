@@ -5,9 +5,10 @@
  */
 import {randomBytes} from 'node:crypto'
 import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {request} from 'node:http'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {knownSecrets, run, runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 const tmp = tempDir('payops-emu-safety-')
 const emulators: Emulator[] = []
@@ -16,7 +17,7 @@ afterAll(async () => {
   tmp.cleanup()
 })
 
-const start = (args: string[], configDir?: string) => run(['emulator', 'start', '--port', '0', '--json', ...args], {configDir, timeoutMs: 20_000})
+const start = (args: string[], configDir?: string) => run(['emulator', 'start', '--port', '0', '--json', ...args], {configDir})
 
 /** The one human line of an error (machine output adds the `{"error": ...}` object after it). */
 function oneLineError(stderr: string, exitCode = 2): string {
@@ -114,10 +115,30 @@ describe('control API from a web page', () => {
   it('refuses a cross-site text/plain POST and a foreign Host', async () => {
     const emu = await startEmulator([])
     emulators.push(emu)
+    const created = await runAs(emu, 'test', ['subaccounts', 'create', '--name', 'Survives'])
+    expect(created.code, created.stderr).toBe(0)
+    const entities = await emu.control('GET', '/_emulator/entities')
     const evil = await fetch(`${emu.baseUrl}/_emulator/keys`, {method: 'POST', headers: {'content-type': 'text/plain', origin: 'http://evil.example'}, body: '{"entity":"live"}'})
     expect(evil.status).toBe(403)
+    expect(await evil.text()).not.toMatch(/live_/)
     const form = await fetch(`${emu.baseUrl}/_emulator/reset`, {method: 'POST', headers: {'content-type': 'text/plain'}, body: '{}'})
     expect(form.status).toBe(415)
+    // A page that rebinds its own name to 127.0.0.1 sends its own Host (fetch cannot set one: node:http does).
+    const rebound = await new Promise<{status: number; body: string}>((resolve, reject) => {
+      const u = new URL(emu.baseUrl)
+      const req = request({host: u.hostname, port: u.port, path: '/_emulator/reset', method: 'POST', headers: {host: 'evil.example', 'content-type': 'application/json'}}, (res) => {
+        let body = ''
+        res.on('data', (d) => (body += d))
+        res.on('end', () => resolve({status: res.statusCode ?? 0, body}))
+      })
+      req.on('error', reject)
+      req.end('{}')
+    })
+    expect(rebound.status).toBe(403)
+    expect(rebound.body).toMatch(/loopback host/)
+    // None of them reset anything: the data is as it was.
+    expect(await emu.control('GET', '/_emulator/entities')).toEqual(entities)
+    expect((await runAs(emu, 'test', ['subaccounts', 'get', created.json().id])).code).toBe(0)
     // The repo's own helper sends JSON from loopback and is served.
     expect(await emu.control('GET', '/_emulator/entities')).toHaveProperty('data')
   })

@@ -52,13 +52,19 @@ describe('emulator start', () => {
   })
 
   it('refuses a non-loopback --host and a busy port (exit 2)', async () => {
+    // Refused before listening: no start-up line (no base URL, no keys) is printed.
     const r = await run(['emulator', 'start', '--host', '0.0.0.0', '--json'])
     expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(/--host 0\.0\.0\.0 is not a loopback address/)
     const emu = await startEmulator()
     const port = new URL(emu.baseUrl).port
     const busy = await run(['emulator', 'start', '--port', port, '--json'])
     expect(busy.code).toBe(2)
+    expect(busy.stdout).toBe('')
     expect(busy.stderr).toMatch(/in use/)
+    // The emulator on that port is untouched and still serves.
+    expect((await runAs(emu, 'test', ['subaccounts', 'create', '--name', 'StillServing'])).code).toBe(0)
     await emu.stop()
   })
 

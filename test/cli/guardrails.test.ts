@@ -1,9 +1,8 @@
-import {spawn} from 'node:child_process'
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, cleanEnv, knownSecrets, run, startEmulator, tempDir, type Emulator} from './helpers.js'
-import {runInPty} from './pty.js'
+import {readAudit} from '../../src/audit/index.js'
+import {expectNothingSent, knownSecrets, run, startCli, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -11,9 +10,29 @@ let a: string
 let b: string
 let c: string
 
-const cli = (args: string[], opts: {input?: string; env?: Record<string, string>} = {}) => run(args, {configDir: dir.path, ...opts})
+const cli = (args: string[], opts: RunOptions = {}) => run(args, {configDir: dir.path, ...opts})
+/** On a terminal: prompts are answered in order by `answers`. */
+const onTerminal = (args: string[], answers: string[]) => cli(args, {tty: true, answers})
 const incoming = async (id: string, profile = 'sandbox') => (await cli(['subaccounts', 'get', id, '-p', profile])).json().total_incoming_in_minor_units as number
 const audit = () => readFileSync(join(dir.path, 'audit.jsonl'), 'utf8')
+/** Runs `fn` and asserts that neither the emulator nor the audit trail saw anything. */
+const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, dir.path)
+/**
+ * Runs `fn` and asserts that the emulator received exactly `reads` (`GET /api/…` lookups a plan
+ * makes to read a currency or a name, which change nothing) and nothing else, and that the audit
+ * trail did not grow: no request that moves money or changes anything was sent.
+ */
+async function onlyReads<T>(reads: string[], fn: () => Promise<T>): Promise<T> {
+  const before = (await emu.requestLog()).count
+  const records = readAudit(dir.path).length
+  const result = await fn()
+  const after = await emu.requestLog()
+  const got = after.count === before ? [] : after.recent.slice(-(after.count - before)).map((r) => `${r.method} ${r.path}`)
+  expect(got, 'requests the emulator received').toEqual(reads)
+  expect(readAudit(dir.path).length, 'audit records written').toBe(records)
+  return result
+}
+const lookup = (id: string) => `GET /api/subaccounts/${id}`
 
 beforeAll(async () => {
   emu = await startEmulator()
@@ -42,10 +61,10 @@ describe('profile limits', () => {
     expect((await cli(['profiles', 'unset', 'sandbox', 'max-amount', 'JPY'])).json().limits.max_amount).toEqual({USD: 5000})
   })
 
-  it('refuses an over-limit move before any request (exit 3), naming the limit', async () => {
+  it('refuses an over-limit move before sending it (exit 3), naming the limit; only the two subaccount lookups go out', async () => {
     const before = await incoming(b)
     const lines = audit().split('\n').length
-    const r = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '60.00'])
+    const r = await onlyReads([lookup(a), lookup(b)], () => cli(['moves', 'create', '--from', a, '--to', b, '--amount', '60.00']))
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/60\.00 USD is over the max-amount 50\.00 USD of profile "sandbox"/)
     expect(r.stderr).not.toMatch(/Idempotency-Key/)
@@ -56,9 +75,10 @@ describe('profile limits', () => {
 
   it('--override-limits needs --yes without a terminal, then proceeds', async () => {
     const before = await incoming(b)
-    const refused = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '60.00', '--override-limits'])
+    const refused = await onlyReads([lookup(a), lookup(b)], () => cli(['moves', 'create', '--from', a, '--to', b, '--amount', '60.00', '--override-limits']))
     expect(refused.code).toBe(3)
     expect(refused.stderr).toMatch(/over limit/)
+    expect(await incoming(b)).toBe(before)
     const ok = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '60.00', '--override-limits', '--yes'])
     expect(ok.code, ok.stderr).toBe(0)
     expect(await incoming(b)).toBe(before + 6000)
@@ -66,18 +86,18 @@ describe('profile limits', () => {
 
   it('allowed-destinations refuses other destinations, for create, approve and import rows', async () => {
     await cli(['profiles', 'set', 'sandbox', 'allowed-destinations', b])
-    const r = await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '1.00'])
+    const r = await onlyReads([lookup(a), lookup(c)], () => cli(['moves', 'create', '--from', a, '--to', c, '--amount', '1.00']))
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/destination .* is not in the allowed-destinations/)
     await cli(['profiles', 'unset', 'sandbox', 'allowed-destinations'])
     const pending = (await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '40.00', '--no-auto-approve'])).json().id
     await cli(['profiles', 'set', 'sandbox', 'allowed-destinations', b])
-    const approve = await cli(['moves', 'approve', pending])
+    const approve = await nothingSent(() => cli(['moves', 'approve', pending]))
     expect(approve.code).toBe(3)
     expect(approve.stderr).toMatch(/move .*: destination/)
     const file = join(dir.path, 'limits.csv')
     writeFileSync(file, ['from,to,amount', `${a},${b},10.00`, `${a},${c},10.00`, `${a},${b},99.00`].join('\n'))
-    const imp = await cli(['moves', 'import', file, '--yes'])
+    const imp = await nothingSent(() => cli(['moves', 'import', file, '--yes']))
     expect(imp.code).toBe(3)
     expect(imp.stderr).toMatch(/line 3: destination/)
     expect(imp.stderr).toMatch(/line 4: 99\.00 USD is over the max-amount/)
@@ -90,14 +110,14 @@ describe('profile limits', () => {
     const accounts = (await cli(['treasury', 'accounts', 'list'])).json() as Array<{id: string; currency_code: string}>
     const [usd1, usd2] = accounts.filter((x) => x.currency_code === 'USD')
     await cli(['profiles', 'set', 'sandbox', 'max-amount', '100.00', 'USD'])
-    const over = await cli(['transfers', 'create', '--from', usd1.id, '--to', usd2.id, '--amount', '100.01', '--currency', 'USD', '--rail', 'wire'])
+    const over = await nothingSent(() => cli(['transfers', 'create', '--from', usd1.id, '--to', usd2.id, '--amount', '100.01', '--currency', 'USD', '--rail', 'wire']))
     expect(over.code).toBe(3)
     expect(over.stderr).toMatch(/100\.01 USD is over the max-amount 100\.00 USD/)
     expect(over.stderr).not.toMatch(/Idempotency-Key/)
     const pending = await cli(['transfers', 'create', '--from', usd1.id, '--to', usd2.id, '--amount', '90.00', '--currency', 'USD', '--rail', 'wire', '--no-auto-approve'])
     expect(pending.code, pending.stderr).toBe(0)
     await cli(['profiles', 'set', 'sandbox', 'max-amount', '50.00', 'USD'])
-    const approve = await cli(['transfers', 'approve', pending.json().id])
+    const approve = await onlyReads(['GET /api/treasury/account-transfers'], () => cli(['transfers', 'approve', pending.json().id]))
     expect(approve.code).toBe(3)
     expect(approve.stderr).toMatch(/90\.00 USD is over the max-amount 50\.00 USD/)
     const overridden = await cli(['transfers', 'approve', pending.json().id, '--override-limits', '--yes'])
@@ -110,7 +130,7 @@ describe('profile limits', () => {
   it('a currency without a max-amount is refused once any max-amount is set', async () => {
     const file = join(dir.path, 'eur.csv')
     writeFileSync(file, ['from,to,amount,currency', `${a},${b},1.00,EUR`].join('\n'))
-    const r = await cli(['moves', 'import', file, '--dry-run'])
+    const r = await nothingSent(() => cli(['moves', 'import', file, '--dry-run']))
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/line 2: profile "sandbox" has max-amount limits for USD but none for EUR/)
     await cli(['profiles', 'unset', 'sandbox', 'max-amount'])
@@ -118,43 +138,51 @@ describe('profile limits', () => {
   })
 })
 
-describe('typed confirmation on LIVE keys, in a real pseudo-terminal', () => {
+/**
+ * On a terminal (in-process: the prompts answered in order). The typed LIVE confirmation in a real
+ * pseudo-terminal is test/smoke/guardrails-pty.test.ts.
+ */
+describe('typed confirmation on LIVE keys, on a terminal', () => {
   let la: string
   let lb: string
   beforeAll(async () => {
     la = (await cli(['subaccounts', 'create', '--name', 'L-A', '-p', 'prod', '--yes'])).json().id
     lb = (await cli(['subaccounts', 'create', '--name', 'L-B', '-p', 'prod', '--yes'])).json().id
   })
-  const env = () => ({PAYOPS_CONFIG_DIR: dir.path})
 
   it('typing the amount shown proceeds', async () => {
-    const r = await runInPty(['moves', 'create', '--from', la, '--to', lb, '--amount', '12.34', '-p', 'prod', '-o', 'json'], [{when: /Type 12\.34 to confirm/, answer: '12.34'}], env())
-    expect(r.code, r.output).toBe(0)
-    expect(r.output).toMatch(/LIVE/)
-    expect(r.output).toMatch(/"status": "settled"/)
+    const r = await onTerminal(['moves', 'create', '--from', la, '--to', lb, '--amount', '12.34', '-p', 'prod', '-o', 'json'], ['12.34'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.asked).toEqual(['Type 12.34 to confirm this LIVE movement:'])
+    expect(r.stderr).toMatch(/LIVE/)
+    expect(r.stdout).toMatch(/"status": "settled"/)
     expect(await incoming(lb, 'prod')).toBe(1234)
   })
 
-  it('a wrong answer aborts with exit 3 and sends nothing', async () => {
-    const r = await runInPty(['moves', 'create', '--from', la, '--to', lb, '--amount', '12.34', '-p', 'prod'], [{when: /Type 12\.34 to confirm/, answer: '1234'}], env())
+  it('a wrong answer aborts with exit 3 and sends no move (only the lookups for its summary)', async () => {
+    const r = await onlyReads([lookup(la), lookup(lb)], () => onTerminal(['moves', 'create', '--from', la, '--to', lb, '--amount', '12.34', '-p', 'prod'], ['1234']))
     expect(r.code).toBe(3)
-    expect(r.output).toMatch(/Not confirmed: typed "1234", expected 12\.34\. Nothing was sent/)
+    expect(r.asked).toEqual(['Type 12.34 to confirm this LIVE movement:'])
+    expect(r.stderr).toMatch(/Not confirmed: typed "1234", expected 12\.34\. Nothing was sent/)
     expect(await incoming(lb, 'prod')).toBe(1234)
   })
 
   it('--override-limits asks for the typed amount even on a test key', async () => {
     await cli(['profiles', 'set', 'sandbox', 'max-amount', '1.00', 'USD'])
     const before = await incoming(b)
-    const r = await runInPty(['moves', 'create', '--from', a, '--to', b, '--amount', '2.50', '--override-limits', '--yes', '-p', 'sandbox'], [{when: /Type 2\.50 to confirm/, answer: '2.50'}], env())
-    expect(r.code, r.output).toBe(0)
-    expect(r.output).toMatch(/over limit/)
+    const r = await onTerminal(['moves', 'create', '--from', a, '--to', b, '--amount', '2.50', '--override-limits', '--yes', '-p', 'sandbox'], ['2.50'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.asked).toEqual(['Type 2.50 to confirm:'])
+    expect(r.stderr).toMatch(/over limit/)
     expect(await incoming(b)).toBe(before + 250)
     await cli(['profiles', 'unset', 'sandbox', 'max-amount'])
   })
 
   it('a non-money LIVE action asks yes/no', async () => {
-    const r = await runInPty(['subaccounts', 'create', '--name', 'L-C', '-p', 'prod'], [{when: /Proceed with a LIVE action\?/, answer: 'n'}], env())
+    const r = await nothingSent(() => onTerminal(['subaccounts', 'create', '--name', 'L-C', '-p', 'prod'], ['n']))
     expect(r.code).toBe(3)
+    expect(r.asked).toEqual(['Proceed with a LIVE action?'])
+    expect(r.stderr).toMatch(/Not confirmed: nothing was sent/)
   })
 })
 
@@ -185,21 +213,25 @@ describe('audit trail', () => {
       return f
     })
     const before = audit().trim().split('\n').length
-    const env = cleanEnv({PAYOPS_CONFIG_DIR: dir.path})
-    const codes = await Promise.all(
-      files.map(
-        (f) =>
-          new Promise<number | null>((resolve) => {
-            const p = spawn(process.execPath, [BIN, 'moves', 'import', f, '--yes', '--concurrency', '8', '-p', 'sandbox'], {env, stdio: 'ignore'})
-            p.on('exit', resolve)
-          }),
-      ),
-    )
-    expect(codes).toEqual([0, 0])
+    // Both run at once in this process; they share the audit trail's lock as two processes would.
+    const runs = files.map((f) => startCli(['moves', 'import', f, '--yes', '--concurrency', '8', '-p', 'sandbox'], {configDir: dir.path}))
+    const results = await Promise.all(runs.map((x) => x.done))
+    expect(
+      results.map((x) => x.code),
+      results.map((x) => x.stderr).join('\n'),
+    ).toEqual([0, 0])
     const after = audit().trim().split('\n')
     expect(after.length - before).toBe(240)
-    const pids = new Set(after.slice(before).map((l) => JSON.parse(l).pid))
-    expect(pids.size).toBe(2)
+    // Both imports wrote to the one chain: an intent and an outcome for every row of each file.
+    const added = after.slice(before).map((l) => JSON.parse(l))
+    const intents = added.filter((x) => x.kind === 'intent')
+    const outcomes = added.filter((x) => x.kind === 'outcome')
+    expect(intents.map((x) => x.amount_in_minor_units).sort((p, q) => p - q)).toEqual([
+      ...Array.from({length: 60}, (_, i) => i + 1),
+      ...Array.from({length: 60}, (_, i) => 1000 + i + 1),
+    ])
+    expect(new Set(outcomes.map((x) => x.op))).toEqual(new Set(intents.map((x) => x.op)))
+    expect(added.map((x) => x.seq)).toEqual(Array.from({length: 240}, (_, i) => before + i + 1))
     expect((await cli(['audit', 'verify'])).code).toBe(0)
   })
 

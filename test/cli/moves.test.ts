@@ -1,9 +1,28 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runAs, startEmulator, type Emulator, outcomeOf} from '../support/index.js'
+import {readAudit} from '../../src/audit/index.js'
+import {defaultConfigDir, expectNothingSent, runAs, startEmulator, type Emulator, outcomeOf} from '../support/index.js'
 
 let emu: Emulator
 let a: string
 let b: string
+
+/** Runs `fn` and asserts the emulator received nothing and the (default) audit trail did not grow. */
+const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, defaultConfigDir())
+/**
+ * Runs `fn` and asserts the emulator received exactly `reads` ("GET /api/…" lookups, which change
+ * nothing) and the audit trail did not grow: nothing that moves money was sent.
+ */
+async function onlyReads<T>(reads: string[], fn: () => Promise<T>): Promise<T> {
+  const before = (await emu.requestLog()).count
+  const records = readAudit(defaultConfigDir()).length
+  const result = await fn()
+  const after = await emu.requestLog()
+  const got = after.recent.slice(after.recent.length - (after.count - before)).map((r) => `${r.method} ${r.path}`)
+  expect(got, 'requests the emulator received').toEqual(reads)
+  expect(readAudit(defaultConfigDir()).length, 'audit records written').toBe(records)
+  return result
+}
+const lookup = (id: string) => `GET /api/subaccounts/${id}`
 
 async function createSub(name: string, key = 'test'): Promise<string> {
   const r = await runAs(emu, key, ['subaccounts', 'create', '--name', name])
@@ -89,28 +108,36 @@ describe('moves create', () => {
     ['abc', /not a decimal/],
     ['1e3', /not a decimal/],
   ])('rejects --amount %s before any request (exit 2)', async (amount, message) => {
-    const r = await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, `--amount=${amount}`])
+    const r = await nothingSent(() => runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, `--amount=${amount}`]))
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(message)
     expect(r.stderr).not.toMatch(/Idempotency-Key/)
   })
 
   it('rejects a --currency that differs from the subaccount\'s (exit 2)', async () => {
-    const r = await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount', '5', '--currency', 'JPY'])
+    // Refused once the source's currency is read: only that lookup is sent.
+    const r = await onlyReads([lookup(a)], () => runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount', '5', '--currency', 'JPY']))
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/does not match/)
   })
 
   it('rejects bad --amount-minor, same from/to, bad metadata and both amounts (exit 2)', async () => {
-    expect((await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '12.5'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', a, '--amount-minor', '100'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['moves', 'create', '--from', 'nope', '--to', b, '--amount-minor', '100'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '100', '--metadata', 'novalue'])).code).toBe(2)
-    const longKey = await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '100', '--metadata', `${'k'.repeat(41)}=v`])
-    expect(longKey.code).toBe(2)
+    const before = await balance(b)
+    const refused = async (args: string[]) => {
+      const r = await nothingSent(() => runAs(emu, 'test', ['moves', 'create', ...args]))
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2)
+      expect(r.stdout).toBe('')
+      return r
+    }
+    await refused(['--from', a, '--to', b, '--amount-minor', '12.5'])
+    await refused(['--from', a, '--to', a, '--amount-minor', '100'])
+    await refused(['--from', 'nope', '--to', b, '--amount-minor', '100'])
+    await refused(['--from', a, '--to', b, '--amount-minor', '100', '--metadata', 'novalue'])
+    const longKey = await refused(['--from', a, '--to', b, '--amount-minor', '100', '--metadata', `${'k'.repeat(41)}=v`])
     expect(longKey.stderr).toMatch(/longer than 40/)
-    expect((await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount', '1', '--amount-minor', '100'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b])).code).toBe(2)
+    await refused(['--from', a, '--to', b, '--amount', '1', '--amount-minor', '100'])
+    await refused(['--from', a, '--to', b])
+    expect(await balance(b)).toEqual(before)
   })
 
   it('a subaccount of another entity is not found (exit 4)', async () => {
@@ -119,12 +146,14 @@ describe('moves create', () => {
     expect(r.code).toBe(4)
   })
 
-  it('on a live key without a terminal it refuses (exit 3) and sends nothing', async () => {
-    const unconfirmed = await runAs(emu, 'live', ['subaccounts', 'create', '--name', 'Live from'])
+  it('on a live key without a terminal it refuses (exit 3) and sends no move (only the lookups for its summary)', async () => {
+    const unconfirmed = await nothingSent(() => runAs(emu, 'live', ['subaccounts', 'create', '--name', 'Live from']))
     expect(unconfirmed.code).toBe(3)
     const liveA = (await runAs(emu, 'live', ['subaccounts', 'create', '--name', 'LA', '--yes'])).json().id
     const liveB = (await runAs(emu, 'live', ['subaccounts', 'create', '--name', 'LB', '--yes'])).json().id
-    const r = await runAs(emu, 'live', ['moves', 'create', '--from', liveA, '--to', liveB, '--amount-minor', '100'])
+    // The summary it would have asked about needs the source's currency and the destination's name:
+    // those two reads are sent, the move is not.
+    const r = await onlyReads([lookup(liveA), lookup(liveB)], () => runAs(emu, 'live', ['moves', 'create', '--from', liveA, '--to', liveB, '--amount-minor', '100']))
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/LIVE/)
     expect((await balance(liveB, 'live')).incoming).toBe(0)
@@ -193,7 +222,7 @@ describe('moves approve and cancel', () => {
     const id = await pending(701)
     await runAs(emu, 'test', ['moves', 'approve', id])
     expect((await runAs(emu, 'test', ['moves', 'cancel', id])).code).toBe(8)
-    expect((await runAs(emu, 'test', ['moves', 'approve'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['moves', 'approve', '-'], {input: '\n'})).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['moves', 'approve']))).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['moves', 'approve', '-'], {input: '\n'}))).code).toBe(2)
   })
 })

@@ -3,8 +3,11 @@
  * the same everywhere, profile limits that say what they did, lists that send only documented
  * values, transfer metadata as JSON, and help with examples.
  */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {readAudit} from '../../src/audit/index.js'
+import {ROOT, expectNothingSent, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -16,8 +19,21 @@ let subB: string
 const ids: Record<string, string> = {}
 
 const cli = (args: string[], opts: {input?: string} = {}) => run(args, {configDir: dir.path, ...opts})
-/** A base URL nothing listens on: a command that made a request would fail with exit 7, not 2. */
-const offline = (args: string[]) => run(args, {configDir: dir.path, env: {PAYOPS_BASE_URL: 'http://127.0.0.1:9', PAYOPS_API_KEY: 'test_not_a_real_key', PAYOPS_PROFILE: undefined}})
+/** Runs against the emulator (the sandbox profile) and asserts it received nothing and the audit trail did not grow. */
+const refused = (args: string[]) => expectNothingSent(emu, () => cli(args), dir.path)
+/**
+ * Runs against the emulator and asserts it received exactly `reads` ("GET /api/…" lookups, which
+ * change nothing) and the audit trail did not grow.
+ */
+async function refusedAfter(reads: string[], args: string[]) {
+  const before = (await emu.requestLog()).count
+  const records = readAudit(dir.path).length
+  const r = await cli(args)
+  const after = await emu.requestLog()
+  expect(after.recent.slice(after.recent.length - (after.count - before)).map((x) => `${x.method} ${x.path}`), 'requests the emulator received').toEqual(reads)
+  expect(readAudit(dir.path).length, 'audit records written').toBe(records)
+  return r
+}
 const errorLine = (stderr: string) => stderr.split('\n').find((l) => l.startsWith('Error:')) ?? stderr
 
 beforeAll(async () => {
@@ -62,14 +78,15 @@ describe('amount filters are decimals, as --amount is', () => {
   })
 
   it('without a currency to read them in, decimals are refused (exit 2) saying what to give', async () => {
-    const none = await cli(['transfers', 'list', '--amount-gte', '100'])
+    const none = await refused(['transfers', 'list', '--amount-gte', '100'])
     expect(none.code).toBe(2)
     expect(errorLine(none.stderr)).toMatch(/give --currency, or .*--amount-minor-gte/)
-    const mixed = await cli(['transfers', 'list', '--account', gbp, '--account', main, '--amount-gte', '100'])
+    // Refused once the accounts' currencies are read: only that lookup is sent.
+    const mixed = await refusedAfter(['GET /api/treasury/accounts'], ['transfers', 'list', '--account', gbp, '--account', main, '--amount-gte', '100'])
     expect(mixed.code).toBe(2)
     expect(errorLine(mixed.stderr)).toMatch(/different currencies/)
-    expect((await cli(['transfers', 'list', '--currency', 'USD', '--amount-gte', '1.001'])).code).toBe(2)
-    expect((await cli(['transfers', 'list', '--amount-gte', '1', '--amount-minor-gte', '100'])).code).toBe(2)
+    expect((await refused(['transfers', 'list', '--currency', 'USD', '--amount-gte', '1.001'])).code).toBe(2)
+    expect((await refused(['transfers', 'list', '--amount-gte', '1', '--amount-minor-gte', '100'])).code).toBe(2)
   })
 
   it('subaccounts activity reads them in the subaccount\'s own currency', async () => {
@@ -93,7 +110,7 @@ describe('ranges and names', () => {
       [['payers', 'list', '--created-at-gte', '2026-02-01', '--created-at-lte', '2026-01-31'], /--created-at-gte 2026-02-01 is after --created-at-lte 2026-01-31/],
     ]
     for (const [args, message] of cases) {
-      const r = await offline(args)
+      const r = await refused(args)
       expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(2)
       expect(errorLine(r.stderr)).toMatch(message)
     }
@@ -109,10 +126,10 @@ describe('ranges and names', () => {
   })
 
   it('a blank name or label is exit 2 before any request', async () => {
-    const r = await offline(['subaccounts', 'create', '--name', '   '])
+    const r = await refused(['subaccounts', 'create', '--name', '   '])
     expect(r.code).toBe(2)
     expect(errorLine(r.stderr)).toMatch(/--name is blank/)
-    expect((await offline(['treasury', 'accounts', 'update-label', main, '--label', ' '])).code).toBe(2)
+    expect((await refused(['treasury', 'accounts', 'update-label', main, '--label', ' '])).code).toBe(2)
     const named = await cli(['subaccounts', 'create', '--name', '  Day C  '])
     expect(named.json().name).toBe('Day C')
   })
@@ -124,11 +141,12 @@ describe('profile limits say what they did', () => {
 
   it('unsetting a limit that is not there is exit 2 naming what is', async () => {
     expect((await cli(['profiles', 'set', 'sandbox', 'max-amount', '100', 'USD'])).code).toBe(0)
-    const r = await cli(['profiles', 'unset', 'sandbox', 'max-amount', 'EUR'])
+    const r = await refused(['profiles', 'unset', 'sandbox', 'max-amount', 'EUR'])
     expect(r.code).toBe(2)
     expect(errorLine(r.stderr)).toMatch(/no max-amount for EUR: it has max-amount for USD \(100\.00 USD\)/)
     expect(errorLine(r.stderr)).not.toMatch(/removed/)
-    expect((await cli(['profiles', 'unset', 'sandbox', 'allowed-destinations'])).code).toBe(2)
+    expect((await cli(['profiles', 'show', 'sandbox'])).json().limits.max_amount).toEqual({USD: 10000})
+    expect((await refused(['profiles', 'unset', 'sandbox', 'allowed-destinations'])).code).toBe(2)
   })
 
   it('allowed-destinations are UUIDs; set says replaced or added; --add adds', async () => {
@@ -171,7 +189,7 @@ describe('lists send only documented values', () => {
   })
 
   it('payers --limit stops at 100; payees keep 500', async () => {
-    expect((await offline(['payers', 'list', '--limit', '101'])).code).toBe(2)
+    expect((await refused(['payers', 'list', '--limit', '101'])).code).toBe(2)
     expect((await cli(['payers', 'list', '--limit', '100'])).code).toBe(0)
     expect((await cli(['payees', 'list', '--limit', '500'])).code).toBe(0)
   })
@@ -186,7 +204,7 @@ describe('transfers create --metadata-json', () => {
 
   it('anything but a JSON object is exit 2 before any request', async () => {
     for (const bad of ['[1, 2]', '"text"', '{broken']) {
-      const r = await offline(['transfers', 'create', '--from', main, '--to', gbp, '--amount', '1.00', '--currency', 'USD', '--rail', 'wire', '--metadata-json', bad])
+      const r = await refused(['transfers', 'create', '--from', main, '--to', gbp, '--amount', '1.00', '--currency', 'USD', '--rail', 'wire', '--metadata-json', bad])
       expect(r.code, r.stderr).toBe(2)
       expect(errorLine(r.stderr)).toMatch(/--metadata-json/)
     }
@@ -194,16 +212,32 @@ describe('transfers create --metadata-json', () => {
 })
 
 describe('help', () => {
-  it('every command this change touched shows examples', async () => {
+  /** The commands as oclif knows them (the manifest it loads instead of the command files). */
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {id: string; hidden?: boolean; examples?: unknown[]}>}
+  const visible = Object.values(manifest.commands).filter((c) => !c.hidden)
+
+  it('every command shows examples', async () => {
+    // The rule holds for every command, not a list of some: a command without examples fails here by name.
+    expect(visible.map((c) => c.id)).toEqual(expect.arrayContaining(['subaccounts:get', 'moves:cancel', 'profiles:list', 'profiles:show', 'profiles:remove', 'profiles:use']))
+    // An example is a command line, or {description, command}.
+    const isExample = (e: unknown) => (typeof e === 'string' ? e : (e as {command?: unknown})?.command)?.toString().includes('<%= config.bin %>') ?? false
+    const without = visible.filter((c) => !Array.isArray(c.examples) || c.examples.length === 0 || !c.examples.every(isExample)).map((c) => c.id)
+    expect(without, 'commands without examples').toEqual([])
+    // And --help shows them: an EXAMPLES section with a payops command line (oclif puts `$ ` before
+    // the ones that start with the command itself).
+    for (const c of visible) {
+      const r = await cli([...c.id.split(':'), '--help'])
+      expect(r.code, c.id).toBe(0)
+      const section = /\nEXAMPLES\n([\s\S]*?)(?=\n[A-Z][A-Z ]*\n|$)/.exec(r.stdout)?.[1]
+      expect(section, `${c.id}: ${r.stdout}`).toMatch(/^\s+(\$ )?\S.*\bpayops /m)
+    }
     for (const id of ['subaccounts get', 'moves cancel', 'profiles list', 'profiles show', 'profiles remove', 'profiles use']) {
-      const r = await cli([...id.split(' '), '--help'])
-      expect(r.code).toBe(0)
-      expect(r.stdout, id).toMatch(/EXAMPLES\n\s+\$ payops /)
+      expect((await cli([...id.split(' '), '--help'])).stdout, id).toMatch(/EXAMPLES\n\s+\$ payops /)
     }
   })
 
   it('an unknown flag names the nearest one, exit 2', async () => {
-    const r = await offline(['transfers', 'list', '--ordr', 'asc'])
+    const r = await refused(['transfers', 'list', '--ordr', 'asc'])
     expect(r.code).toBe(2)
     expect(errorLine(r.stderr)).toMatch(/Nonexistent flag: --ordr\. Did you mean --order\?/)
   })

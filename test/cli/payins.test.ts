@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runAs, startEmulator, type Emulator} from '../support/index.js'
+import {defaultConfigDir, expectNothingSent, runAs, startEmulator, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 
@@ -101,7 +101,8 @@ describe('payins get', () => {
   })
 
   it('a missing id is a usage error, exit 2', async () => {
-    const r = await runAs(emu, 'test', ['payins', 'get'])
+    const r = await expectNothingSent(emu, () => runAs(emu, 'test', ['payins', 'get']), defaultConfigDir())
     expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/Missing 1 required arg/)
   })
 })

@@ -1,7 +1,7 @@
 import {statSync, readFileSync, writeFileSync, mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {expectNothingSent, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -15,6 +15,9 @@ afterAll(async () => {
 })
 
 const cli = (args: string[], opts: {input?: string; env?: Record<string, string>} = {}) => run(args, {configDir: dir.path, ...opts})
+/** Runs `fn` and asserts the emulator received nothing and the audit trail did not grow. */
+const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, dir.path)
+const config = () => readFileSync(join(dir.path, 'config.json'), 'utf8')
 
 describe('profiles', () => {
   it('adds a profile from stdin, stores it with mode 0600 and shows the key redacted', async () => {
@@ -61,34 +64,40 @@ describe('profiles', () => {
     expect((await cli(['profiles', 'show'])).json().name).toBe('prod')
     const viaFlag = await cli(['subaccounts', 'create', '--name', 'Sandboxed', '-p', 'sandbox'])
     expect(viaFlag.code).toBe(0)
-    const live = await cli(['subaccounts', 'create', '--name', 'NotConfirmed'])
+    const live = await nothingSent(() => cli(['subaccounts', 'create', '--name', 'NotConfirmed']))
     expect(live.code).toBe(3)
     await cli(['profiles', 'use', 'sandbox'])
   })
 
   it('rejects duplicates, bad names, bad URLs and keys without a mode prefix (exit 2)', async () => {
-    const dup = await cli(['profiles', 'add', 'sandbox', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.test})
+    const saved = config()
+    const rejected = (args: string[], input?: string) => nothingSent(() => cli(['profiles', 'add', ...args], input === undefined ? {} : {input}))
+    const dup = await rejected(['sandbox', '--base-url', emu.baseUrl, '--key-stdin'], emu.keys.test)
     expect(dup.code).toBe(2)
     expect(dup.stderr).toMatch(/already exists/)
-    expect((await cli(['profiles', 'add', 'bad name', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.test})).code).toBe(2)
-    const http = await cli(['profiles', 'add', 'remote', '--base-url', 'http://api.example.com', '--key-stdin'], {input: emu.keys.test})
+    expect((await rejected(['bad name', '--base-url', emu.baseUrl, '--key-stdin'], emu.keys.test)).code).toBe(2)
+    const http = await rejected(['remote', '--base-url', 'http://api.example.com', '--key-stdin'], emu.keys.test)
     expect(http.code).toBe(2)
     expect(http.stderr).toMatch(/https/)
-    const noPrefix = await cli(['profiles', 'add', 'weird', '--base-url', emu.baseUrl, '--key-stdin'], {input: 'sk_abcdefghijklmnopqrstuvwxyz'})
+    const noPrefix = await rejected(['weird', '--base-url', emu.baseUrl, '--key-stdin'], 'sk_abcdefghijklmnopqrstuvwxyz')
     expect(noPrefix.code).toBe(2)
     expect(noPrefix.stderr).not.toContain('sk_abcdefghijklmnopqrstuvwxyz')
-    expect((await cli(['profiles', 'add', 'nokey', '--base-url', emu.baseUrl])).code).toBe(2)
-    expect((await cli(['profiles', 'add', 'empty', '--base-url', emu.baseUrl, '--key-stdin'], {input: ''})).code).toBe(2)
+    expect((await rejected(['nokey', '--base-url', emu.baseUrl])).code).toBe(2)
+    expect((await rejected(['empty', '--base-url', emu.baseUrl, '--key-stdin'], '')).code).toBe(2)
+    // Nothing was saved either.
+    expect(config()).toBe(saved)
   })
 
   it('--force replaces, remove deletes, unknown names are exit 2', async () => {
     const forced = await cli(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin', '--force'], {input: emu.keys.test_other})
     expect(forced.json().mode).toBe('test')
     expect((await cli(['profiles', 'remove', 'prod'])).code).toBe(0)
-    expect((await cli(['profiles', 'remove', 'prod'])).code).toBe(2)
-    expect((await cli(['profiles', 'use', 'ghost'])).code).toBe(2)
-    expect((await cli(['profiles', 'show', 'ghost'])).code).toBe(2)
-    expect((await cli(['subaccounts', 'get', 'x', '-p', 'ghost'])).code).toBe(2)
+    const saved = config()
+    expect((await nothingSent(() => cli(['profiles', 'remove', 'prod']))).code).toBe(2)
+    expect((await nothingSent(() => cli(['profiles', 'use', 'ghost']))).code).toBe(2)
+    expect((await nothingSent(() => cli(['profiles', 'show', 'ghost']))).code).toBe(2)
+    expect((await nothingSent(() => cli(['subaccounts', 'get', 'x', '-p', 'ghost']))).code).toBe(2)
+    expect(config()).toBe(saved)
   })
 
   it('a corrupt profile file is a clear error, not a crash', async () => {

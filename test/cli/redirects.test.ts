@@ -9,7 +9,7 @@ import {createServer, type Server} from 'node:http'
 import {createServer as createNetServer, type AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, tempDir} from '../support/index.js'
+import {expectNothingSent, knownSecrets, run, startEmulator, tempDir} from '../support/index.js'
 
 const apiKey = `test_${randomBytes(12).toString('hex')}`
 knownSecrets.add(apiKey)
@@ -21,7 +21,7 @@ let targetPort = 0
 let redirectorPort = 0
 let targetHits = 0
 let redirectorHits = 0
-let answer: {status: number; host: string} = {status: 307, host: '0.0.0.0'}
+let answer: {status: number; host: string; port?: number} = {status: 307, host: '0.0.0.0'}
 
 const listen = (s: Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as AddressInfo).port)))
 const close = (s: Server) => new Promise<void>((r) => s.close(() => r()))
@@ -36,7 +36,7 @@ beforeAll(async () => {
   redirector = createServer((req, res) => {
     redirectorHits++
     req.resume()
-    res.writeHead(answer.status, {location: `http://${answer.host}:${targetPort}${req.url}`})
+    res.writeHead(answer.status, {location: `http://${answer.host}:${answer.port ?? targetPort}${req.url}`})
     res.end()
   })
   targetPort = await listen(target)
@@ -88,6 +88,22 @@ describe('payops does not follow redirects', () => {
     expect(r.stderr).toContain('the server answered 307 redirecting to http://0.0.0.0:')
     expect(r.stderr).toContain('payops does not follow redirects')
     expect(redirectorHits).toBe(1)
+    expect(targetHits).toBe(0)
+  })
+
+  it('a redirect to a real API that knows the key (the emulator) is refused too: it receives nothing', async () => {
+    const emu = await startEmulator()
+    const sub = (await run(['subaccounts', 'create', '--name', 'Target'], {configDir: dir.path, env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test}})).json().id
+    answer = {status: 308, host: 'localhost', port: Number(new URL(emu.baseUrl).port)}
+    const env = {PAYOPS_BASE_URL: `http://127.0.0.1:${redirectorPort}`, PAYOPS_API_KEY: emu.keys.test}
+    // The request went to the base URL (the redirector; a POST is audited as sent there); the emulator gets nothing.
+    const get = await expectNothingSent(emu, () => run(['subaccounts', 'get', sub], {configDir: dir.path, env}))
+    expect(get.code, get.stderr).toBe(7)
+    expect(get.stdout).toBe('')
+    expect(get.stderr).toContain(`GET /api/subaccounts/${sub}: the server answered 308 redirecting to ${emu.baseUrl.replace('127.0.0.1', 'localhost')}/api/subaccounts/${sub};`)
+    const post = await expectNothingSent(emu, () => run(['api', 'POST', '/api/subaccounts', '-f', 'name=Redirected', '--yes'], {configDir: dir.path, env}))
+    expect(post.code, post.stderr).toBe(7)
+    expect(redirectorHits).toBe(2)
     expect(targetHits).toBe(0)
   })
 })

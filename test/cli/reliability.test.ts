@@ -1,5 +1,5 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {runAs, startEmulator, type Emulator} from '../support/index.js'
+import {fakeClock, runAs, startEmulator, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 let a: string
@@ -24,7 +24,7 @@ afterAll(async () => {
 describe('transport retries against emulator faults', () => {
   it('retries a GET after a 503 and shows each attempt in --debug', async () => {
     await faults({queue: [{kind: '503'}]})
-    const r = await runAs(emu, 'test', ['subaccounts', 'get', a, '--debug'])
+    const r = await runAs(emu, 'test', ['subaccounts', 'get', a, '--debug'], {clock: fakeClock()})
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/← 503 GET .*attempt 1\/3/)
     expect(r.stderr).toMatch(/← 200 GET .*attempt 2\/3/)
@@ -33,14 +33,19 @@ describe('transport retries against emulator faults', () => {
 
   it('honours Retry-After', async () => {
     await faults({queue: [{kind: '503'}], retry_after: 1})
-    const r = await runAs(emu, 'test', ['subaccounts', 'get', a, '--debug'])
+    const clock = fakeClock()
+    const r = await runAs(emu, 'test', ['subaccounts', 'get', a, '--debug'], {clock})
     expect(r.code).toBe(0)
     expect(r.stderr).toMatch(/retrying in 1000ms \(Retry-After\)/)
+    // It waited the second the server asked for (on the command's clock), before the one retry.
+    expect(clock.slept()).toBe(1000)
   })
 
   it('does not retry a POST without an Idempotency-Key', async () => {
     await faults({queue: [{kind: '503'}]})
-    const r = await runAs(emu, 'test', ['subaccounts', 'create', '--name', 'Once', '--debug'])
+    const clock = fakeClock()
+    const r = await runAs(emu, 'test', ['subaccounts', 'create', '--name', 'Once', '--debug'], {clock})
+    expect(clock.slept()).toBe(0)
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/attempt 1\/1/)
     expect(r.stderr).not.toMatch(/attempt 2/)
@@ -50,7 +55,7 @@ describe('transport retries against emulator faults', () => {
   it('a move whose response was lost after commit is retried with its key and moves money once', async () => {
     const before = await incoming(b)
     await faults({queue: [{kind: '500', phase: 'after'}], methods: ['POST']})
-    const r = await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '4321', '--debug', '-o', 'table'])
+    const r = await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '4321', '--debug', '-o', 'table'], {clock: fakeClock()})
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/← 500 POST \/api\/subaccounts\/move .*attempt 1\/3/)
     expect(r.stderr).toMatch(/← 200 POST \/api\/subaccounts\/move .*attempt 2\/3/)
@@ -63,28 +68,29 @@ describe('transport retries against emulator faults', () => {
   it('a connection reset after commit is retried safely too', async () => {
     const before = await incoming(b)
     await faults({queue: [{kind: 'reset', phase: 'after'}], methods: ['POST']})
-    const r = await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '1000'])
+    const r = await runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '1000'], {clock: fakeClock()})
     expect(r.code, r.stderr).toBe(0)
     expect(await incoming(b)).toBe(before + 1000)
   })
 
   it('gives up after --max-retries with the last server error (exit 1)', async () => {
     await faults({queue: [{kind: '502'}, {kind: '502'}]})
-    const r = await runAs(emu, 'test', ['subaccounts', 'get', a, '--max-retries', '1'])
+    const r = await runAs(emu, 'test', ['subaccounts', 'get', a, '--max-retries', '1'], {clock: fakeClock()})
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/502 INJECTED_FAULT/)
   })
 
   it('a reset on every attempt is a network error (exit 7)', async () => {
     await faults({queue: [{kind: 'reset'}, {kind: 'reset'}, {kind: 'reset'}]})
-    const r = await runAs(emu, 'test', ['subaccounts', 'get', a])
+    const r = await runAs(emu, 'test', ['subaccounts', 'get', a], {clock: fakeClock()})
     expect(r.code).toBe(7)
     expect(r.stderr).toMatch(/after 3 attempts/)
   })
 
   it('--timeout bounds a slow call (exit 7)', async () => {
     await faults({rate: 1, kinds: ['latency'], latency_ms: 3000})
-    const r = await runAs(emu, 'test', ['subaccounts', 'get', a, '--timeout', '1'])
+    // The timeout itself is the wall clock's (a request in flight); the fake clock only spares the backoff.
+    const r = await runAs(emu, 'test', ['subaccounts', 'get', a, '--timeout', '1'], {clock: fakeClock()})
     expect(r.code).toBe(7)
     expect(r.stderr).toMatch(/timed out/)
   })

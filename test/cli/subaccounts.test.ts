@@ -1,7 +1,9 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, runAs, startEmulator, type Emulator} from '../support/index.js'
+import {defaultConfigDir, expectNothingSent, run, runAs, startEmulator, type Emulator} from '../support/index.js'
 
 let emu: Emulator
+/** Runs `fn` and asserts the emulator received nothing and the (default) audit trail did not grow. */
+const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, defaultConfigDir())
 
 beforeAll(async () => {
   emu = await startEmulator()
@@ -71,13 +73,13 @@ describe('subaccounts create/get', () => {
   })
 
   it('missing --name is a usage error (exit 2)', async () => {
-    const r = await runAs(emu, 'test', ['subaccounts', 'create'])
+    const r = await nothingSent(() => runAs(emu, 'test', ['subaccounts', 'create']))
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/name/)
   })
 
   it('no key at all is exit 3 with guidance', async () => {
-    const r = await run(['subaccounts', 'get', 'x'], {env: {PAYOPS_BASE_URL: emu.baseUrl}})
+    const r = await nothingSent(() => run(['subaccounts', 'get', 'x'], {env: {PAYOPS_BASE_URL: emu.baseUrl}}))
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/No API key/)
   })
@@ -102,6 +104,12 @@ describe('subaccounts create/get', () => {
     const r = await run(['subaccounts', 'get', 'x'], {env: {PAYOPS_BASE_URL: 'http://example.com', PAYOPS_API_KEY: emu.keys.test}})
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/plain http/)
+    // 0.0.0.0 is not a loopback name, yet connecting to it reaches this machine's listeners: had the
+    // key been sent, the emulator would have received it.
+    const port = new URL(emu.baseUrl).port
+    const local = await nothingSent(() => run(['subaccounts', 'get', 'x'], {env: {PAYOPS_BASE_URL: `http://0.0.0.0:${port}`, PAYOPS_API_KEY: emu.keys.test}}))
+    expect(local.code).toBe(2)
+    expect(local.stderr).toMatch(/Refusing to send an API key over plain http:\/\/ to 0\.0\.0\.0/)
   })
 
   it('--debug traces the attempt with the key redacted', async () => {
@@ -115,7 +123,7 @@ describe('subaccounts create/get', () => {
   })
 
   it('creating on a live key without a terminal is refused (exit 3) unless --yes', async () => {
-    const refused = await runAs(emu, 'live', ['subaccounts', 'create', '--name', 'LiveOps'])
+    const refused = await nothingSent(() => runAs(emu, 'live', ['subaccounts', 'create', '--name', 'LiveOps']))
     expect(refused.code).toBe(3)
     expect(refused.stderr).toMatch(/LIVE/)
     expect(refused.stdout).toBe('')
@@ -177,11 +185,9 @@ describe('subaccounts activity', () => {
   })
 
   it('rejects bad list flags before any request (exit 2)', async () => {
-    expect((await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--limit', '0'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--limit', '501'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--order', 'sideways'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--effective-at-gte', 'yesterday'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['subaccounts', 'activity', a.id, '--amount-minor-gte', '1.5'])).code).toBe(2)
+    for (const args of [['--limit', '0'], ['--limit', '501'], ['--order', 'sideways'], ['--effective-at-gte', 'yesterday'], ['--amount-minor-gte', '1.5']]) {
+      expect((await nothingSent(() => runAs(emu, 'test', ['subaccounts', 'activity', a.id, ...args]))).code, args.join(' ')).toBe(2)
+    }
   })
 
   it('a bad cursor is rejected by the API (exit 8)', async () => {

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, runAs, startEmulator, type Emulator} from '../support/index.js'
+import {defaultConfigDir, expectNothingSent, knownSecrets, runAs, startEmulator, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 let payee: string
@@ -9,6 +9,8 @@ let livePayee: string
 
 const errorJson = (stderr: string) => JSON.parse(stderr.trim().split('\n').find((l) => l.startsWith('{'))!).error
 const UUID = '5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d'
+/** Runs `fn` and asserts the emulator received nothing and the (default) audit trail did not grow. */
+const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, defaultConfigDir())
 
 async function firstId(key: string, list: 'payers' | 'payees'): Promise<string> {
   const r = await runAs(emu, key, [list, 'list', '--limit', '1', '--query', '[0].id'])
@@ -119,7 +121,7 @@ describe('tokens create', () => {
       ['--party', payer, '--party-type', 'vendor'],
       ['--payee', payee, '--party-type', 'payee'],
     ]) {
-      const r = await run(['tokens', 'create', ...args], {env: {PAYOPS_BASE_URL: 'http://127.0.0.1:1', PAYOPS_API_KEY: emu.keys.test}})
+      const r = await nothingSent(() => runAs(emu, 'test', ['tokens', 'create', ...args]))
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2)
       expect(r.stdout).toBe('')
       expect(r.stderr).not.toMatch(/could not reach/)
@@ -158,7 +160,7 @@ describe('tokens create', () => {
   })
 
   it('on a LIVE key without a terminal it refuses (exit 3) unless --yes', async () => {
-    const refused = await runAs(emu, 'live', ['tokens', 'create', '--payee', livePayee])
+    const refused = await nothingSent(() => runAs(emu, 'live', ['tokens', 'create', '--payee', livePayee]))
     expect(refused.code).toBe(3)
     expect(refused.stderr).toMatch(/LIVE/)
     expect(refused.stdout).toBe('')

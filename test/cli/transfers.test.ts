@@ -1,5 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, runAs, startEmulator, type Emulator, outcomeOf} from '../support/index.js'
+import {readAudit} from '../../src/audit/index.js'
+import {defaultConfigDir, expectNothingSent, fakeClock, run, runAs, startEmulator, type Emulator, outcomeOf} from '../support/index.js'
 
 let emu: Emulator
 let main: string
@@ -10,8 +11,53 @@ let otherMain: string
 
 const errorJson = (stderr: string) => JSON.parse(stderr.trim().split('\n').find((l) => l.startsWith('{'))!)
 
-async function create(args: string[], key = 'test') {
-  return runAs(emu, key, ['transfers', 'create', ...args])
+async function create(args: string[], key = 'test', opts: Parameters<typeof runAs>[3] = {}) {
+  return runAs(emu, key, ['transfers', 'create', ...args], opts)
+}
+
+/** Runs `fn` and asserts the emulator received nothing and the (default) audit trail did not grow. */
+const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, defaultConfigDir())
+/**
+ * Runs `fn` and asserts the emulator received exactly `reads` ("GET /api/…" lookups, which change
+ * nothing) and the audit trail did not grow: nothing that changes anything was sent.
+ */
+async function onlyReads<T>(reads: string[], fn: () => Promise<T>): Promise<T> {
+  const before = (await emu.requestLog()).count
+  const records = readAudit(defaultConfigDir()).length
+  const result = await fn()
+  const after = await emu.requestLog()
+  const got = after.recent.slice(after.recent.length - (after.count - before)).map((r) => `${r.method} ${r.path}`)
+  expect(got, 'requests the emulator received').toEqual(reads)
+  expect(readAudit(defaultConfigDir()).length, 'audit records written').toBe(records)
+  return result
+}
+
+/** How many transfers the test entity has. */
+const transferCount = async () => (await runAs(emu, 'test', ['transfers', 'list', '--all', '-o', 'ndjson'])).stdout.trim().split('\n').filter(Boolean).length
+
+/**
+ * A clock the test steps: every sleep of the command (the wait between two polls) lasts until the
+ * test calls `wake()`; time then moves on by the sleep. Nothing waits for the wall clock.
+ */
+function steppedClock(start = Date.parse('2026-11-23T12:00:00Z')) {
+  let now = start
+  const sleeping: Array<() => void> = []
+  const watchers: Array<() => void> = []
+  return {
+    now: () => now,
+    sleep: (ms: number) =>
+      new Promise<void>((resolve) => {
+        sleeping.push(() => {
+          now += ms
+          resolve()
+        })
+        for (const w of watchers.splice(0)) w()
+      }),
+    /** Resolves once the command sleeps (it has polled, or been answered, and waits to poll again). */
+    asleep: () => new Promise<void>((resolve) => (sleeping.length ? resolve() : watchers.push(resolve))),
+    /** Ends the command's sleep: it polls next. */
+    wake: () => sleeping.shift()!(),
+  }
 }
 
 async function setAsync(enabled: boolean, delay_ms?: number) {
@@ -50,9 +96,11 @@ describe('transfers create', () => {
     const key = `tr-${Date.now()}`
     const first = await create(['--from', main, '--to', gbp, '--amount', '20', '--currency', 'USD', '--rail', 'wire', '--idempotency-key', key])
     expect(first.code, first.stderr).toBe(0)
+    const count = await transferCount()
     const again = await create(['--from', main, '--to', gbp, '--amount', '20', '--currency', 'USD', '--rail', 'wire', '--idempotency-key', key])
     expect(again.code).toBe(0)
     expect(again.json().id).toBe(first.json().id)
+    expect(await transferCount()).toBe(count)
     expect(outcomeOf(again)).toMatchObject({kind: 'replayed', id: first.json().id, idempotency_key: key})
   })
 
@@ -82,12 +130,14 @@ describe('transfers create', () => {
   })
 
   it('same account is refused before sending (exit 2), by `api` too (the same checks), and by the API (400, exit 8)', async () => {
-    const r = await create(['--from', main, '--to', main, '--amount', '1', '--currency', 'USD', '--rail', 'wire'])
+    const r = await nothingSent(() => create(['--from', main, '--to', main, '--amount', '1', '--currency', 'USD', '--rail', 'wire']))
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/invalid account pair/)
-    const raw = await runAs(emu, 'test', ['api', 'POST', '/api/treasury/account-transfers', '--input', '-'], {
-      input: JSON.stringify({from_account_id: main, to_account_id: main, amount_in_minor_units: 1, currency_code: 'USD', rail: 'wire'}),
-    })
+    const raw = await nothingSent(() =>
+      runAs(emu, 'test', ['api', 'POST', '/api/treasury/account-transfers', '--input', '-'], {
+        input: JSON.stringify({from_account_id: main, to_account_id: main, amount_in_minor_units: 1, currency_code: 'USD', rail: 'wire'}),
+      }),
+    )
     expect(raw.code).toBe(2)
     expect(raw.stderr).toMatch(/invalid account pair/)
     expect(raw.stderr).toMatch(/Nothing was sent/)
@@ -102,17 +152,26 @@ describe('transfers create', () => {
 
   it('usage errors (exit 2): unsupported rail, zero amount, missing currency, bad date, both amounts', async () => {
     const base = ['--from', main, '--to', reserve]
-    expect((await create([...base, '--amount', '1', '--currency', 'USD', '--rail', 'rtp'])).code).toBe(2)
-    expect((await create([...base, '--amount', '0', '--currency', 'USD', '--rail', 'wire'])).code).toBe(2)
-    expect((await create([...base, '--amount', '1.234', '--currency', 'USD', '--rail', 'wire'])).code).toBe(2)
-    expect((await create([...base, '--amount', '1', '--rail', 'wire'])).code).toBe(2)
-    expect((await create([...base, '--amount', '1', '--currency', 'USD', '--rail', 'wire', '--scheduled-date', '2026-02-30'])).code).toBe(2)
-    expect((await create([...base, '--amount', '1', '--amount-minor', '100', '--currency', 'USD', '--rail', 'wire'])).code).toBe(2)
-    expect((await create([...base, '--currency', 'USD', '--rail', 'wire'])).code).toBe(2)
+    const cases = [
+      [...base, '--amount', '1', '--currency', 'USD', '--rail', 'rtp'],
+      [...base, '--amount', '0', '--currency', 'USD', '--rail', 'wire'],
+      [...base, '--amount', '1.234', '--currency', 'USD', '--rail', 'wire'],
+      [...base, '--amount', '1', '--rail', 'wire'],
+      [...base, '--amount', '1', '--currency', 'USD', '--rail', 'wire', '--scheduled-date', '2026-02-30'],
+      [...base, '--amount', '1', '--amount-minor', '100', '--currency', 'USD', '--rail', 'wire'],
+      [...base, '--currency', 'USD', '--rail', 'wire'],
+    ]
+    const count = await transferCount()
+    for (const args of cases) {
+      const r = await nothingSent(() => create(args))
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2)
+      expect(r.stdout).toBe('')
+    }
+    expect(await transferCount()).toBe(count)
   })
 
   it('on a live key it shows the summary and refuses without a terminal (exit 3)', async () => {
-    const r = await create(['--from', 'A', '--to', 'B', '--amount', '12.34', '--currency', 'USD', '--rail', 'wire'], 'live')
+    const r = await nothingSent(() => create(['--from', 'A', '--to', 'B', '--amount', '12.34', '--currency', 'USD', '--rail', 'wire'], 'live'))
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/LIVE/)
     expect(r.stderr).toMatch(/amount:\s+12\.34 USD/)
@@ -129,14 +188,31 @@ describe('transfers create', () => {
 })
 
 describe('transfers create --wait', () => {
+  /** The pending transfer of `amountMinor` from `from`, found by the list (the command does not print its id until it ends). */
+  const approvedOf = async (account: string, amountMinor: number) => {
+    const list = (await runAs(emu, 'test', ['transfers', 'list', '--account', account, '--status', 'approved', '--amount-minor-gte', String(amountMinor), '--amount-minor-lte', String(amountMinor)])).json()
+    expect(list, 'the approved transfer').toHaveLength(1)
+    return list[0].id as string
+  }
+
   it('a 202 (async initiation) is followed until it settles', async () => {
-    await setAsync(true, 150)
+    // The emulator would take its steps after a minute: the test takes them, one poll at a time.
+    await setAsync(true, 60_000)
     try {
-      const r = await create(['--from', main, '--to', inr, '--amount', '10.00', '--currency', 'USD', '--rail', 'wire', '--wait', '--poll-interval', '200'])
+      const clock = steppedClock()
+      const pending = create(['--from', main, '--to', inr, '--amount', '10.00', '--currency', 'USD', '--rail', 'wire', '--wait', '--poll-interval', '200'], 'test', {clock})
+      await clock.asleep()
+      const id = await approvedOf(inr, 1000)
+      await emu.control('POST', `/_emulator/transfers/${id}/advance`, {status: 'initiated'})
+      clock.wake()
+      await clock.asleep()
+      await emu.control('POST', `/_emulator/transfers/${id}/advance`, {status: 'settled'})
+      clock.wake()
+      const r = await pending
       expect(r.code, r.stderr).toBe(0)
       expect(r.stderr).toMatch(/Accepted \(202\): transfer \S+ is approved/)
       const t = r.json()
-      expect(t.status).toBe('settled')
+      expect(t).toMatchObject({id, status: 'settled'})
       const listed = (await runAs(emu, 'test', ['transfers', 'list', '--account', inr, '--status', 'settled'])).json()
       expect(listed.map((x: any) => x.id)).toContain(t.id)
     } finally {
@@ -147,10 +223,12 @@ describe('transfers create --wait', () => {
   it('without --wait a 202 returns at once with status approved', async () => {
     await setAsync(true, 60_000)
     try {
-      const r = await create(['--from', main, '--to', reserve, '--amount', '3', '--currency', 'USD', '--rail', 'wire'])
+      const clock = fakeClock()
+      const r = await create(['--from', main, '--to', reserve, '--amount', '3', '--currency', 'USD', '--rail', 'wire'], 'test', {clock})
       expect(r.code).toBe(0)
       expect(r.json().status).toBe('approved')
       expect(r.stderr).toMatch(/use --wait/)
+      expect(clock.slept()).toBe(0)
     } finally {
       await setAsync(false)
     }
@@ -159,38 +237,40 @@ describe('transfers create --wait', () => {
   it('--wait-timeout ends the wait with exit 7, the last status in the message and on stdout', async () => {
     await setAsync(true, 60_000)
     try {
-      const r = await create(['--from', main, '--to', reserve, '--amount', '4', '--currency', 'USD', '--rail', 'wire', '--wait', '--wait-timeout', '1', '--poll-interval', '200', '-o', 'json'])
+      const clock = fakeClock()
+      const r = await create(['--from', main, '--to', reserve, '--amount', '4', '--currency', 'USD', '--rail', 'wire', '--wait', '--wait-timeout', '1', '--poll-interval', '200', '-o', 'json'], 'test', {clock})
       expect(r.code).toBe(7)
       expect(r.stderr).toMatch(/Timed out after 1s waiting for account transfer \S+; last status: approved/)
       expect(errorJson(r.stderr).error).toMatchObject({exit_code: 7, last_status: 'approved'})
       expect(r.json().status).toBe('approved')
+      expect(clock.slept()).toBe(1000)
     } finally {
       await setAsync(false)
     }
   })
 
   it('a transfer that stays initiated is waited on until --wait-timeout (exit 7), its last state on stdout', async () => {
-    const r = await create(['--from', main, '--to', reserve, '--amount', '5', '--currency', 'USD', '--rail', 'wire', '--wait', '--poll-interval', '100', '--wait-timeout', '1'])
+    const clock = fakeClock()
+    const r = await create(['--from', main, '--to', reserve, '--amount', '5', '--currency', 'USD', '--rail', 'wire', '--wait', '--poll-interval', '100', '--wait-timeout', '1'], 'test', {clock})
     expect(r.code, r.stderr).toBe(7)
     expect(r.json().status).toBe('initiated')
     expect(r.stderr).toMatch(/Timed out after 1s waiting for account transfer .*last status: initiated/)
+    expect(clock.slept()).toBe(1000)
   })
 
   it('a transfer advanced by the bank side is seen by the next poll', async () => {
     await setAsync(true, 60_000)
     try {
-      const pending = create(['--from', main, '--to', gbp, '--amount', '6', '--currency', 'USD', '--rail', 'wire', '--wait', '--poll-interval', '200', '--wait-timeout', '20'])
-      let id: string | undefined
-      for (let i = 0; i < 100 && !id; i++) {
-        await new Promise((r) => setTimeout(r, 100))
-        const list = (await runAs(emu, 'test', ['transfers', 'list', '--account', gbp, '--status', 'approved', '--amount-minor-gte', '600', '--amount-minor-lte', '600'])).json()
-        id = list[0]?.id
-      }
-      expect(id).toBeDefined()
+      const clock = steppedClock()
+      const pending = create(['--from', main, '--to', gbp, '--amount', '6', '--currency', 'USD', '--rail', 'wire', '--wait', '--poll-interval', '200', '--wait-timeout', '20'], 'test', {clock})
+      await clock.asleep()
+      const id = await approvedOf(gbp, 600)
       await emu.control('POST', `/_emulator/transfers/${id}/advance`, {status: 'failed'})
+      clock.wake()
       const r = await pending
       expect(r.code, r.stderr).toBe(0)
       expect(r.json()).toMatchObject({id, status: 'failed'})
+      expect(clock.now() - Date.parse('2026-11-23T12:00:00Z')).toBe(200)
     } finally {
       await setAsync(false)
     }
@@ -204,9 +284,12 @@ describe('transfers approve', () => {
     const other = await runAs(emu, 'test_other', ['transfers', 'approve', t.id])
     expect(other.code).toBe(4)
     expect(other.stderr).toMatch(/404 NOT_FOUND/)
-    const live = await runAs(emu, 'live', ['transfers', 'approve', t.id])
+    // The live key reads the transfers awaiting approval (its own entity's: this one is not among them) and approves nothing.
+    const live = await onlyReads(['GET /api/treasury/account-transfers'], () => runAs(emu, 'live', ['transfers', 'approve', t.id]))
     expect(live.code).toBe(3)
     expect(live.stderr).toMatch(/not among the transfers awaiting approval/)
+    const still = (await runAs(emu, 'test', ['transfers', 'list', '--status', 'created', '--limit', '500'])).json()
+    expect(still.map((x: any) => x.id)).toContain(t.id)
   })
 })
 
@@ -269,11 +352,9 @@ describe('transfers list', () => {
   })
 
   it('invalid filters are usage errors (exit 2); a bad cursor is a 400 (exit 8)', async () => {
-    expect((await runAs(emu, 'test', ['transfers', 'list', '--status', 'lost'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['transfers', 'list', '--rail', 'rtp'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['transfers', 'list', '--amount-minor-gte', '1.5'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['transfers', 'list', '--created-at-gte', 'last week'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['transfers', 'list', '--limit', '501'])).code).toBe(2)
+    for (const args of [['--status', 'lost'], ['--rail', 'rtp'], ['--amount-minor-gte', '1.5'], ['--created-at-gte', 'last week'], ['--limit', '501']]) {
+      expect((await nothingSent(() => runAs(emu, 'test', ['transfers', 'list', ...args]))).code, args.join(' ')).toBe(2)
+    }
     expect((await runAs(emu, 'test', ['transfers', 'list', '--cursor', 'nope'])).code).toBe(8)
     const raw = await runAs(emu, 'test', ['api', 'GET', '/api/treasury/account-transfers', '-f', 'status=lost'])
     expect(raw.code).toBe(8)
@@ -308,11 +389,13 @@ describe('transfers estimate', () => {
   })
 
   it('a --currency other than the source account\'s is exit 2; a bad amount exit 2', async () => {
-    const r = await runAs(emu, 'test', ['transfers', 'estimate', '--from', gbp, '--to', main, '--amount', '1', '--currency', 'USD'])
+    // Refused once the source account's currency is read: only that lookup is sent.
+    const r = await onlyReads(['GET /api/treasury/accounts'], () => runAs(emu, 'test', ['transfers', 'estimate', '--from', gbp, '--to', main, '--amount', '1', '--currency', 'USD']))
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/source account's currency GBP/)
-    expect((await runAs(emu, 'test', ['transfers', 'estimate', '--from', main, '--to', inr, '--amount', '0'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['transfers', 'estimate', '--from', main, '--to', inr])).code).toBe(2)
+    // A zero or missing amount, too, is refused only after the source account's currency is read; no estimate is asked for.
+    expect((await onlyReads(['GET /api/treasury/accounts'], () => runAs(emu, 'test', ['transfers', 'estimate', '--from', main, '--to', inr, '--amount', '0']))).code).toBe(2)
+    expect((await onlyReads(['GET /api/treasury/accounts'], () => runAs(emu, 'test', ['transfers', 'estimate', '--from', main, '--to', inr]))).code).toBe(2)
   })
 
   it('same account is an invalid pair (400, exit 8); unknown accounts exit 4', async () => {
@@ -337,7 +420,7 @@ describe('transfers rails', () => {
   it('same account exit 8, unknown account exit 4, missing flag exit 2, bad key exit 3', async () => {
     expect((await runAs(emu, 'test', ['transfers', 'rails', '--from', main, '--to', main])).code).toBe(8)
     expect((await runAs(emu, 'test', ['transfers', 'rails', '--from', main, '--to', otherMain])).code).toBe(4)
-    expect((await runAs(emu, 'test', ['transfers', 'rails', '--from', main])).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['transfers', 'rails', '--from', main]))).code).toBe(2)
     const r = await run(['transfers', 'rails', '--from', main, '--to', gbp], {env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: 'test_00000000000000000000000000000bad'}})
     expect(r.code).toBe(3)
   })

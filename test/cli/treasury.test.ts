@@ -1,5 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, runAs, startEmulator, type Emulator, outcomeOf} from '../support/index.js'
+import {readAudit} from '../../src/audit/index.js'
+import {defaultConfigDir, expectNothingSent, knownSecrets, run, runAs, startEmulator, type Emulator, outcomeOf} from '../support/index.js'
 
 let emu: Emulator
 let main: string
@@ -17,6 +18,22 @@ async function accounts(key = 'test'): Promise<any[]> {
 }
 
 const errorJson = (stderr: string) => JSON.parse(stderr.trim().split('\n').find((l) => l.startsWith('{'))!)
+/** Runs `fn` and asserts the emulator received nothing and the (default) audit trail did not grow. */
+const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, defaultConfigDir())
+/**
+ * Runs `fn` and asserts the emulator received exactly `reads` ("GET /api/…" lookups, which change
+ * nothing) and the audit trail did not grow: nothing that changes anything was sent.
+ */
+async function onlyReads<T>(reads: string[], fn: () => Promise<T>): Promise<T> {
+  const before = (await emu.requestLog()).count
+  const records = readAudit(defaultConfigDir()).length
+  const result = await fn()
+  const after = await emu.requestLog()
+  const got = after.recent.slice(after.recent.length - (after.count - before)).map((r) => `${r.method} ${r.path}`)
+  expect(got, 'requests the emulator received').toEqual(reads)
+  expect(readAudit(defaultConfigDir()).length, 'audit records written').toBe(records)
+  return result
+}
 
 beforeAll(async () => {
   emu = await startEmulator()
@@ -72,8 +89,8 @@ describe('treasury accounts list', () => {
   })
 
   it('bad list flags are usage errors (exit 2); a bad cursor is a 400 (exit 8); a bad key exit 3', async () => {
-    expect((await runAs(emu, 'test', ['treasury', 'accounts', 'list', '--limit', '0'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['treasury', 'accounts', 'list', '--limit', '501'])).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['treasury', 'accounts', 'list', '--limit', '0']))).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['treasury', 'accounts', 'list', '--limit', '501']))).code).toBe(2)
     const bad = await runAs(emu, 'test', ['treasury', 'accounts', 'list', '--cursor', 'nope', '-o', 'json'])
     expect(bad.code).toBe(8)
     expect(errorJson(bad.stderr).error.error_code).toBe('VALIDATION_ERROR')
@@ -92,11 +109,11 @@ describe('treasury accounts update-label', () => {
   })
 
   it('an empty or over-long label is refused before sending (exit 2); the API says 400 too (exit 8)', async () => {
-    const empty = await runAs(emu, 'test', ['treasury', 'accounts', 'update-label', inr, '--label', '   '])
+    const empty = await nothingSent(() => runAs(emu, 'test', ['treasury', 'accounts', 'update-label', inr, '--label', '   ']))
     expect(empty.code).toBe(2)
     expect(empty.stderr).toMatch(/label/)
-    expect((await runAs(emu, 'test', ['treasury', 'accounts', 'update-label', inr, '--label', 'x'.repeat(101)])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['treasury', 'accounts', 'update-label', inr])).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['treasury', 'accounts', 'update-label', inr, '--label', 'x'.repeat(101)]))).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['treasury', 'accounts', 'update-label', inr]))).code).toBe(2)
     const raw = await runAs(emu, 'test', ['api', 'POST', `/api/treasury/accounts/${inr}/update-label`, '-f', 'label='])
     expect(raw.code).toBe(8)
     expect(raw.stderr).toMatch(/400 VALIDATION_ERROR/)
@@ -118,10 +135,14 @@ describe('treasury accounts update-label', () => {
   })
 
   it('on a live key it asks; without a terminal it refuses (exit 3) unless --yes', async () => {
-    const refused = await runAs(emu, 'live', ['treasury', 'accounts', 'update-label', liveMain, '--label', 'Live ops'])
+    const refused = await nothingSent(() => runAs(emu, 'live', ['treasury', 'accounts', 'update-label', liveMain, '--label', 'Live ops']))
     expect(refused.code).toBe(3)
     expect(refused.stderr).toMatch(/LIVE/)
     expect(refused.stderr).toMatch(/Relabel treasury account/)
+    const declined = await nothingSent(() => runAs(emu, 'live', ['treasury', 'accounts', 'update-label', liveMain, '--label', 'Live ops'], {tty: true, answers: ['n']}))
+    expect(declined.code).toBe(3)
+    expect(declined.asked).toEqual(['Proceed with a LIVE action?'])
+    expect(declined.stderr).toMatch(/Relabel treasury account/)
     const ok = await runAs(emu, 'live', ['treasury', 'accounts', 'update-label', liveMain, '--label', 'Live ops', '--yes'])
     expect(ok.code, ok.stderr).toBe(0)
     expect(ok.json().label).toBe('Live ops')
@@ -142,10 +163,10 @@ describe('treasury transactions', () => {
   it('filters by inclusive transaction dates; a bad date is exit 2', async () => {
     const r = await runAs(emu, 'test', ['treasury', 'transactions', 'list', main, '--transaction-date-gte', '2026-01-05', '--transaction-date-lte', '2026-01-10', '--order', 'asc'])
     expect(r.json().map((t: any) => t.transaction_date)).toEqual(['2026-01-05', '2026-01-07', '2026-01-10'])
-    const bad = await runAs(emu, 'test', ['treasury', 'transactions', 'list', main, '--transaction-date-gte', '2026-02-30'])
+    const bad = await nothingSent(() => runAs(emu, 'test', ['treasury', 'transactions', 'list', main, '--transaction-date-gte', '2026-02-30']))
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/YYYY-MM-DD/)
-    expect((await runAs(emu, 'test', ['treasury', 'transactions', 'list', main, '--transaction-date-lte', 'yesterday'])).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['treasury', 'transactions', 'list', main, '--transaction-date-lte', 'yesterday']))).code).toBe(2)
   })
 
   it('pages with --limit/--cursor, --all streams ndjson, csv leaves unknown cells empty', async () => {
@@ -203,7 +224,8 @@ describe('treasury simulate-credit', () => {
     const r = await runAs(emu, 'test', ['treasury', 'simulate-credit', gbp, '--rail', 'wire', '--amount', '10.50', '-o', 'table'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/AMOUNT\s+10\.50 GBP/)
-    const mismatch = await runAs(emu, 'test', ['treasury', 'simulate-credit', gbp, '--rail', 'wire', '--amount', '10.50', '--currency', 'USD'])
+    // Refused once the account's currency is read: only that lookup is sent.
+    const mismatch = await onlyReads(['GET /api/treasury/accounts'], () => runAs(emu, 'test', ['treasury', 'simulate-credit', gbp, '--rail', 'wire', '--amount', '10.50', '--currency', 'USD']))
     expect(mismatch.code).toBe(2)
     expect(mismatch.stderr).toMatch(/does not match/)
   })
@@ -225,8 +247,13 @@ describe('treasury simulate-credit', () => {
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/sandbox operation.*LIVE/)
     expect(r.stderr).toMatch(/Nothing was sent/)
-    const yes = await runAs(emu, 'live', ['treasury', 'simulate-credit', liveMain, '--rail', 'wire', '--amount', '1.00', '--yes'])
+    // Against the emulator: it receives nothing, with or without --yes.
+    const live = await nothingSent(() => runAs(emu, 'live', ['treasury', 'simulate-credit', liveMain, '--rail', 'wire', '--amount', '1.00']))
+    expect(live.code).toBe(3)
+    expect(live.stderr).toMatch(/sandbox operation.*LIVE/)
+    const yes = await nothingSent(() => runAs(emu, 'live', ['treasury', 'simulate-credit', liveMain, '--rail', 'wire', '--amount', '1.00', '--yes']))
     expect(yes.code).toBe(3)
+    expect(yes.stderr).toMatch(/Nothing was sent/)
   })
 
   it('the API refuses a non-simulated account, ACH on GBP and a foreign subaccount (400, exit 8)', async () => {
@@ -242,12 +269,19 @@ describe('treasury simulate-credit', () => {
   })
 
   it('bad input is refused before sending (exit 2): sender_info over 200, zero or negative amount, bad date, no rail', async () => {
-    expect((await runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount', '1', '--sender-info', 'x'.repeat(201)])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount', '0'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '-5'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount', '1', '--transaction-date', '03/01/2026'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--amount', '1'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'rtp', '--amount', '1'])).code).toBe(2)
+    const cases = [
+      ['--rail', 'wire', '--amount', '1', '--sender-info', 'x'.repeat(201)],
+      ['--rail', 'wire', '--amount', '0'],
+      ['--rail', 'wire', '--amount-minor', '-5'],
+      ['--rail', 'wire', '--amount', '1', '--transaction-date', '03/01/2026'],
+      ['--amount', '1'],
+      ['--rail', 'rtp', '--amount', '1'],
+    ]
+    for (const args of cases) {
+      const r = await nothingSent(() => runAs(emu, 'test', ['treasury', 'simulate-credit', main, ...args]))
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2)
+      expect(r.stdout).toBe('')
+    }
   })
 
   it('unknown or other-entity account is not found (exit 4)', async () => {

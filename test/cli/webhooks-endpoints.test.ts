@@ -1,9 +1,26 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {readAudit} from '../../src/audit/index.js'
+import {defaultConfigDir, expectNothingSent, knownSecrets, run, runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 /** Refuses connections at once: endpoints that must never reach the network. */
 const NOWHERE = 'https://127.0.0.1:1'
+/** Runs `fn` and asserts the emulator received nothing and the audit trail (the default one, or `configDir`'s) did not grow. */
+const nothingSent = <T>(fn: () => Promise<T>, configDir = defaultConfigDir()) => expectNothingSent(emu, fn, configDir)
+/**
+ * Runs `fn` and asserts the emulator received exactly `reads` ("GET /api/…" lookups, which change
+ * nothing) and the audit trail did not grow: nothing that changes anything was sent.
+ */
+async function onlyReads<T>(reads: string[], fn: () => Promise<T>, configDir = defaultConfigDir()): Promise<T> {
+  const before = (await emu.requestLog()).count
+  const records = readAudit(configDir).length
+  const result = await fn()
+  const after = await emu.requestLog()
+  const got = after.recent.slice(after.recent.length - (after.count - before)).map((r) => `${r.method} ${r.path}`)
+  expect(got, 'requests the emulator received').toEqual(reads)
+  expect(readAudit(configDir).length, 'audit records written').toBe(records)
+  return result
+}
 
 beforeAll(async () => {
   emu = await startEmulator()
@@ -60,11 +77,11 @@ describe('webhooks create', () => {
       ['--url', `${NOWHERE}/x`],
     ]
     for (const args of cases) {
-      const r = await runAs(emu, 'test', ['webhooks', 'create', ...args])
+      const r = await nothingSent(() => runAs(emu, 'test', ['webhooks', 'create', ...args]))
       expect(r.code, args.join(' ')).toBe(2)
       expect(r.stdout).toBe('')
     }
-    const r = await runAs(emu, 'test', ['webhooks', 'create', '--url', 'http://example.com/', '--event-types', 'payin.settled'])
+    const r = await nothingSent(() => runAs(emu, 'test', ['webhooks', 'create', '--url', 'http://example.com/', '--event-types', 'payin.settled']))
     expect(r.stderr).toMatch(/https/)
   })
 
@@ -75,8 +92,8 @@ describe('webhooks create', () => {
   })
 
   it('no key is exit 3; a LIVE key without a terminal is refused unless --yes', async () => {
-    expect((await run(['webhooks', 'create', '--url', `${NOWHERE}/x`, '--event-types', 'payin.settled'], {env: {PAYOPS_BASE_URL: emu.baseUrl}})).code).toBe(3)
-    const refused = await runAs(emu, 'live', ['webhooks', 'create', '--url', `${NOWHERE}/live`, '--event-types', 'payout.failed'])
+    expect((await nothingSent(() => run(['webhooks', 'create', '--url', `${NOWHERE}/x`, '--event-types', 'payin.settled'], {env: {PAYOPS_BASE_URL: emu.baseUrl}}))).code).toBe(3)
+    const refused = await nothingSent(() => runAs(emu, 'live', ['webhooks', 'create', '--url', `${NOWHERE}/live`, '--event-types', 'payout.failed']))
     expect(refused.code).toBe(3)
     expect(refused.stderr).toMatch(/LIVE/)
     const ok = await createHook(['--yes', '--url', `${NOWHERE}/live`], 'live')
@@ -138,15 +155,16 @@ describe('webhooks update/enable/disable/delete/event-types', () => {
 
   it('update errors: nothing given or bad values (2), unknown id (4), LIVE without --yes (3)', async () => {
     const hook = await createHook()
-    const none = await runAs(emu, 'test', ['webhooks', 'update', hook.id])
+    const none = await nothingSent(() => runAs(emu, 'test', ['webhooks', 'update', hook.id]))
     expect(none.code).toBe(2)
     expect(none.stderr).toMatch(/Nothing to update/)
-    expect((await runAs(emu, 'test', ['webhooks', 'update', hook.id, '--url', 'http://example.com/'])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['webhooks', 'update', hook.id, '--event-types', 'nope'])).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['webhooks', 'update', hook.id, '--url', 'http://example.com/']))).code).toBe(2)
+    expect((await nothingSent(() => runAs(emu, 'test', ['webhooks', 'update', hook.id, '--event-types', 'nope']))).code).toBe(2)
     expect((await runAs(emu, 'test', ['webhooks', 'update', '00000000-0000-4000-8000-000000000000', '--description', 'x'])).code).toBe(4)
     expect((await runAs(emu, 'test_other', ['webhooks', 'update', hook.id, '--description', 'x'])).code).toBe(4)
     const live = await createHook(['--yes'], 'live')
-    expect((await runAs(emu, 'live', ['webhooks', 'update', live.id, '--description', 'x'])).code).toBe(3)
+    expect((await nothingSent(() => runAs(emu, 'live', ['webhooks', 'update', live.id, '--description', 'x']))).code).toBe(3)
+    expect((await runAs(emu, 'live', ['webhooks', 'get', live.id])).json().description).not.toBe('x')
   })
 
   it('disable and enable toggle is_active; unknown ids are exit 4', async () => {
@@ -171,7 +189,8 @@ describe('webhooks update/enable/disable/delete/event-types', () => {
     expect((await runAs(emu, 'test', ['webhooks', 'get', hook.id])).code).toBe(4)
     expect((await runAs(emu, 'test', ['webhooks', 'delete', hook.id])).code).toBe(4)
     const live = await createHook(['--yes'], 'live')
-    expect((await runAs(emu, 'live', ['webhooks', 'delete', live.id])).code).toBe(3)
+    expect((await nothingSent(() => runAs(emu, 'live', ['webhooks', 'delete', live.id]))).code).toBe(3)
+    expect((await runAs(emu, 'live', ['webhooks', 'get', live.id])).code).toBe(0)
   })
 
   it('event-types lists the catalog', async () => {
@@ -190,7 +209,8 @@ describe('webhooks rotate-secret (management side)', () => {
     expect((await runAs(emu, 'test', ['webhooks', 'rotate-secret', '00000000-0000-4000-8000-000000000000'], {configDir: cfg.path})).code).toBe(4)
     const live = await createHook(['--yes'], 'live')
     const before = (await runAs(emu, 'live', ['webhooks', 'list', '--all', '-o', 'ndjson'])).stdout.trim().split('\n').length
-    const r = await runAs(emu, 'live', ['webhooks', 'rotate-secret', live.id], {configDir: cfg.path})
+    // It reads the endpoint it would copy, then refuses: nothing is created or deleted.
+    const r = await onlyReads([`GET /api/webhooks/${live.id}`], () => runAs(emu, 'live', ['webhooks', 'rotate-secret', live.id], {configDir: cfg.path}), cfg.path)
     expect(r.code).toBe(3)
     expect((await runAs(emu, 'live', ['webhooks', 'list', '--all', '-o', 'ndjson'])).stdout.trim().split('\n')).toHaveLength(before)
     cfg.cleanup()
