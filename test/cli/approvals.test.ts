@@ -1,13 +1,15 @@
-/** `payops approvals`: the queue from the service and from this machine's audit trail, end to end. */
+/**
+ * `payops approvals`: the queue from the service and from this machine's audit trail, end to end,
+ * in-process. The checkbox list in a real pseudo-terminal is in test/smoke/terminal.test.ts.
+ */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, startEmulator, tempDir, type Emulator} from '../support/index.js'
-import {runInPty} from './pty.js'
+import {expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
 let a: string
 let b: string
-const cli = (args: string[], opts: {input?: string} = {}) => run(args, {configDir: dir.path, ...opts})
+const cli = (args: string[], opts: RunOptions = {}) => run(args, {configDir: dir.path, ...opts})
 
 beforeAll(async () => {
   emu = await startEmulator()
@@ -61,12 +63,22 @@ describe('payops approvals', () => {
 
   it('on a terminal it offers a checkbox list and approves what was picked', async () => {
     const id = (await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '21.00', '--no-auto-approve'])).json().id
-    const r = await runInPty(['approvals', '--kind', 'moves'], [{when: /Approve which\?/, answer: ' '}], {PAYOPS_CONFIG_DIR: dir.path})
-    expect(r.code, r.output).toBe(0)
-    expect(r.output).toMatch(/21\.00 USD\s+Payroll .*→ Vendors/)
-    expect(r.output).toMatch(new RegExp(`Approved move ${id} .*settled now`))
+    const other = (await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '22.00', '--no-auto-approve'])).json().id
+    // Nothing picked: nothing approved, nothing sent.
+    const none = await expectNothingSent(emu, () => cli(['approvals', '--kind', 'moves'], {tty: true, answers: ['']}), dir.path)
+    expect(none.code, none.stderr).toBe(0)
+    expect(none.asked).toEqual(['Approve which? (space to pick, enter to go on)'])
+    expect(none.stderr).toMatch(/Nothing chosen: nothing was approved/)
+    const r = await cli(['approvals', '--kind', 'moves'], {tty: true, answers: [`move:${id}`]})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.asked).toEqual(['Approve which? (space to pick, enter to go on)'])
+    expect(r.stderr).toMatch(/21\.00 USD\s+Payroll .*→ Vendors/)
+    expect(r.stderr).toMatch(new RegExp(`Approved move ${id} .*settled now`))
+    expect(r.stderr + r.stdout).not.toContain(other)
+    expect((await cli(['approvals', '-o', 'json', '--kind', 'moves'])).json().map((m: {id: string}) => m.id)).toEqual([other])
+    expect((await cli(['moves', 'approve', other])).code).toBe(0)
     expect((await cli(['approvals', '-o', 'json', '--kind', 'moves'])).json()).toEqual([])
-  }, 60_000)
+  })
 
   it('tables show the names payops has seen beside short ids; subaccounts get shows the balance; csv and json keep ids', async () => {
     const table = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00', '-o', 'table'])

@@ -1,12 +1,12 @@
 /**
  * Dispatch: mistyped commands never run (exit 2 with a suggestion, on a terminal too), global
- * flags work before the topic, and exit 127 never appears.
+ * flags work before the topic, and exit 127 never appears. In-process; `payops -p NAME subaccounts
+ * get ID` in a real process is in test/smoke/process.test.ts.
  */
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, startEmulator, tempDir, type Emulator} from '../support/index.js'
-import {runInPty} from './pty.js'
+import {expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -15,7 +15,7 @@ let to: string
 /** A subaccount of the other test entity, visible only through the `other` profile. */
 let otherSub: string
 
-const cli = (args: string[], env: Record<string, string | undefined> = {}) => run(args, {configDir: dir.path, env})
+const cli = (args: string[], opts: RunOptions = {}) => run(args, {configDir: dir.path, ...opts})
 const auditLines = () => {
   const file = join(dir.path, 'audit.jsonl')
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).length : 0
@@ -47,7 +47,7 @@ describe('a mistyped command', () => {
   it('exits 2 with the suggestion and sends nothing', async () => {
     const before = await totals(from)
     const audit = auditLines()
-    const r = await cli(['moves', 'craete', '--from', from, '--to', to, '--amount', '1'])
+    const r = await expectNothingSent(emu, () => cli(['moves', 'craete', '--from', from, '--to', to, '--amount', '1']), dir.path)
     expect(r.code, r.stderr).toBe(2)
     expect(r.stderr).toMatch(/Unknown command "moves craete"\. Did you mean "moves create"\?/)
     expect(r.stdout).toBe('')
@@ -55,14 +55,16 @@ describe('a mistyped command', () => {
     expect(auditLines()).toBe(audit)
   })
 
-  it('exits 2 on a real terminal too, without asking and without running the suggestion', async () => {
+  it('exits 2 on a terminal too, without asking and without running the suggestion', async () => {
     const before = await totals(from)
     const audit = auditLines()
-    // Were a "Did you mean ...? (Y/n)" prompt to appear, Enter would accept it.
-    const r = await runInPty(['moves', 'craete', '--from', from, '--to', to, '--amount', '1'], [{when: /\(Y\/n\)/, answer: ''}], {PAYOPS_CONFIG_DIR: dir.path})
-    expect(r.code, r.output).toBe(2)
-    expect(r.output).not.toMatch(/\(Y\/n\)/)
-    expect(r.output).toMatch(/Unknown command "moves craete"\. Did you mean "moves create"\?/)
+    // Were a "Did you mean ...? (Y/n)" prompt to appear, the answer would accept it.
+    const r = await expectNothingSent(emu, () => cli(['moves', 'craete', '--from', from, '--to', to, '--amount', '1'], {tty: true, answers: ['y', 'y']}), dir.path)
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.asked).toEqual([])
+    expect(r.stderr + r.stdout).not.toMatch(/\(Y\/n\)/)
+    expect(r.stderr).toMatch(/Unknown command "moves craete"\. Did you mean "moves create"\?/)
+    expect(r.stdout).toBe('')
     expect(await totals(from)).toEqual(before)
     expect(auditLines()).toBe(audit)
   })

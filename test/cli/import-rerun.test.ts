@@ -1,13 +1,14 @@
 /**
- * `moves import` re-runs and dry runs against the real emulator: rows appended after a finished
- * import, rows changed after they were sent, --new-batch duplicates, the read-only checks of a dry
- * run, and what the summary says after Ctrl-C.
+ * `moves import` re-runs and dry runs, in-process against the in-process emulator: rows appended
+ * after a finished import, rows changed after they were sent, --new-batch duplicates, the read-only
+ * checks of a dry run, and what the summary says after Ctrl-C. The same after a real SIGINT, and
+ * the resume after kill -9, are in test/smoke/import-kill.test.ts.
  */
-import {spawn} from 'node:child_process'
 import {appendFileSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, cleanEnv, runAs, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {readAudit} from '../../src/audit/index.js'
+import {expectNothingSent, runAs, startCli, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir('payops-import-rerun-')
@@ -27,7 +28,29 @@ function csv(name: string, lines: string[]): string {
   return file
 }
 
-const imp = (args: string[]) => runAs(emu, 'test', ['moves', 'import', ...args], {env: {PAYOPS_CONFIG_DIR: dir.path}})
+const imp = (args: string[]) => runAs(emu, 'test', ['moves', 'import', ...args], {configDir: dir.path})
+
+/** Runs `fn` and asserts that neither the emulator nor the audit trail of `configDir` saw anything. */
+const nothingSent = <T>(fn: () => Promise<T>, configDir = dir.path) => expectNothingSent(emu, fn, configDir)
+/**
+ * Runs `fn` and asserts that the emulator received exactly `reads` (`GET /api/…` lookups a plan
+ * makes to read a currency or a name, which change nothing; in any order) and nothing else, and
+ * that the audit trail did not grow: no request that moves money or changes anything was sent.
+ */
+async function onlyReads<T>(reads: string[], fn: () => Promise<T>): Promise<T> {
+  const before = (await emu.requestLog()).count
+  const records = readAudit(dir.path).length
+  const result = await fn()
+  const after = await emu.requestLog()
+  const got = after.count === before ? [] : after.recent.slice(-(after.count - before)).map((r) => `${r.method} ${r.path}`)
+  expect(got.sort(), 'requests the emulator received').toEqual([...reads].sort())
+  expect(readAudit(dir.path).length, 'audit records written').toBe(records)
+  return result
+}
+const lookup = (id: string) => `GET /api/subaccounts/${id}`
+
+/** How many rows the journal records as done. */
+const doneRows = (journal: string) => (existsSync(journal) ? (readFileSync(journal, 'utf8').match(/"type":"done"/g) ?? []).length : 0)
 
 beforeAll(async () => {
   emu = await startEmulator()
@@ -66,7 +89,7 @@ describe('moves import re-runs', () => {
     expect((await imp([file, '--yes'])).code).toBe(0)
     writeFileSync(file, ['from,to,amount', `${a},${b},1.00`, `${a},${b},2.50`, `${a},${b},3.00`].join('\n') + '\n')
     for (const extra of [['--yes'], ['--dry-run']]) {
-      const r = await imp([file, ...extra])
+      const r = await nothingSent(() => imp([file, ...extra]))
       expect(r.code, r.stderr).toBe(2)
       expect(r.stderr).toMatch(/line 3: differs from the row sent from this line/)
       expect(r.stderr).toMatch(/1 row already sent has changed \(line 3 of /)
@@ -86,7 +109,7 @@ describe('moves import re-runs', () => {
     expect(dry.stderr).toMatch(/--new-batch: 2 rows \(lines 2-3\) have the same content as rows the earlier batch already sent/)
     expect(dry.json()).toMatchObject({rows: 3, to_send: 3, already_done: 0, duplicates: 2, total_to_send: {USD: 600}})
 
-    const refused = await imp([file, '--new-batch'])
+    const refused = await onlyReads([lookup(a), lookup(b)], () => imp([file, '--new-batch']))
     expect(refused.code).toBe(3)
     expect(refused.stderr).toMatch(/2 rows .* same content/)
     expect(refused.stderr).toMatch(/Refusing to send 2 rows again .*--yes/)
@@ -106,7 +129,7 @@ describe('moves import dry run: every read-only check of the real run', () => {
     const foreign = await sub('Other entity', 'test_other')
     const file = csv('foreign.csv', ['from,to,amount,currency', `${a},${b},1.00,USD`, `${foreign},${b},2.00,USD`, `${a},${foreign},3.00,USD`, `${a},${b},100,JPY`])
     for (const extra of [['--dry-run'], ['--yes']]) {
-      const r = await imp([file, ...extra])
+      const r = await onlyReads([lookup(a), lookup(b), lookup(foreign)], () => imp([file, ...extra]))
       expect(r.code, r.stderr).toBe(2)
       expect(r.stderr).toMatch(new RegExp(`line 3: source subaccount ${foreign} was not found for this API key`))
       expect(r.stderr).toMatch(new RegExp(`line 4: destination subaccount ${foreign} was not found for this API key`))
@@ -127,7 +150,7 @@ describe('moves import dry run: every read-only check of the real run', () => {
       expect(add.code, add.stderr).toBe(0)
       expect((await runAs(emu, 'test', ['profiles', 'set', 'capped', 'max-amount', '5.00', 'USD'], {env})).code).toBe(0)
       const file = csv('limits.csv', ['from,to,amount', `${a},${b},1.00`, `${a},${b},9.00`])
-      const r = await runAs(emu, 'test', ['moves', 'import', file, '--dry-run', '-p', 'capped'], {env: {...env, PAYOPS_BASE_URL: undefined}})
+      const r = await nothingSent(() => runAs(emu, 'test', ['moves', 'import', file, '--dry-run', '-p', 'capped'], {env: {...env, PAYOPS_BASE_URL: undefined}}), cfg.path)
       expect(r.code, r.stderr).toBe(3)
       expect(r.stderr).toMatch(/line 3/)
       expect(r.stderr).not.toMatch(/line 2/)
@@ -137,91 +160,28 @@ describe('moves import dry run: every read-only check of the real run', () => {
   })
 })
 
-describe('moves import resumed after kill -9', () => {
-  it('resumes from the plan cache, reading the file from the first row not done: every row lands once', async () => {
-    const [a, b] = [await sub('Resume source'), await sub('Resume destination')]
-    const amountsInFile = Array.from({length: 60}, (_, i) => 2000 + i)
-    // CRLF line ends and quoted cells with commas and line breaks: byte offsets must hold across them.
-    const file = join(dir.path, 'resume.csv')
-    writeFileSync(file, ['from,to,amount_in_minor_units,metadata.note', ...amountsInFile.map((v, i) => `${a},${b},${v},"row ${i}, ${i % 3 ? 'plain' : 'two\r\nlines'}"`)].join('\r\n') + '\r\n')
-    const journal = `${file}.payops-journal.jsonl`
-    const cache = `${file}.payops-plan`
-    await emu.control('POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: 100, methods: ['POST']})
-    try {
-      const env = cleanEnv({PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test, PAYOPS_CONFIG_DIR: dir.path})
-      const proc = spawn(process.execPath, [BIN, 'moves', 'import', file, '--yes', '--concurrency', '2', '-o', 'json'], {env, stdio: 'ignore'})
-      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()))
-      await new Promise<void>((resolve, reject) => {
-        const timer = setInterval(() => {
-          const done = existsSync(journal) ? (readFileSync(journal, 'utf8').match(/"type":"done"/g) ?? []).length : 0
-          if (done >= 10) {
-            clearInterval(timer)
-            proc.kill('SIGKILL')
-            resolve()
-          }
-        }, 20)
-        void exited.then(() => {
-          clearInterval(timer)
-          reject(new Error('the import ended before it could be killed'))
-        })
-      })
-      await exited
-    } finally {
-      await emu.control('DELETE', '/_emulator/faults')
-    }
-    expect(existsSync(cache)).toBe(true)
-    const before = (await amounts(a, 'debit')).length
-    expect(before).toBeGreaterThanOrEqual(10)
-    expect(before).toBeLessThan(60)
-
-    const rest = await imp([file, '--yes'])
-    expect(rest.code, rest.stderr).toBe(0)
-    expect(rest.stderr).toMatch(/rows? w(as|ere) imported before/)
-    const out = rest.json()
-    expect(out.created + out.replayed + out.already_done).toBe(60)
-    expect(out.already_done).toBeGreaterThanOrEqual(10)
-    expect(out.total_overall).toEqual({USD: amountsInFile.reduce((s, v) => s + v, 0)})
-    expect((await amounts(a, 'debit')).sort((x, y) => x - y)).toEqual(amountsInFile)
-    // The batch is finished: its plan cache is gone, and a re-run sends nothing.
-    expect(existsSync(cache)).toBe(false)
-    const again = await imp([file, '--yes'])
-    expect(again.json()).toMatchObject({created: 0, already_done: 60})
-    expect(await amounts(a, 'debit')).toHaveLength(60)
-  }, 120_000)
-})
-
 describe('moves import summaries', () => {
   it('after Ctrl-C the summary counts and totals only what was sent', async () => {
     const [a, b] = [await sub('Sigint source'), await sub('Sigint destination')]
     const amountsInFile = Array.from({length: 30}, (_, i) => 1000 + i)
     const file = csv('sigint.csv', ['from,to,amount_in_minor_units', ...amountsInFile.map((v) => `${a},${b},${v}`)])
     const journal = `${file}.payops-journal.jsonl`
-    await emu.control('POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: 250, methods: ['POST']})
+    // Each move takes the emulator a while, so that Ctrl-C comes with rows still to send.
+    await emu.control('POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: 100, methods: ['POST']})
     try {
-      const env = cleanEnv({PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test, PAYOPS_CONFIG_DIR: dir.path})
-      const proc = spawn(process.execPath, [BIN, 'moves', 'import', file, '--yes', '--concurrency', '1', '-o', 'json'], {env, stdio: ['ignore', 'pipe', 'pipe']})
-      let stdout = ''
-      let stderr = ''
-      proc.stdout.on('data', (d) => (stdout += d))
-      proc.stderr.on('data', (d) => (stderr += d))
-      const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
-      await new Promise<void>((resolve, reject) => {
-        const timer = setInterval(() => {
-          const done = existsSync(journal) ? (readFileSync(journal, 'utf8').match(/"type":"done"/g) ?? []).length : 0
-          if (done >= 3) {
-            clearInterval(timer)
-            proc.kill('SIGINT')
-            resolve()
-          }
-        }, 20)
-        void exited.then((code) => {
-          clearInterval(timer)
-          reject(new Error(`the import ended (exit ${code}) before it could be interrupted: ${stderr}`))
-        })
-      })
-      expect(await exited).toBe(6)
-      for (const s of Object.values(emu.keys)) expect(stdout + stderr).not.toContain(s)
-      const out = JSON.parse(stdout)
+      const running = startCli(['moves', 'import', file, '--yes', '--concurrency', '1', '-o', 'json'], {configDir: dir.path, env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test}})
+      let finished = false
+      void running.done.then(() => (finished = true), () => (finished = true))
+      // Ctrl-C once three rows are journaled as done.
+      while (doneRows(journal) < 3) {
+        if (finished) throw new Error(`the import ended before it could be interrupted: ${running.stderr()}`)
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      running.interrupt()
+      const r = await running.done
+      expect(r.code, r.stderr).toBe(6)
+      expect(running.exits).toEqual([])
+      const out = r.json()
       expect(out.interrupted).toBe(true)
       expect(out.created).toBeGreaterThanOrEqual(3)
       expect(out.created).toBeLessThan(30)
@@ -232,7 +192,7 @@ describe('moves import summaries', () => {
       expect(out.total_this_run).toEqual({USD: sum})
       expect(out.total_overall).toEqual({USD: sum})
       expect(out).not.toHaveProperty('totals')
-      expect(stderr).toMatch(new RegExp(`Interrupted: ${out.created} of 30 rows done, ${out.not_sent} not sent \\(${(sum / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')} USD moved by this run\\)`))
+      expect(r.stderr).toMatch(new RegExp(`Interrupted: ${out.created} of 30 rows done, ${out.not_sent} not sent \\(${(sum / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')} USD moved by this run\\)`))
     } finally {
       await emu.control('DELETE', '/_emulator/faults')
     }
@@ -241,7 +201,7 @@ describe('moves import summaries', () => {
     expect(rest.code, rest.stderr).toBe(0)
     expect(rest.json().created + rest.json().already_done).toBe(30)
     expect((await amounts(a, 'debit')).sort((x, y) => x - y)).toEqual(amountsInFile)
-  }, 120_000)
+  })
 
   it('one name per count: the table headers are the JSON keys', async () => {
     const [a, b] = [await sub('Names source'), await sub('Names destination')]

@@ -1,19 +1,45 @@
-import {spawn} from 'node:child_process'
+/**
+ * `moves import` end to end, in-process against the in-process emulator: validation, dry runs,
+ * confirmation, metadata and keys, failures and re-runs. The import killed with SIGKILL midway and
+ * re-run is in test/smoke/import-kill.test.ts.
+ */
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, cleanEnv, runAs, startEmulator, tempDir, type Emulator} from './helpers.js'
+import {readAudit} from '../../src/audit/index.js'
+import {expectNothingSent, runAs as runAsIn, startEmulator, tempDir, type Emulator, type Keys, type RunOptions} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
 let a: string
 let b: string
 
+/** Runs with this file's config dir (its audit trail is what "nothing sent" checks). */
+const runAs = (e: Emulator, key: keyof Keys, args: string[], opts: RunOptions = {}) => runAsIn(e, key, args, {configDir: dir.path, ...opts})
+/** Runs `fn` and asserts that no API request reached the emulator and the audit trail did not grow. */
+const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, dir.path)
+/**
+ * Runs `fn` and asserts that the emulator received exactly `reads` (`GET /api/…` lookups a plan
+ * makes to read a currency or a name, which change nothing; in any order) and nothing else, and
+ * that the audit trail did not grow: no request that moves money or changes anything was sent.
+ */
+async function onlyReads<T>(reads: string[], fn: () => Promise<T>): Promise<T> {
+  const before = (await emu.requestLog()).count
+  const records = readAudit(dir.path).length
+  const result = await fn()
+  const after = await emu.requestLog()
+  const got = after.count === before ? [] : after.recent.slice(-(after.count - before)).map((r) => `${r.method} ${r.path}`)
+  expect(got.sort(), 'requests the emulator received').toEqual([...reads].sort())
+  expect(readAudit(dir.path).length, 'audit records written').toBe(records)
+  return result
+}
+const lookup = (id: string) => `GET /api/subaccounts/${id}`
+
 const sub = async (name: string) => (await runAs(emu, 'test', ['subaccounts', 'create', '--name', name])).json().id as string
 
 /** Every activity amount of a subaccount, through the API (the proof of what moved). */
 async function amounts(id: string, direction: 'credit' | 'debit'): Promise<number[]> {
-  const r = await runAs(emu, 'test', ['subaccounts', 'activity', id, '--direction', direction, '--all', '--limit', '500', '-o', 'ndjson'], {timeoutMs: 120_000})
+  const r = await runAs(emu, 'test', ['subaccounts', 'activity', id, '--direction', direction, '--all', '--limit', '500', '-o', 'ndjson'])
   expect(r.code, r.stderr).toBe(0)
   return r.stdout.trim() ? r.stdout.trim().split('\n').map((l) => JSON.parse(l).amount_in_minor_units as number) : []
 }
@@ -37,7 +63,7 @@ afterAll(async () => {
 describe('moves import', () => {
   it('validates every row first and lists all errors with line numbers (exit 2, nothing sent)', async () => {
     const file = csv('bad.csv', ['from,to,amount,metadata.ref', `${a},${b},1.234,x`, `nope,${b},5,y`, `${a},${a},5,z`, `${a},${b},,w`, `${a},${b},0,v`, `${a},${b},-1,u`, `${a},${b},12.50,ok`])
-    const r = await runAs(emu, 'test', ['moves', 'import', file, '--yes'])
+    const r = await nothingSent(() => runAs(emu, 'test', ['moves', 'import', file, '--yes']))
     expect(r.code).toBe(2)
     for (const line of [2, 3, 4, 5, 6, 7]) expect(r.stderr).toMatch(new RegExp(`line ${line}: `))
     expect(r.stderr).not.toMatch(/line 8:/)
@@ -47,19 +73,20 @@ describe('moves import', () => {
   })
 
   it('rejects unknown columns, a missing amount column, duplicate keys and an empty file', async () => {
-    expect((await runAs(emu, 'test', ['moves', 'import', csv('c1.csv', ['from,to,amont', `${a},${b},1`])])).stderr).toMatch(/unknown column "amont"/)
-    expect((await runAs(emu, 'test', ['moves', 'import', csv('c2.csv', ['from,to', `${a},${b}`])])).stderr).toMatch(/missing an amount column/)
-    const dup = await runAs(emu, 'test', ['moves', 'import', csv('c3.csv', ['from,to,amount,idempotency_key', `${a},${b},1,k1`, `${a},${b},2,k1`])])
+    const imp = (file: string) => nothingSent(() => runAs(emu, 'test', ['moves', 'import', file]))
+    expect((await imp(csv('c1.csv', ['from,to,amont', `${a},${b},1`]))).stderr).toMatch(/unknown column "amont"/)
+    expect((await imp(csv('c2.csv', ['from,to', `${a},${b}`]))).stderr).toMatch(/missing an amount column/)
+    const dup = await imp(csv('c3.csv', ['from,to,amount,idempotency_key', `${a},${b},1,k1`, `${a},${b},2,k1`]))
     expect(dup.code).toBe(2)
     expect(dup.stderr).toMatch(/line 3: idempotency_key "k1" is also used on line 2/)
-    expect((await runAs(emu, 'test', ['moves', 'import', csv('c4.csv', [''])])).code).toBe(2)
-    expect((await runAs(emu, 'test', ['moves', 'import', join(dir.path, 'missing.csv')])).stderr).toMatch(/no such file/)
-    expect((await runAs(emu, 'test', ['moves', 'import', csv('c5.csv', ['from,to,amount', `${a},${b},"1`])])).stderr).toMatch(/malformed CSV/)
+    expect((await imp(csv('c4.csv', ['']))).code).toBe(2)
+    expect((await imp(join(dir.path, 'missing.csv'))).stderr).toMatch(/no such file/)
+    expect((await imp(csv('c5.csv', ['from,to,amount', `${a},${b},"1`]))).stderr).toMatch(/malformed CSV/)
   })
 
   it('--dry-run shows the count and totals per currency and sends nothing', async () => {
     const file = csv('dry.csv', ['from,to,amount_in_minor_units', `${a},${b},100`, `${a},${b},250`])
-    const r = await runAs(emu, 'test', ['moves', 'import', file, '--dry-run'])
+    const r = await onlyReads([lookup(a), lookup(b)], () => runAs(emu, 'test', ['moves', 'import', file, '--dry-run']))
     expect(r.code).toBe(0)
     expect(r.json()).toMatchObject({rows: 2, to_send: 2, total_to_send: {USD: 350}, dry_run: true})
     expect(r.stderr).toMatch(/3\.50 USD/)
@@ -68,7 +95,7 @@ describe('moves import', () => {
 
   it('asks for confirmation: without a terminal and without --yes it refuses (exit 3)', async () => {
     const file = csv('confirm.csv', ['from,to,amount', `${a},${b},1.00`])
-    const r = await runAs(emu, 'test', ['moves', 'import', file])
+    const r = await onlyReads([lookup(a), lookup(b)], () => runAs(emu, 'test', ['moves', 'import', file]))
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/Import 1 move .*1\.00 USD/)
   })
@@ -122,61 +149,8 @@ describe('moves import', () => {
 
   it('refuses a decimal amount in a currency other than the subaccount\'s', async () => {
     const file = csv('cur.csv', ['from,to,amount,currency', `${a},${b},100,JPY`])
-    const r = await runAs(emu, 'test', ['moves', 'import', file, '--yes'])
+    const r = await onlyReads([lookup(a), lookup(b)], () => runAs(emu, 'test', ['moves', 'import', file, '--yes']))
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/line 2: amount is in JPY but subaccount .* holds USD/)
   })
-
-  it('2,000 rows at a 20% fault rate, killed midway with SIGKILL and re-run: exactly 2,000 moves, 0 duplicates, 0 lost', async () => {
-    const src = await sub('Bulk source')
-    const dst = await sub('Bulk destination')
-    const expected = Array.from({length: 2000}, (_, i) => 10_000 + i)
-    const file = csv('bulk.csv', ['from,to,amount_in_minor_units,metadata.row', ...expected.map((amt, i) => `${src},${dst},${amt},${i + 1}`)])
-    const journal = `${file}.payops-journal.jsonl`
-    await emu.control('POST', '/_emulator/faults', {rate: 0.2, kinds: ['500', '503', 'reset', 'latency'], phases: ['before', 'after'], seed: 42, latency_ms: 50, methods: ['POST']})
-    const env = cleanEnv({PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test, PAYOPS_CONFIG_DIR: dir.path})
-    const args = [BIN, 'moves', 'import', file, '--yes', '--concurrency', '8', '--max-retries', '4', '-o', 'json']
-
-    // First run: kill -9 once a few hundred rows are journaled as done.
-    const first = spawn(process.execPath, args, {env, stdio: 'ignore'})
-    const killedAt = await new Promise<number>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const done = existsSync(journal) ? (readFileSync(journal, 'utf8').match(/"type":"done"/g) ?? []).length : 0
-        if (done >= 400) {
-          clearInterval(timer)
-          first.kill('SIGKILL')
-          resolve(done)
-        }
-      }, 20)
-      first.once('exit', (code) => {
-        clearInterval(timer)
-        reject(new Error(`the import ended (exit ${code}) before it could be killed`))
-      })
-    })
-    await new Promise((r) => first.once('exit', r))
-    expect(killedAt).toBeGreaterThanOrEqual(400)
-
-    // Re-run until it reports success; every run after a failure retries with the same keys.
-    let last: any
-    for (let attempt = 0; attempt < 6; attempt++) {
-      const r = await runAs(emu, 'test', ['moves', 'import', file, '--yes', '--concurrency', '8', '--max-retries', '4'], {env: {PAYOPS_CONFIG_DIR: dir.path}, timeoutMs: 180_000})
-      last = r.json()
-      if (r.code === 0) break
-      expect(r.code).toBe(6)
-    }
-    expect(last.failed).toBe(0)
-    expect(last.already_done + last.created + last.replayed + last.advanced + last.partial).toBe(2000)
-    const stats = await emu.control<{data: {injected: Record<string, number>}}>('GET', '/_emulator/faults')
-    const after = Object.entries(stats.data.injected).filter(([k]) => k.endsWith(':after') && !k.startsWith('latency')).reduce((s, [, n]) => s + n, 0)
-    expect(after).toBeGreaterThan(0)
-    await emu.control('DELETE', '/_emulator/faults')
-
-    const debits = (await amounts(src, 'debit')).sort((x, y) => x - y)
-    const credits = (await amounts(dst, 'credit')).sort((x, y) => x - y)
-    expect(debits).toHaveLength(2000)
-    expect(debits).toEqual(expected)
-    expect(credits).toEqual(expected)
-    const totals = (await runAs(emu, 'test', ['subaccounts', 'get', dst])).json()
-    expect(totals.total_incoming_in_minor_units).toBe(expected.reduce((s, v) => s + v, 0))
-  }, 600_000)
 })

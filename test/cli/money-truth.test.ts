@@ -1,13 +1,14 @@
 /**
  * The outcome contract, end to end: every sentence about money is true in the retry and replay
  * cases, a key that names another movement is refused, and every path to money (the raw `api`
- * command too) passes the same guards. Real processes, real HTTP, the real emulator.
+ * command too) passes the same guards. In-process runs, real HTTP, the in-process emulator; the
+ * typed confirmation in a real pseudo-terminal (and Ctrl-C at it) is in test/smoke/terminal.test.ts.
  */
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {outcomeOf, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
-import {runInPty} from './pty.js'
+import {readAudit} from '../../src/audit/index.js'
+import {expectNothingSent, outcomeOf, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -18,7 +19,25 @@ let la: string
 let lb: string
 let lc: string
 
-const cli = (args: string[], opts: {input?: string; env?: Record<string, string>} = {}) => run(args, {configDir: dir.path, ...opts})
+const cli = (args: string[], opts: RunOptions = {}) => run(args, {configDir: dir.path, ...opts})
+/** Runs `fn` and asserts that no API request reached the emulator and this config's audit trail did not grow. */
+const refused = <T>(fn: () => Promise<T>, configDir = dir.path) => expectNothingSent(emu, fn, configDir)
+/**
+ * Runs `fn` and asserts that the emulator received exactly `reads` (`GET /api/…` lookups a plan
+ * makes to read a currency or a name, which change nothing; in any order) and nothing else, and
+ * that the audit trail did not grow: no request that moves money or changes anything was sent.
+ */
+async function onlyReads<T>(reads: string[], fn: () => Promise<T>, configDir = dir.path): Promise<T> {
+  const before = (await emu.requestLog()).count
+  const records = readAudit(configDir).length
+  const result = await fn()
+  const after = await emu.requestLog()
+  const got = after.count === before ? [] : after.recent.slice(-(after.count - before)).map((r) => `${r.method} ${r.path}`)
+  expect(got.sort(), 'requests the emulator received').toEqual([...reads].sort())
+  expect(readAudit(configDir).length, 'audit records written').toBe(records)
+  return result
+}
+const lookup = (id: string) => `GET /api/subaccounts/${id}`
 const totals = async (id: string, profile = 'sandbox') => {
   const s = (await cli(['subaccounts', 'get', id, '-p', profile])).json()
   return {incoming: s.total_incoming_in_minor_units as number, outgoing: s.total_outgoing_in_minor_units as number}
@@ -145,7 +164,7 @@ describe('a key that names another movement', () => {
 describe('the source currency', () => {
   it('--amount-minor with a --currency other than the source subaccount\'s is refused (exit 2), nothing moves', async () => {
     const before = await totals(b)
-    const r = await cli(['moves', 'create', '--from', a, '--to', b, '--amount-minor', '500', '--currency', 'JPY'])
+    const r = await onlyReads([lookup(a)], () => cli(['moves', 'create', '--from', a, '--to', b, '--amount-minor', '500', '--currency', 'JPY']))
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/--currency JPY does not match the source subaccount's currency USD/)
     expect(await totals(b)).toEqual(before)
@@ -167,12 +186,12 @@ describe('payops api on money endpoints', () => {
     try {
       const before = await totals(lc, 'prod')
       const body = JSON.stringify({from_subaccount_id: la, to_subaccount_id: lc, amount_in_minor_units: 50_000_000})
-      const r = await cli(['api', 'POST', '/api/subaccounts/move', '--input', '-', '-p', 'prod', '--yes'], {input: body})
+      const r = await onlyReads([lookup(la), lookup(lc)], () => cli(['api', 'POST', '/api/subaccounts/move', '--input', '-', '-p', 'prod', '--yes'], {input: body}))
       expect(r.code).toBe(3)
       expect(r.stderr).toMatch(/500,000\.00 USD is over the max-amount 100\.00 USD of profile "prod"/)
       expect(await totals(lc, 'prod')).toEqual(before)
       // Spelling the path differently does not slip past the guard.
-      const odd = await cli(['api', 'post', '/api//subaccounts/./MOVE/', '--input', '-', '-p', 'prod', '--yes'], {input: body})
+      const odd = await onlyReads([lookup(la), lookup(lc)], () => cli(['api', 'post', '/api//subaccounts/./MOVE/', '--input', '-', '-p', 'prod', '--yes'], {input: body}))
       expect(odd.code).toBe(3)
       expect(await totals(lc, 'prod')).toEqual(before)
     } finally {
@@ -201,14 +220,14 @@ describe('payops api on money endpoints', () => {
 
   it('a LIVE api move without a terminal needs --yes (exit 3); other headers and query strings are refused (exit 2)', async () => {
     const body = JSON.stringify({from_subaccount_id: la, to_subaccount_id: lb, amount_in_minor_units: 100})
-    const r = await cli(['api', 'POST', '/api/subaccounts/move', '--input', '-', '-p', 'prod'], {input: body})
+    const r = await onlyReads([lookup(la), lookup(lb)], () => cli(['api', 'POST', '/api/subaccounts/move', '--input', '-', '-p', 'prod'], {input: body}))
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/amount:\s+1\.00 USD/)
-    const h = await cli(['api', 'POST', '/api/subaccounts/move', '--input', '-', '-H', 'X-Other: 1'], {input: JSON.stringify({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 1})})
+    const h = await refused(() => cli(['api', 'POST', '/api/subaccounts/move', '--input', '-', '-H', 'X-Other: 1'], {input: JSON.stringify({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 1})}))
     expect(h.code).toBe(2)
-    const q = await cli(['api', 'POST', '/api/subaccounts/move?auto_approve=false', '--input', '-'], {input: JSON.stringify({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 1})})
+    const q = await refused(() => cli(['api', 'POST', '/api/subaccounts/move?auto_approve=false', '--input', '-'], {input: JSON.stringify({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 1})}))
     expect(q.code).toBe(2)
-    const bad = await cli(['api', 'POST', '/api/subaccounts/move', '-f', `from_subaccount_id=${a}`])
+    const bad = await refused(() => cli(['api', 'POST', '/api/subaccounts/move', '-f', `from_subaccount_id=${a}`]))
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/not a valid move/)
   })
@@ -242,11 +261,11 @@ describe('LIVE approvals against the documented interface', () => {
       await run(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {configDir: other.path, input: emu.keys.live})
       const created = await cli(['moves', 'create', '--from', la, '--to', lb, '--amount', '3.00', '--no-auto-approve', '-p', 'prod', '--yes'])
       const id = created.json().id
-      const plain = await run(['moves', 'approve', id], {configDir: other.path})
+      const plain = await refused(() => run(['moves', 'approve', id], {configDir: other.path}), other.path)
       expect(plain.code).toBe(3)
       expect(plain.stderr).toMatch(/unknown to this machine/)
       await run(['profiles', 'set', 'prod', 'max-amount', '100.00', 'USD'], {configDir: other.path})
-      const limited = await run(['moves', 'approve', id, '--yes'], {configDir: other.path})
+      const limited = await refused(() => run(['moves', 'approve', id, '--yes'], {configDir: other.path}), other.path)
       expect(limited.code).toBe(3)
       expect(limited.stderr).toMatch(/unknown to this machine.*cannot be checked/)
       const over = await run(['moves', 'approve', id, '--yes', '--override-limits'], {configDir: other.path})
@@ -265,30 +284,27 @@ describe('LIVE approvals against the documented interface', () => {
   })
 })
 
-describe('on a real terminal', () => {
-  const env = () => ({PAYOPS_CONFIG_DIR: dir.path})
+describe('on a terminal', () => {
+  // The same prompts in a real pseudo-terminal, and Ctrl-C at the typed confirmation: test/smoke/terminal.test.ts.
+  const tty = {tty: true as const}
 
   it('a LIVE `api POST` move shows amount, from and to and wants the amount typed, not y', async () => {
     const before = await totals(lb, 'prod')
-    const refused = await runInPty(['api', 'POST', '/api/subaccounts/move', '-F', `from_subaccount_id=${la}`, '-F', `to_subaccount_id=${lb}`, '-F', 'amount_in_minor_units=1234', '-p', 'prod'], [{when: /Type 12\.34 to confirm/, answer: 'y'}], env())
-    expect(refused.code).toBe(3)
-    expect(refused.output).toMatch(/amount:\s+12\.34 USD/)
-    expect(refused.output).toContain(la)
-    expect(refused.output).toContain(lb)
+    const args = ['api', 'POST', '/api/subaccounts/move', '-F', `from_subaccount_id=${la}`, '-F', `to_subaccount_id=${lb}`, '-F', 'amount_in_minor_units=1234', '-p', 'prod']
+    const no = await onlyReads([lookup(la), lookup(lb)], () => cli(args, {...tty, answers: ['y']}))
+    expect(no.code).toBe(3)
+    expect(no.asked).toEqual(['Type 12.34 to confirm this LIVE movement:'])
+    expect(no.stderr).toMatch(/amount:\s+12\.34 USD/)
+    expect(no.stderr).toContain(la)
+    expect(no.stderr).toContain(lb)
+    expect(no.stderr).toMatch(/Not confirmed: typed "y", expected 12\.34\. Nothing was sent\./)
     expect(await totals(lb, 'prod')).toEqual(before)
-    const ok = await runInPty(['api', 'POST', '/api/subaccounts/move', '-F', `from_subaccount_id=${la}`, '-F', `to_subaccount_id=${lb}`, '-F', 'amount_in_minor_units=1234', '-p', 'prod'], [{when: /Type 12\.34 to confirm/, answer: '12.34'}], env())
-    expect(ok.code, ok.output).toBe(0)
-    expect(ok.output).toMatch(/Created move [0-9a-f-]{36}: 12\.34 USD/)
+    const ok = await cli(args, {...tty, answers: ['12.34']})
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(ok.asked).toEqual(['Type 12.34 to confirm this LIVE movement:'])
+    expect(ok.stderr).toMatch(/Created move [0-9a-f-]{36}: 12\.34 USD/)
     expect((await totals(lb, 'prod')).incoming).toBe(before.incoming + 1234)
-  }, 60_000)
-
-  it('Ctrl-C at the typed confirmation is "aborted" (exit 130) and nothing moves', async () => {
-    const before = await totals(lb, 'prod')
-    const r = await runInPty(['moves', 'create', '--from', la, '--to', lb, '--amount', '4.56', '-p', 'prod'], [{when: /Type 4\.56 to confirm/, answer: '\x03'}], env())
-    expect(r.code).toBe(130)
-    expect(r.output).toMatch(/Aborted at the prompt: nothing was sent/)
-    expect(await totals(lb, 'prod')).toEqual(before)
-  }, 60_000)
+  })
 
   it('a LIVE approve of a move unknown here says so and wants the id\'s last 6 characters', async () => {
     const other = tempDir()
@@ -296,14 +312,16 @@ describe('on a real terminal', () => {
       await run(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {configDir: other.path, input: emu.keys.live})
       const id = (await cli(['moves', 'create', '--from', la, '--to', lb, '--amount', '5.00', '--no-auto-approve', '-p', 'prod', '--yes'])).json().id as string
       const tail = id.slice(-6)
-      const wrong = await runInPty(['moves', 'approve', id], [{when: new RegExp(`Type ${tail} to confirm`), answer: '5.00'}], {PAYOPS_CONFIG_DIR: other.path})
+      const wrong = await refused(() => run(['moves', 'approve', id], {configDir: other.path, ...tty, answers: ['5.00']}), other.path)
       expect(wrong.code).toBe(3)
-      expect(wrong.output).toMatch(/unknown to this machine/)
-      const ok = await runInPty(['moves', 'approve', id], [{when: new RegExp(`Type ${tail} to confirm`), answer: tail}], {PAYOPS_CONFIG_DIR: other.path})
-      expect(ok.code, ok.output).toBe(0)
-      expect(ok.output).toMatch(new RegExp(`Approved move ${id} .*settled now`))
+      expect(wrong.asked).toEqual([`Type ${tail} to confirm this LIVE movement:`])
+      expect(wrong.stderr).toMatch(/unknown to this machine/)
+      const ok = await run(['moves', 'approve', id], {configDir: other.path, ...tty, answers: [tail]})
+      expect(ok.code, ok.stderr).toBe(0)
+      expect(ok.asked).toEqual([`Type ${tail} to confirm this LIVE movement:`])
+      expect(ok.stderr).toMatch(new RegExp(`Approved move ${id} .*settled now`))
     } finally {
       other.cleanup()
     }
-  }, 60_000)
+  })
 })

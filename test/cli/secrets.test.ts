@@ -1,10 +1,10 @@
 /**
- * Secrets never leak. Every run() in the e2e suite already fails when its stdout or stderr holds a
- * known secret (see helpers.ts); this file adds the outputs no single command test looks at: a
+ * Secrets never leak. Every in-process run already fails when its stdout or stderr holds a known
+ * secret (see test/support/cli.ts); this file adds the outputs no single command test looks at: a
  * --debug matrix over every kind of command, the import journal, the audit trail and the profile
  * listing, all scanned for every key and signing secret the tests used.
  */
-import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {readdirSync, readFileSync, writeFileSync, type Dirent} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {knownSecrets, run, startEmulator, tempDir, type Emulator, type RunResult} from '../support/index.js'
@@ -19,6 +19,31 @@ const cli = async (args: string[], opts: {input?: string; env?: Record<string, s
   const r = await run(offline ? args : [...args, '--debug'], {configDir: dir.path, ...opts})
   outputs.push(r.stdout, r.stderr)
   return r
+}
+
+/**
+ * Every file under `root` (relative paths), folders included: a lock being released (a folder
+ * renamed aside, then removed) may still be there when the command has returned.
+ */
+function filesUnder(root: string, sub = ''): string[] {
+  let entries: Dirent[]
+  try {
+    entries = readdirSync(join(root, sub), {withFileTypes: true})
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw err
+  }
+  return entries.flatMap((d) => (d.isDirectory() ? filesUnder(root, join(sub, d.name)) : [join(sub, d.name)]))
+}
+
+/** A file's text, or undefined when it went away since it was listed (such a lock's owner file). */
+function readIfThere(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw err
+  }
 }
 
 function scan(label: string, text: string): void {
@@ -69,8 +94,9 @@ describe('no secret in any output', () => {
     const audit = readFileSync(join(dir.path, 'audit.jsonl'), 'utf8')
     expect(audit.split('\n').length).toBeGreaterThan(10)
     scan('the audit trail', audit)
-    for (const f of readdirSync(dir.path).filter((f) => f !== 'config.json' && !f.endsWith('.csv'))) {
-      scan(f, readFileSync(join(dir.path, f), 'utf8'))
+    for (const f of filesUnder(dir.path).filter((f) => f !== 'config.json' && !f.endsWith('.csv'))) {
+      const text = readIfThere(join(dir.path, f))
+      if (text !== undefined) scan(f, text)
     }
     // The profile file itself holds the keys, with mode 0600: the one place they belong.
     expect(readFileSync(join(dir.path, 'config.json'), 'utf8')).toContain(emu.keys.test)

@@ -20,16 +20,17 @@ export function runInPty(args: string[], answers: Array<{when: RegExp; answer: s
     const proc = spawn('script', ['-qec', cmd, '/dev/null'], {env: cleanEnv({TERM: 'xterm', ...env}), stdio: ['pipe', 'pipe', 'pipe']})
     let output = ''
     const pending = [...answers]
-    const onData = (d: Buffer) => {
-      output += d.toString()
+    const onData = (d: string) => {
+      output += d
       const plain = stripAnsi(output)
       if (pending.length && pending[0].when.test(plain)) {
         const {answer} = pending.shift()!
         setTimeout(() => proc.stdin.write(`${answer}\r`), 50)
       }
     }
-    proc.stdout.on('data', onData)
-    proc.stderr.on('data', onData)
+    // Decoded as a stream: a character split between two chunks (→, a spinner's braille) stays whole.
+    proc.stdout.setEncoding('utf8').on('data', onData)
+    proc.stderr.setEncoding('utf8').on('data', onData)
     const timer = setTimeout(() => {
       proc.kill('SIGKILL')
       reject(new Error(`pty run timed out: ${stripAnsi(output)}`))
