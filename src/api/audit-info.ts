@@ -26,6 +26,8 @@ export interface AuditOutcome extends AuditInfo {
 export interface AuditHook {
   intent(info: AuditInfo): Promise<void>
   outcome(info: AuditOutcome): Promise<void>
+  /** Resolves once every record appended so far is written and the trail's lock released. */
+  drain?(): Promise<void>
 }
 
 let opCounter = 0

@@ -25,5 +25,8 @@ export function auditHook(dir: string, base: {profile: string | null; mode: 'liv
         warn(`could not record the outcome in the audit trail: ${(err as Error).message}`)
       }
     },
+    drain: async () => {
+      if (log) await (await log).settled()
+    },
   }
 }

@@ -276,6 +276,11 @@ export class AuditLog {
     })
   }
 
+  /** Resolves once every record appended so far is on disk and the lock of its group released. */
+  async settled(): Promise<void> {
+    while (this.flushing) await this.flushing
+  }
+
   private async flushLoop(): Promise<void> {
     // Records appended while this turn of the event loop lasts (answers read together) join the
     // first group.

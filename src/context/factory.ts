@@ -58,9 +58,10 @@ export function processContext(opts: FactoryOptions): CommandContext {
     return r
   }
 
+  let hook: ReturnType<typeof auditHook> | undefined
   const audit = () => {
     const r = profile()
-    return auditHook(dir, {profile: r.profileName ?? null, mode: r.mode}, (line) => out.warn(line))
+    return (hook ??= auditHook(dir, {profile: r.profileName ?? null, mode: r.mode}, (line) => out.warn(line)))
   }
 
   const build = async (): Promise<Api> => {
@@ -128,6 +129,8 @@ export function processContext(opts: FactoryOptions): CommandContext {
         // The book of names is a cache: failing to keep it loses nothing.
       }
       if (api) await (await api.catch(() => undefined))?.close().catch(() => undefined)
+      // Every audit record on disk and the trail's lock given back before the command ends.
+      await hook?.drain?.().catch(() => undefined)
     },
   }
   return ctx

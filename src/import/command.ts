@@ -9,12 +9,13 @@ import {NotConfirmedError, PartialError, UsageError} from '../errors.js'
 import {confirmBatch, limitReport, portsOf, type GuardFlags} from '../movements/command.js'
 import {formatMoney, toDecimalString} from '../money.js'
 import type {Column} from '../output/index.js'
-import {importFile, type ImportPlan} from './index.js'
-import type {PlannedRow} from './table.js'
+import {importFile, type ImportPlan, type PlannedRow} from './index.js'
 import {pipelineSender} from './send.js'
 
 export interface ImportOptions {
   file: string
+  /** The database that records what was sent (default: beside the file); required for stdin. */
+  journal?: string
   dryRun: boolean
   concurrency: number
   currency: string
@@ -58,15 +59,20 @@ function describeLines(lines: number[]): string {
   return out.length > 20 ? `${out.slice(0, 20).join(', ')} and more` : out.join(', ')
 }
 
-function describeTotals(totals: Record<string, number>): string {
-  const parts = Object.entries(totals ?? {}).map(([cur, v]) => formatMoney(v, cur))
-  return parts.length ? parts.join(', ') : 'none'
-}
+const describeTotals = (totals: Record<string, number>) => Object.entries(totals ?? {}).map(([cur, v]) => formatMoney(v, cur)).join(', ') || 'none'
 
 export async function runImportCommand(opts: ImportOptions, ctx: CommandContext): Promise<void> {
+  const plan = await importFile.plan(opts.file, {defaultCurrency: opts.currency, newBatch: opts.newBatch, journal: opts.journal, stdin: ctx.io.stdin})
+  try {
+    await planned(plan, opts, ctx)
+  } finally {
+    await plan.close()
+  }
+}
+
+async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContext): Promise<void> {
   const f = opts
   const file = opts.file
-  const plan: ImportPlan = await importFile.plan(file, {defaultCurrency: f.currency, newBatch: f.newBatch, stdin: ctx.io.stdin})
   if (plan.errors.length) {
     for (const e of plan.errors) ctx.out.note(`line ${e.line}: ${e.message}`)
     throw new UsageError(`${plural(plan.errors.length, 'problem')} in ${file}; nothing was sent.`)
@@ -81,11 +87,11 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
   }
   if (plan.missing.length) {
     const n = plan.missing.length
-    ctx.out.note(`${plural(n, 'row')} the journal records as sent (line${n === 1 ? '' : 's'} ${describeLines(plan.missing.map((e) => e.line))}) ${n === 1 ? 'is' : 'are'} no longer in the file; ${n === 1 ? 'its move was' : 'their moves were'} made and stay${n === 1 ? 's' : ''}.`)
+    ctx.out.note(`${plural(n, 'row')} the journal records as sent (line${n === 1 ? '' : 's'} ${describeLines(plan.missing)}) ${n === 1 ? 'is' : 'are'} no longer in the file; ${n === 1 ? 'its move was' : 'their moves were'} made and stay${n === 1 ? 's' : ''}.`)
   }
   const pendingCount = plan.pendingCount
-  if (!plan.isNewBatch && plan.journaled) {
-    const fresh = plan.table.fresh
+  if (!plan.isNewBatch && plan.store.journaled) {
+    const fresh = plan.fresh
     const again = pendingCount - fresh
     const todo = [fresh ? `${plural(fresh, 'new row')}` : '', again ? `${plural(again, 'unfinished row')} (with the ${again === 1 ? 'key it was' : 'keys they were'} sent with)` : ''].filter(Boolean)
     ctx.out.note(`${plural(plan.alreadyDone, 'row')} ${plan.alreadyDone === 1 ? 'was' : 'were'} imported before (journal ${plan.journalPath}); ${todo.length ? `${todo.join(' and ')} to send` : 'nothing to send'}.`)
@@ -93,7 +99,7 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
   if (plan.duplicates.length) {
     const n = plan.duplicates.length
     ctx.out.note(
-      `--new-batch: ${plural(n, 'row')} (line${n === 1 ? '' : 's'} ${describeLines(plan.duplicates.map((r) => r.line))}) ${n === 1 ? 'has' : 'have'} the same content as ${n === 1 ? 'a row' : 'rows'} the earlier batch already sent (journal ${plan.journalPath}); this import sends ${n === 1 ? 'it' : 'them'} again, as new moves with new keys.`,
+      `--new-batch: ${plural(n, 'row')} (line${n === 1 ? '' : 's'} ${describeLines(plan.duplicates)}) ${n === 1 ? 'has' : 'have'} the same content as ${n === 1 ? 'a row' : 'rows'} the earlier batch already sent (journal ${plan.journalPath}); this import sends ${n === 1 ? 'it' : 'them'} again, as new moves with new keys.`,
     )
   }
   // The profile's limits first (exit 3), then the read-only checks against the API (exit 2);
@@ -134,18 +140,17 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
       progress?.stop()
       ctx.out.note('Stopping after the moves in flight (Ctrl-C again to quit at once; a re-run finishes the rest exactly once).')
     } else {
-      plan.close()
+      void plan.close()
       ctx.exitNow(130)
     }
   })
   let result
   try {
     const send = pipelineSender(await portsOf(ctx, ['move.create'], opts.guard))
-    result = await importFile.run(plan, {concurrency: f.concurrency, defaultCurrency: f.currency, send, signal: abort.signal, onProgress: (n) => progress?.update(n)})
+    result = await importFile.run(plan, {concurrency: f.concurrency, send, signal: abort.signal, onProgress: (n) => progress?.update(n)})
   } finally {
     progress?.stop()
     stopListening()
-    plan.close()
   }
   const {failures, ...counts} = result
   const summary = {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, ...counts, failures}

@@ -31,8 +31,6 @@ export interface ImportRow {
   decimal: boolean
   /** The currency came from the row (a decimal amount or a `currency` cell), not from the default. */
   currencyGiven: boolean
-  /** Where the CSV parser starts reading this row: the byte just after the record before it (read from a file only). */
-  offset?: number
 }
 
 export interface RowError {
@@ -52,7 +50,7 @@ const BOOLEANS: Record<string, boolean> = {true: true, false: false, yes: true, 
 
 /**
  * Validates a moves CSV record by record: the header first, then each row (see parseImportCsv and
- * readImportCsv). Keeps only what the checks across rows need: the header, the default currency
+ * streamImportCsv). Keeps only what the checks across rows need: the header, the default currency
  * and the line of each `idempotency_key`; repeated subaccount ids share one string.
  */
 export class RowValidator {
@@ -204,34 +202,6 @@ export interface StreamedFile {
   rows: number
   /** SHA-256 of the file's bytes. */
   sha256: string
-  /** The header's line, and the record delimiter the parser found (hex of each), once read. */
-  headerLine?: number
-  delimiter?: string[]
-}
-
-/**
- * Where to start reading a file again (the send pass of a resumed import): at the byte offset a
- * row was read from (`ImportRow.offset`), after the line of the record before it, with the record
- * delimiter the whole file was read with. csv-parse counts bytes and lines from where it starts,
- * and at a record boundary it is in the state it starts in, so rows read from there are the rows
- * (and lines) the whole file gives (test/unit/import-offsets.test.ts).
- */
-export interface ResumePoint {
-  offset: number
-  /** The line of the record just before `offset` (the header's line for the first row). */
-  line: number
-  delimiter: string[]
-}
-
-/**
- * Reads and validates a moves CSV in one streaming pass: each valid row goes to `onRow` as it is
- * read (nothing of the file is held), every error is collected with its line. The same checks as
- * parseImportCsv.
- */
-export async function readImportCsv(path: string, defaultCurrency: string, onRow: (row: ImportRow) => void): Promise<StreamedFile> {
-  const out: StreamedFile = {errors: [], rows: 0, sha256: ''}
-  for await (const row of streamImportCsv(path, defaultCurrency, out)) onRow(row)
-  return out
 }
 
 function openCsv(path: string): number {
@@ -243,74 +213,34 @@ function openCsv(path: string): number {
   }
 }
 
-type Parsed = AsyncIterable<{record: string[]; info: {lines: number; bytes: number}}>
-
-/** The file's first record (the header) and its line. */
-async function readHeaderRecord(path: string): Promise<{record: string[]; line: number} | undefined> {
-  const input = createReadStream('', {fd: openCsv(path), highWaterMark: 1 << 14})
-  const parser = input.pipe(parseStream(PARSE_OPTIONS))
-  input.on('error', (err) => parser.destroy(err))
-  try {
-    for await (const {record, info} of parser as Parsed) return {record, line: info.lines}
-    return undefined
-  } finally {
-    input.destroy()
-    parser.destroy()
-  }
-}
+type Parsed = AsyncIterable<{record: string[]; info: {lines: number}}>
 
 /**
- * The valid rows of a moves CSV, streamed from the file in order; `out` collects every error, the
- * count of valid rows and (once the file was read to its end) its SHA-256. With `from`, the header
- * is read first and then the rows from that point on (no SHA-256 then: the file is not read whole).
+ * The valid rows of a moves CSV, streamed from the file in order (nothing of it is held); `out`
+ * collects every error, the count of valid rows and (once the file was read to its end) its
+ * SHA-256. The same checks as parseImportCsv.
  */
-export async function* streamImportCsv(path: string, defaultCurrency: string, out: StreamedFile, from?: ResumePoint): AsyncGenerator<ImportRow> {
+export async function* streamImportCsv(path: string, defaultCurrency: string, out: StreamedFile): AsyncGenerator<ImportRow> {
   const v = new RowValidator(defaultCurrency)
   const errors = out.errors
   let headerLine = 0
   let seen = 0
-  let lineBase = 0
-  if (from) {
-    let header
-    try {
-      header = await readHeaderRecord(path)
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code
-      if (code && !code.startsWith('CSV_')) throw new UsageError(`Cannot read ${path}: ${code}.`)
-      errors.push(malformed(err))
-      return
-    }
-    if (!header) return
-    headerLine = header.line
-    errors.push(...v.readHeader(header.record, headerLine))
-    if (errors.some((e) => e.line !== 0)) return
-    seen = 1
-    lineBase = from.line
-  }
-  const fd = openCsv(path)
   const sha = createHash('sha256')
-  const input = createReadStream('', {fd, highWaterMark: 1 << 16, ...(from ? {start: from.offset} : {})})
-  if (!from) input.on('data', (chunk) => sha.update(chunk))
-  const parser = input.pipe(parseStream(from ? {...PARSE_OPTIONS, bom: false, record_delimiter: from.delimiter.map((d) => Buffer.from(d, 'hex'))} : PARSE_OPTIONS))
+  const input = createReadStream('', {fd: openCsv(path), highWaterMark: 1 << 16})
+  input.on('data', (chunk) => sha.update(chunk))
+  const parser = input.pipe(parseStream(PARSE_OPTIONS))
   input.on('error', (err) => parser.destroy(err))
-  // The byte after the record before the next one (relative to where reading started).
-  let after = 0
   try {
     for await (const {record, info} of parser as Parsed) {
-      const offset = after
-      after = info.bytes
       if (seen++ === 0) {
         headerLine = info.lines
-        out.headerLine = headerLine
-        out.delimiter = ((parser as unknown as {options: {record_delimiter: Buffer[]}}).options.record_delimiter ?? []).map((b) => Buffer.from(b).toString('hex'))
         errors.push(...v.readHeader(record, headerLine))
         if (errors.some((e) => e.line !== 0)) return
         continue
       }
-      const r = v.readRow(record, lineBase + info.lines)
+      const r = v.readRow(record, info.lines)
       if ('fingerprint' in r) {
         out.rows++
-        if (!from) r.offset = offset
         yield r
       } else errors.push(r)
     }
@@ -322,16 +252,14 @@ export async function* streamImportCsv(path: string, defaultCurrency: string, ou
   } finally {
     input.destroy()
   }
-  if (from) return
   if (seen === 0) errors.push({line: 1, message: 'the file is empty: expected a header row and at least one move'})
   else if (seen === 1) errors.push({line: headerLine, message: 'the file has a header but no rows'})
   else out.sha256 = sha.digest('hex')
 }
 
 /**
- * The derived Idempotency-Key of the `n`th row with this content in a batch (n from 1). A batch's
- * first run numbers identical rows 1, 2, 3 in file order; later runs give a new row the smallest
- * number whose key the journal does not hold yet (see matchRows in journal.ts).
+ * The derived Idempotency-Key of the `n`th row with this content in a batch (n from 1): rows of
+ * identical content are numbered 1, 2, 3 in file order (see store.ts).
  */
 export function deriveKey(batchId: string, fingerprint: string, n: number): string {
   const digest = createHash('sha256').update(`${batchId}\n${fingerprint}\n${n}`).digest().toString('hex', 0, 16)
@@ -342,33 +270,4 @@ export function deriveKey(batchId: string, fingerprint: string, n: number): stri
 /** What every key derived in a batch starts with (then 32 hex digits). */
 export function derivedKeyPrefix(batchId: string): string {
   return `payops-import-${batchId.slice(0, 8)}-`
-}
-
-/** The short content fingerprint the journal records for each sent row (from, to, amount, currency, auto_approve, metadata). */
-export function contentHash(fingerprint: string): string {
-  return createHash('sha256').update(fingerprint).digest().toString('hex', 0, 16)
-}
-
-/**
- * The Idempotency-Key of each row of a batch's first run: the file's column when given, else
- * derived from the import's batch id, the row's content and its occurrence among identical rows.
- */
-export function assignKeys(rows: ImportRow[], batchId: string): Array<ImportRow & {key: string}> {
-  const occurrences = new Map<string, number>()
-  return rows.map((r) => {
-    if (r.idempotency_key) return {...r, key: r.idempotency_key}
-    const n = (occurrences.get(r.fingerprint) ?? 0) + 1
-    occurrences.set(r.fingerprint, n)
-    return {...r, key: deriveKey(batchId, r.fingerprint, n)}
-  })
-}
-
-/** Total per currency, in minor units. */
-export function totalsByCurrency(rows: Array<{amount_in_minor_units: number; currency: string}>): Record<string, number> {
-  const out: Record<string, number> = {}
-  for (const r of rows) {
-    out[r.currency] = (out[r.currency] ?? 0) + r.amount_in_minor_units
-    if (!Number.isSafeInteger(out[r.currency])) throw new UsageError(`The total in ${r.currency} is too large to handle exactly.`)
-  }
-  return out
 }

@@ -1,8 +1,7 @@
 /** Sends the rows of an import with bounded concurrency, journaling every key and outcome. */
 import {ApiError, AuditTrailError, PayopsError} from '../errors.js'
-import {contentHash} from './csv.js'
-import type {JournalState, JournalWriter} from './journal.js'
 import type {KeyedRow, PreparedRow, RowSender} from './send.js'
+import type {ImportStore} from './store.js'
 
 export type {KeyedRow} from './send.js'
 
@@ -65,18 +64,10 @@ export interface RowSource {
   doneTotals: Record<string, number>
 }
 
-function sourceOf(rows: KeyedRow[], state: JournalState): RowSource {
-  const doneTotals: Record<string, number> = {}
-  const todo: KeyedRow[] = []
-  for (const r of rows) {
-    if (state.done.has(r.key)) add(doneTotals, r)
-    else todo.push(r)
-  }
-  return {rows: todo, total: rows.length, alreadyDone: rows.length - todo.length, doneTotals}
-}
+/** The journal a run records each row's key and outcome in. */
+export type Journal = Pick<ImportStore, 'record'>
 
-export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, state: JournalState, journal: JournalWriter, opts: RunOptions): Promise<ImportResult> {
-  const source = Array.isArray(rows) ? sourceOf(rows, state) : rows
+export async function runImport(send: RowSender, source: RowSource, journal: Journal, opts: RunOptions): Promise<ImportResult> {
   const result: ImportResult = {
     created: 0,
     replayed: 0,
@@ -143,7 +134,7 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
     }
     result.failed++
     result.failures.push(failure)
-    journal.append({type: 'failed', ...failure})
+    journal.record(row, {state: 'failed', error_status: failure.status, error_code: failure.error_code, message: failure.message})
   }
 
   const worker = async () => {
@@ -192,7 +183,7 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
         await prepared.abandon('not_sent')
         return
       }
-      journal.append({type: 'sent', line: row.line, key: row.key, fp: contentHash(row.fingerprint)})
+      journal.record(row, {state: 'sent'})
       const sending = prepared.send()
       upcoming.push(next())
       try {
@@ -201,17 +192,7 @@ export async function runImport(send: RowSender, rows: KeyedRow[] | RowSource, s
         else result[outcome.kind]++
         add(result.total_this_run, row)
         add(result.total_overall, row)
-        journal.append({
-          type: 'done',
-          line: row.line,
-          key: row.key,
-          move_id: outcome.move.id,
-          status: outcome.move.status,
-          http_status: outcome.httpStatus,
-          replayed: outcome.kind !== 'created',
-          kind: outcome.kind,
-          ...(outcome.warning ? {warning: outcome.warning} : {}),
-        })
+        journal.record(row, {state: 'done', kind: outcome.kind, move_id: outcome.move.id, move_status: outcome.move.status, http_status: outcome.httpStatus, ...(outcome.warning ? {warning: outcome.warning} : {})})
       } catch (err) {
         fail(row, err)
       }

@@ -4,10 +4,10 @@
  */
 import {prepareConfirmed, type MovementPorts} from '../movements/index.js'
 import type {Move} from '../api/schemas/moves.js'
-import type {ImportRow} from './csv.js'
+import type {PlannedRow} from './store.js'
 
-/** A row with the Idempotency-Key it is sent with. */
-export type KeyedRow = ImportRow & {key: string}
+/** A row of the plan, with the Idempotency-Key it is sent with. */
+export type KeyedRow = PlannedRow
 
 /**
  * `created`: this run made the move (even when a retry is what confirmed it). `replayed`: an

@@ -18,11 +18,8 @@ export interface TransferCreateOptions {
 }
 
 /** A spinner on stderr while waiting; none in tests or without a terminal. */
-export interface Spinner {
-  start(text: string, status: string): void
-  status(status: string): void
-  stop(status: string): void
-}
+export type {Spinner} from '../output/spinner.js'
+import type {Spinner} from '../output/spinner.js'
 
 export async function runTransferCreate(opts: TransferCreateOptions, ctx: CommandContext, spinner?: Spinner): Promise<void> {
   const outcome = await runOne(ctx, opts.guard, opts.request)

@@ -1,8 +1,7 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {readAudit} from '../../src/audit/index.js'
-import {expectNothingSent, knownSecrets, run, startCli, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {expectNothingSent, knownSecrets, run, startCli, startEmulator, tempDir, type Emulator, type RunOptions, expectOnlyRequests, subaccountLookup} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -22,17 +21,8 @@ const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, dir.
  * makes to read a currency or a name, which change nothing) and nothing else, and that the audit
  * trail did not grow: no request that moves money or changes anything was sent.
  */
-async function onlyReads<T>(reads: string[], fn: () => Promise<T>): Promise<T> {
-  const before = (await emu.requestLog()).count
-  const records = readAudit(dir.path).length
-  const result = await fn()
-  const after = await emu.requestLog()
-  const got = after.count === before ? [] : after.recent.slice(-(after.count - before)).map((r) => `${r.method} ${r.path}`)
-  expect(got, 'requests the emulator received').toEqual(reads)
-  expect(readAudit(dir.path).length, 'audit records written').toBe(records)
-  return result
-}
-const lookup = (id: string) => `GET /api/subaccounts/${id}`
+const onlyReads = <T>(reads: string[], fn: () => Promise<T>) => expectOnlyRequests(emu, reads, fn, dir.path)
+const lookup = subaccountLookup
 
 beforeAll(async () => {
   emu = await startEmulator()

@@ -4,11 +4,10 @@
  * checks of a dry run, and what the summary says after Ctrl-C. The same after a real SIGINT, and
  * the resume after kill -9, are in test/smoke/import-kill.test.ts.
  */
-import {appendFileSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {appendFileSync, existsSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {readAudit} from '../../src/audit/index.js'
-import {expectNothingSent, runAs, startCli, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {expectNothingSent, runAs, startCli, startEmulator, tempDir, type Emulator, expectOnlyRequests, subaccountLookup, importDone, importRecords} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir('payops-import-rerun-')
@@ -37,20 +36,10 @@ const nothingSent = <T>(fn: () => Promise<T>, configDir = dir.path) => expectNot
  * makes to read a currency or a name, which change nothing; in any order) and nothing else, and
  * that the audit trail did not grow: no request that moves money or changes anything was sent.
  */
-async function onlyReads<T>(reads: string[], fn: () => Promise<T>): Promise<T> {
-  const before = (await emu.requestLog()).count
-  const records = readAudit(dir.path).length
-  const result = await fn()
-  const after = await emu.requestLog()
-  const got = after.count === before ? [] : after.recent.slice(-(after.count - before)).map((r) => `${r.method} ${r.path}`)
-  expect(got.sort(), 'requests the emulator received').toEqual([...reads].sort())
-  expect(readAudit(dir.path).length, 'audit records written').toBe(records)
-  return result
-}
-const lookup = (id: string) => `GET /api/subaccounts/${id}`
+const onlyReads = <T>(reads: string[], fn: () => Promise<T>) => expectOnlyRequests(emu, reads, fn, dir.path)
+const lookup = subaccountLookup
 
 /** How many rows the journal records as done. */
-const doneRows = (journal: string) => (existsSync(journal) ? (readFileSync(journal, 'utf8').match(/"type":"done"/g) ?? []).length : 0)
 
 beforeAll(async () => {
   emu = await startEmulator()
@@ -73,7 +62,7 @@ describe('moves import re-runs', () => {
 
     const r = await imp([file, '--yes'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stderr).toMatch(/3 rows were imported before \(journal .*append\.csv\.payops-journal\.jsonl\); 1 new row to send/)
+    expect(r.stderr).toMatch(/3 rows were imported before \(journal .*append\.csv\.payops-import\.sqlite\); 1 new row to send/)
     expect(r.json()).toMatchObject({rows: 4, created: 1, replayed: 0, already_done: 3, failed: 0, not_sent: 0, total_this_run: {USD: 200}, total_overall: {USD: 700}})
     expect((await amounts(b, 'credit')).sort((x, y) => x - y)).toEqual([100, 200, 200, 200])
 
@@ -91,7 +80,7 @@ describe('moves import re-runs', () => {
     for (const extra of [['--yes'], ['--dry-run']]) {
       const r = await nothingSent(() => imp([file, ...extra]))
       expect(r.code, r.stderr).toBe(2)
-      expect(r.stderr).toMatch(/line 3: differs from the row sent from this line/)
+      expect(r.stderr).toMatch(/line 3: this line held a row that was sent, and the file no longer holds it/)
       expect(r.stderr).toMatch(/1 row already sent has changed \(line 3 of /)
       expect(r.stderr).not.toMatch(/line 4:/)
     }
@@ -114,7 +103,7 @@ describe('moves import re-runs', () => {
     expect(refused.stderr).toMatch(/2 rows .* same content/)
     expect(refused.stderr).toMatch(/Refusing to send 2 rows again .*--yes/)
     expect(await amounts(b, 'credit')).toHaveLength(2)
-    expect(existsSync(`${file}.payops-journal.jsonl`)).toBe(true)
+    expect(importRecords(file)?.journal).toHaveLength(2)
 
     const sent = await imp([file, '--new-batch', '--yes'])
     expect(sent.code, sent.stderr).toBe(0)
@@ -137,7 +126,7 @@ describe('moves import dry run: every read-only check of the real run', () => {
       expect(r.stderr).not.toMatch(/line 2:/)
       expect(r.stderr).toMatch(/3 rows of .* failed the checks; nothing was sent/)
     }
-    expect(existsSync(`${file}.payops-journal.jsonl`)).toBe(false)
+    expect(importRecords(file)).toBeUndefined()
     expect(await amounts(b, 'credit')).toEqual([])
   })
 
@@ -165,7 +154,6 @@ describe('moves import summaries', () => {
     const [a, b] = [await sub('Sigint source'), await sub('Sigint destination')]
     const amountsInFile = Array.from({length: 30}, (_, i) => 1000 + i)
     const file = csv('sigint.csv', ['from,to,amount_in_minor_units', ...amountsInFile.map((v) => `${a},${b},${v}`)])
-    const journal = `${file}.payops-journal.jsonl`
     // Each move takes the emulator a while, so that Ctrl-C comes with rows still to send.
     await emu.control('POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: 100, methods: ['POST']})
     try {
@@ -173,7 +161,7 @@ describe('moves import summaries', () => {
       let finished = false
       void running.done.then(() => (finished = true), () => (finished = true))
       // Ctrl-C once three rows are journaled as done.
-      while (doneRows(journal) < 3) {
+      while (importDone(file) < 3) {
         if (finished) throw new Error(`the import ended before it could be interrupted: ${running.stderr()}`)
         await new Promise((r) => setTimeout(r, 10))
       }
@@ -219,5 +207,56 @@ describe('moves import summaries', () => {
     }
     expect(table.stdout).toMatch(/ALREADY_DONE\s+1/)
     expect(table.stdout).not.toMatch(/DONE BEFORE|SKIPPED/i)
+  })
+})
+
+describe('moves import: one file, one batch', () => {
+  it('two imports of one file started together (one through a symlink) move every row once', async () => {
+    const [a, b] = [await sub('Together source'), await sub('Together destination')]
+    const file = csv('together.csv', ['from,to,amount', ...Array.from({length: 100}, () => `${a},${b},1.00`)])
+    const link = join(dir.path, 'together-link.csv')
+    symlinkSync(file, link)
+    const env = {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test}
+    const runs = [file, link].map((f) => startCli(['moves', 'import', f, '--yes', '--concurrency', '4', '-o', 'json'], {configDir: dir.path, env}))
+    const [one, two] = await Promise.all(runs.map((r) => r.done))
+    // Each either sent the rows or found them done (or, still locked out, refused: exit 2); never both sent.
+    for (const r of [one, two]) expect([0, 2], r.stderr).toContain(r.code)
+    const created = [one, two].filter((r) => r.code === 0).reduce((n, r) => n + r.json().created, 0)
+    expect(created).toBe(100)
+    expect(await amounts(b, 'credit')).toHaveLength(100)
+    const credited = (await runAs(emu, 'test', ['subaccounts', 'get', b])).json().total_incoming_in_minor_units
+    expect(credited).toBe(10_000)
+    // One database for both paths, beside the real file.
+    expect(importRecords(file)?.journal.filter((j) => j.state === 'done')).toHaveLength(100)
+    expect(existsSync(`${link}.payops-import.sqlite`)).toBe(false)
+  })
+
+  it('an import from stdin needs --journal (exit 2, nothing sent); with it, a second run sends nothing again', async () => {
+    const [a, b] = [await sub('Stdin source'), await sub('Stdin destination')]
+    const input = ['from,to,amount', `${a},${b},1.25`, `${a},${b},1.25`].join('\n') + '\n'
+    const refused = await nothingSent(() => runAs(emu, 'test', ['moves', 'import', '-', '--yes'], {configDir: dir.path, input}))
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/An import from stdin needs --journal FILE/)
+    const journal = join(dir.path, 'stdin-batch.sqlite')
+    const first = await runAs(emu, 'test', ['moves', 'import', '-', '--journal', journal, '--yes'], {configDir: dir.path, input})
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.json()).toMatchObject({rows: 2, created: 2})
+    const again = await runAs(emu, 'test', ['moves', 'import', '-', '--journal', journal, '--yes'], {configDir: dir.path, input})
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.json()).toMatchObject({rows: 2, created: 0, already_done: 2})
+    expect(await amounts(b, 'credit')).toEqual([125, 125])
+    expect(importRecords('-', journal)?.journal).toHaveLength(2)
+  })
+
+  it('a planted symlink where the import database goes is refused (exit 2), and its target is left alone', async () => {
+    const [a, b] = [await sub('Planted source'), await sub('Planted destination')]
+    const file = csv('planted.csv', ['from,to,amount', `${a},${b},1.00`])
+    const victim = join(dir.path, 'victim.txt')
+    writeFileSync(victim, 'keep me\n')
+    symlinkSync(victim, `${file}.payops-import.sqlite`)
+    const r = await nothingSent(() => imp([file, '--yes']))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/planted\.csv\.payops-import\.sqlite is a symbolic link; payops does not open a state file through one/)
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n')
   })
 })

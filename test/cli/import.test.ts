@@ -6,8 +6,7 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {readAudit} from '../../src/audit/index.js'
-import {expectNothingSent, runAs as runAsIn, startEmulator, tempDir, type Emulator, type Keys, type RunOptions} from '../support/index.js'
+import {expectNothingSent, runAs as runAsIn, startEmulator, tempDir, type Emulator, type Keys, type RunOptions, expectOnlyRequests, subaccountLookup, importRecords} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -23,17 +22,8 @@ const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, dir.
  * makes to read a currency or a name, which change nothing; in any order) and nothing else, and
  * that the audit trail did not grow: no request that moves money or changes anything was sent.
  */
-async function onlyReads<T>(reads: string[], fn: () => Promise<T>): Promise<T> {
-  const before = (await emu.requestLog()).count
-  const records = readAudit(dir.path).length
-  const result = await fn()
-  const after = await emu.requestLog()
-  const got = after.count === before ? [] : after.recent.slice(-(after.count - before)).map((r) => `${r.method} ${r.path}`)
-  expect(got.sort(), 'requests the emulator received').toEqual([...reads].sort())
-  expect(readAudit(dir.path).length, 'audit records written').toBe(records)
-  return result
-}
-const lookup = (id: string) => `GET /api/subaccounts/${id}`
+const onlyReads = <T>(reads: string[], fn: () => Promise<T>) => expectOnlyRequests(emu, reads, fn, dir.path)
+const lookup = subaccountLookup
 
 const sub = async (name: string) => (await runAs(emu, 'test', ['subaccounts', 'create', '--name', name])).json().id as string
 
@@ -68,7 +58,7 @@ describe('moves import', () => {
     for (const line of [2, 3, 4, 5, 6, 7]) expect(r.stderr).toMatch(new RegExp(`line ${line}: `))
     expect(r.stderr).not.toMatch(/line 8:/)
     expect(r.stderr).toMatch(/6 problems/)
-    expect(existsSync(`${file}.payops-journal.jsonl`)).toBe(false)
+    expect(importRecords(file)).toBeUndefined()
     expect(await amounts(b, 'credit')).toEqual([])
   })
 
@@ -90,7 +80,7 @@ describe('moves import', () => {
     expect(r.code).toBe(0)
     expect(r.json()).toMatchObject({rows: 2, to_send: 2, total_to_send: {USD: 350}, dry_run: true})
     expect(r.stderr).toMatch(/3\.50 USD/)
-    expect(existsSync(`${file}.payops-journal.jsonl`)).toBe(false)
+    expect(importRecords(file)).toBeUndefined()
   })
 
   it('asks for confirmation: without a terminal and without --yes it refuses (exit 3)', async () => {
@@ -114,10 +104,10 @@ describe('moves import', () => {
     expect((await amounts(c, 'credit')).sort()).toEqual([1001, 1003])
     const again = await runAs(emu, 'test', ['moves', 'import', file, '--yes'])
     expect(again.json()).toMatchObject({created: 0, already_done: 3})
-    const journal = readFileSync(`${file}.payops-journal.jsonl`, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-    expect(journal[0].type).toBe('batch')
-    expect(journal.filter((j) => j.type === 'done')).toHaveLength(3)
-    expect(journal.at(-1).type).toBe('finished')
+    const records = importRecords(file)!
+    expect(records.batch?.batch_id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(records.journal.filter((j) => j.state === 'done')).toHaveLength(3)
+    expect(records.batch?.finished_at).toEqual(expect.any(String))
   })
 
   it('rows failing at the API are reported (exit 6) and retried by a re-run with the same keys', async () => {

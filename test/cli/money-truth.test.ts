@@ -7,8 +7,7 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {readAudit} from '../../src/audit/index.js'
-import {expectNothingSent, outcomeOf, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {expectNothingSent, outcomeOf, run, startEmulator, tempDir, type Emulator, type RunOptions, expectOnlyRequests, subaccountLookup} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -27,17 +26,8 @@ const refused = <T>(fn: () => Promise<T>, configDir = dir.path) => expectNothing
  * makes to read a currency or a name, which change nothing; in any order) and nothing else, and
  * that the audit trail did not grow: no request that moves money or changes anything was sent.
  */
-async function onlyReads<T>(reads: string[], fn: () => Promise<T>, configDir = dir.path): Promise<T> {
-  const before = (await emu.requestLog()).count
-  const records = readAudit(configDir).length
-  const result = await fn()
-  const after = await emu.requestLog()
-  const got = after.count === before ? [] : after.recent.slice(-(after.count - before)).map((r) => `${r.method} ${r.path}`)
-  expect(got.sort(), 'requests the emulator received').toEqual([...reads].sort())
-  expect(readAudit(configDir).length, 'audit records written').toBe(records)
-  return result
-}
-const lookup = (id: string) => `GET /api/subaccounts/${id}`
+const onlyReads = <T>(reads: string[], fn: () => Promise<T>, configDir = dir.path) => expectOnlyRequests(emu, reads, fn, configDir)
+const lookup = subaccountLookup
 const totals = async (id: string, profile = 'sandbox') => {
   const s = (await cli(['subaccounts', 'get', id, '-p', profile])).json()
   return {incoming: s.total_incoming_in_minor_units as number, outgoing: s.total_outgoing_in_minor_units as number}

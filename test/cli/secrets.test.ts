@@ -4,7 +4,7 @@
  * --debug matrix over every kind of command, the import journal, the audit trail and the profile
  * listing, all scanned for every key and signing secret the tests used.
  */
-import {readdirSync, readFileSync, writeFileSync, type Dirent} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, writeFileSync, type Dirent} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {knownSecrets, run, startEmulator, tempDir, type Emulator, type RunResult} from '../support/index.js'
@@ -90,7 +90,9 @@ describe('no secret in any output', () => {
     expect((await cli(['audit', 'list'])).code).toBe(0)
 
     outputs.forEach((o, i) => scan(`output ${i}`, o))
-    scan('the import journal', readFileSync(`${file}.payops-journal.jsonl`, 'utf8'))
+    // The import's database, byte for byte (with its write-ahead log, if one is left).
+    for (const part of ['', '-wal']) if (existsSync(`${file}.payops-import.sqlite${part}`)) scan('the import database', readFileSync(`${file}.payops-import.sqlite${part}`, 'latin1'))
+    expect(existsSync(`${file}.payops-import.sqlite`)).toBe(true)
     const audit = readFileSync(join(dir.path, 'audit.jsonl'), 'utf8')
     expect(audit.split('\n').length).toBeGreaterThan(10)
     scan('the audit trail', audit)

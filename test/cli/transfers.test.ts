@@ -1,6 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {readAudit} from '../../src/audit/index.js'
-import {defaultConfigDir, expectNothingSent, fakeClock, run, runAs, startEmulator, type Emulator, outcomeOf} from '../support/index.js'
+import {defaultConfigDir, expectNothingSent, fakeClock, run, runAs, startEmulator, type Emulator, outcomeOf, expectOnlyRequests} from '../support/index.js'
 
 let emu: Emulator
 let main: string
@@ -21,16 +20,7 @@ const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, defa
  * Runs `fn` and asserts the emulator received exactly `reads` ("GET /api/…" lookups, which change
  * nothing) and the audit trail did not grow: nothing that changes anything was sent.
  */
-async function onlyReads<T>(reads: string[], fn: () => Promise<T>): Promise<T> {
-  const before = (await emu.requestLog()).count
-  const records = readAudit(defaultConfigDir()).length
-  const result = await fn()
-  const after = await emu.requestLog()
-  const got = after.recent.slice(after.recent.length - (after.count - before)).map((r) => `${r.method} ${r.path}`)
-  expect(got, 'requests the emulator received').toEqual(reads)
-  expect(readAudit(defaultConfigDir()).length, 'audit records written').toBe(records)
-  return result
-}
+const onlyReads = <T>(reads: string[], fn: () => Promise<T>) => expectOnlyRequests(emu, reads, fn, defaultConfigDir())
 
 /** How many transfers the test entity has. */
 const transferCount = async () => (await runAs(emu, 'test', ['transfers', 'list', '--all', '-o', 'ndjson'])).stdout.trim().split('\n').filter(Boolean).length

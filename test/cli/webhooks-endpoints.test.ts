@@ -1,26 +1,13 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {readAudit} from '../../src/audit/index.js'
-import {defaultConfigDir, expectNothingSent, knownSecrets, run, runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {defaultConfigDir, expectNothingSent, knownSecrets, run, runAs, startEmulator, tempDir, type Emulator, expectOnlyRequests} from '../support/index.js'
 
 let emu: Emulator
 /** Refuses connections at once: endpoints that must never reach the network. */
 const NOWHERE = 'https://127.0.0.1:1'
 /** Runs `fn` and asserts the emulator received nothing and the audit trail (the default one, or `configDir`'s) did not grow. */
 const nothingSent = <T>(fn: () => Promise<T>, configDir = defaultConfigDir()) => expectNothingSent(emu, fn, configDir)
-/**
- * Runs `fn` and asserts the emulator received exactly `reads` ("GET /api/…" lookups, which change
- * nothing) and the audit trail did not grow: nothing that changes anything was sent.
- */
-async function onlyReads<T>(reads: string[], fn: () => Promise<T>, configDir = defaultConfigDir()): Promise<T> {
-  const before = (await emu.requestLog()).count
-  const records = readAudit(configDir).length
-  const result = await fn()
-  const after = await emu.requestLog()
-  const got = after.recent.slice(after.recent.length - (after.count - before)).map((r) => `${r.method} ${r.path}`)
-  expect(got, 'requests the emulator received').toEqual(reads)
-  expect(readAudit(configDir).length, 'audit records written').toBe(records)
-  return result
-}
+/** A refusal after the lookups it makes first: nothing that changes anything was sent. */
+const onlyReads = <T>(reads: string[], fn: () => Promise<T>, configDir = defaultConfigDir()) => expectOnlyRequests(emu, reads, fn, configDir)
 
 beforeAll(async () => {
   emu = await startEmulator()

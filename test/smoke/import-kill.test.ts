@@ -1,14 +1,14 @@
 /**
  * `moves import` in a real process killed midway: SIGKILL (kill -9: nothing runs after it, the
- * journal and the plan cache are all that is left) and SIGINT (the process's own signal handling).
+ * import's database is all that is left) and SIGINT (the process's own signal handling).
  * The killed import is a real `bin/run.js` process against the in-process emulator; the re-runs and
  * the checks of what moved run in-process. The in-process Ctrl-C is in test/cli/import-rerun.test.ts.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {runAs, startEmulator, tempDir, type Emulator, importDone, importRecords} from '../support/index.js'
 import {BIN, cleanEnv} from './process.js'
 
 let emu: Emulator
@@ -30,8 +30,6 @@ function csv(name: string, lines: string[]): string {
   return file
 }
 
-/** How many rows the journal records as done. */
-const doneRows = (journal: string) => (existsSync(journal) ? (readFileSync(journal, 'utf8').match(/"type":"done"/g) ?? []).length : 0)
 
 /** `payops moves import ARGS` in a real process, with the emulator's test key. */
 function spawnImport(args: string[], stdio: 'ignore' | 'pipe' = 'ignore') {
@@ -41,11 +39,11 @@ function spawnImport(args: string[], stdio: 'ignore' | 'pipe' = 'ignore') {
   return {proc, exited}
 }
 
-/** Sends `signal` to the process once the journal records `rows` rows as done; resolves with that count. */
-function signalAt(journal: string, rows: number, proc: ReturnType<typeof spawnImport>, signal: NodeJS.Signals, stderr = () => ''): Promise<number> {
+/** Sends `signal` to the process once the import's database records `rows` rows of `file` as done; resolves with that count. */
+function signalAt(file: string, rows: number, proc: ReturnType<typeof spawnImport>, signal: NodeJS.Signals, stderr = () => ''): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const timer = setInterval(() => {
-      const done = doneRows(journal)
+      const done = importDone(file)
       if (done >= rows) {
         clearInterval(timer)
         proc.proc.kill(signal)
@@ -73,12 +71,11 @@ describe('moves import killed with SIGKILL', () => {
     const dst = await sub('Bulk destination')
     const expected = Array.from({length: 2000}, (_, i) => 10_000 + i)
     const file = csv('bulk.csv', ['from,to,amount_in_minor_units,metadata.row', ...expected.map((amt, i) => `${src},${dst},${amt},${i + 1}`)])
-    const journal = `${file}.payops-journal.jsonl`
     await emu.control('POST', '/_emulator/faults', {rate: 0.2, kinds: ['500', '503', 'reset', 'latency'], phases: ['before', 'after'], seed: 42, latency_ms: 50, methods: ['POST']})
 
     // First run: kill -9 once a few hundred rows are journaled as done.
     const first = spawnImport([file, '--yes', '--concurrency', '8', '--max-retries', '4', '-o', 'json'])
-    const killedAt = await signalAt(journal, 400, first, 'SIGKILL')
+    const killedAt = await signalAt(file, 400, first, 'SIGKILL')
     await first.exited
     expect(killedAt).toBeGreaterThanOrEqual(400)
 
@@ -106,23 +103,22 @@ describe('moves import killed with SIGKILL', () => {
     expect(totals.total_incoming_in_minor_units).toBe(expected.reduce((s, v) => s + v, 0))
   }, 600_000)
 
-  it('resumes from the plan cache, reading the file from the first row not done: every row lands once', async () => {
+  it('resumes from the plan it kept, without planning the file again: every row lands once', async () => {
     const [a, b] = [await sub('Resume source'), await sub('Resume destination')]
     const amountsInFile = Array.from({length: 60}, (_, i) => 2000 + i)
-    // CRLF line ends and quoted cells with commas and line breaks: byte offsets must hold across them.
+    // CRLF line ends and quoted cells with commas and line breaks.
     const file = join(dir.path, 'resume.csv')
     writeFileSync(file, ['from,to,amount_in_minor_units,metadata.note', ...amountsInFile.map((v, i) => `${a},${b},${v},"row ${i}, ${i % 3 ? 'plain' : 'two\r\nlines'}"`)].join('\r\n') + '\r\n')
-    const journal = `${file}.payops-journal.jsonl`
-    const cache = `${file}.payops-plan`
     await emu.control('POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: 100, methods: ['POST']})
     try {
       const proc = spawnImport([file, '--yes', '--concurrency', '2', '-o', 'json'])
-      await signalAt(journal, 10, proc, 'SIGKILL')
+      await signalAt(file, 10, proc, 'SIGKILL')
       await proc.exited
     } finally {
       await emu.control('DELETE', '/_emulator/faults')
     }
-    expect(existsSync(cache)).toBe(true)
+    // The killed run kept its plan and its batch: the re-run sends from them.
+    expect(importRecords(file)).toMatchObject({plan: true, batch: {finished_at: null}})
     const before = (await amounts(a, 'debit')).length
     expect(before).toBeGreaterThanOrEqual(10)
     expect(before).toBeLessThan(60)
@@ -135,8 +131,8 @@ describe('moves import killed with SIGKILL', () => {
     expect(out.already_done).toBeGreaterThanOrEqual(10)
     expect(out.total_overall).toEqual({USD: amountsInFile.reduce((s, v) => s + v, 0)})
     expect((await amounts(a, 'debit')).sort((x, y) => x - y)).toEqual(amountsInFile)
-    // The batch is finished: its plan cache is gone, and a re-run sends nothing.
-    expect(existsSync(cache)).toBe(false)
+    // The batch is finished, and a re-run sends nothing.
+    expect(importRecords(file)?.batch?.finished_at).toEqual(expect.any(String))
     const again = await imp([file, '--yes'])
     expect(again.json()).toMatchObject({created: 0, already_done: 60})
     expect(await amounts(a, 'debit')).toHaveLength(60)
@@ -148,7 +144,6 @@ describe('moves import stopped with SIGINT', () => {
     const [a, b] = [await sub('Sigint source'), await sub('Sigint destination')]
     const amountsInFile = Array.from({length: 30}, (_, i) => 1000 + i)
     const file = csv('sigint.csv', ['from,to,amount_in_minor_units', ...amountsInFile.map((v) => `${a},${b},${v}`)])
-    const journal = `${file}.payops-journal.jsonl`
     await emu.control('POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: 250, methods: ['POST']})
     try {
       const proc = spawnImport([file, '--yes', '--concurrency', '1', '-o', 'json'], 'pipe')
@@ -156,7 +151,7 @@ describe('moves import stopped with SIGINT', () => {
       let stderr = ''
       proc.proc.stdout!.on('data', (d) => (stdout += d))
       proc.proc.stderr!.on('data', (d) => (stderr += d))
-      await signalAt(journal, 3, proc, 'SIGINT', () => stderr)
+      await signalAt(file, 3, proc, 'SIGINT', () => stderr)
       expect(await proc.exited).toBe(6)
       for (const s of Object.values(emu.keys)) expect(stdout + stderr).not.toContain(s)
       const out = JSON.parse(stdout)

@@ -6,8 +6,7 @@
  * answered in-process (`tty: true` with `answers`) in test/cli.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {readAudit} from '../../src/audit/index.js'
-import {knownSecrets, run, runAs, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {knownSecrets, run, runAs, startEmulator, tempDir, type Emulator, type RunOptions, expectOnlyRequests, subaccountLookup} from '../support/index.js'
 import {runInPty} from './pty.js'
 
 let emu: Emulator
@@ -30,17 +29,8 @@ const ids = async () => (await runAs(emu, 'test', ['webhooks', 'list', '--all', 
  * makes to read a currency or a name, which change nothing; in any order) and nothing else, and
  * that the audit trail did not grow: no request that moves money or changes anything was sent.
  */
-async function onlyReads<T>(reads: string[], fn: () => Promise<T>): Promise<T> {
-  const before = (await emu.requestLog()).count
-  const records = readAudit(dir.path).length
-  const result = await fn()
-  const after = await emu.requestLog()
-  const got = after.count === before ? [] : after.recent.slice(-(after.count - before)).map((r) => `${r.method} ${r.path}`)
-  expect(got.sort(), 'requests the emulator received').toEqual([...reads].sort())
-  expect(readAudit(dir.path).length, 'audit records written').toBe(records)
-  return result
-}
-const lookup = (id: string) => `GET /api/subaccounts/${id}`
+const onlyReads = <T>(reads: string[], fn: () => Promise<T>) => expectOnlyRequests(emu, reads, fn, dir.path)
+const lookup = subaccountLookup
 
 beforeAll(async () => {
   emu = await startEmulator()

@@ -4,7 +4,10 @@
  * tests (the outcome line, "nothing was sent").
  */
 import {expect} from 'vitest'
+import {existsSync} from 'node:fs'
 import {readAudit} from '../../src/audit/index.js'
+import {databasePathFor} from '../../src/import/index.js'
+import {ImportStore} from '../../src/import/store.js'
 import {knownSecrets, runCli, startCli, fakeClock, type CliOptions, type RunResult, type RunningCli, type TtyOption} from './cli.js'
 import type {Emulator, Keys} from './emulator.js'
 
@@ -45,13 +48,52 @@ export function outcomeOf(r: Pick<RunResult, 'stderr'>): {kind: string; id: stri
  * Runs `fn` and asserts that it sent nothing: the emulator received no API request, and (given a
  * config dir) the audit trail has not grown. Resolves with what `fn` resolved with.
  */
-export async function expectNothingSent<T>(emu: Emulator, fn: () => Promise<T>, configDir?: string): Promise<T> {
+export function expectNothingSent<T>(emu: Emulator, fn: () => Promise<T>, configDir?: string): Promise<T> {
+  return expectOnlyRequests(emu, [], fn, configDir)
+}
+
+/**
+ * Runs `fn` and asserts that the emulator received exactly these requests (`METHOD /path`, in any
+ * order), and (given a config dir) that the audit trail has not grown: a refusal after the
+ * lookups a command makes first. Resolves with what `fn` resolved with.
+ */
+export async function expectOnlyRequests<T>(emu: Emulator, requests: string[], fn: () => Promise<T>, configDir?: string): Promise<T> {
   const before = (await emu.requestLog()).count
   const audit = configDir ? readAudit(configDir).length : 0
   const result = await fn()
   const after = await emu.requestLog()
   const sent = after.count - before
-  expect(sent === 0 ? [] : after.recent.slice(-sent), 'requests the emulator received').toEqual([])
+  const got = sent === 0 ? [] : after.recent.slice(-sent).map((r) => `${r.method} ${r.path}`)
+  expect(got.sort(), 'requests the emulator received').toEqual([...requests].sort())
   if (configDir) expect(readAudit(configDir).length, 'audit records written').toBe(audit)
   return result
 }
+
+/** The request that looks a subaccount up. */
+export const subaccountLookup = (id: string) => `GET /api/subaccounts/${id}`
+
+/** What an import's database records: its batch (none before the first send) and each key's state, in line order. */
+export interface ImportRecords {
+  batch?: {batch_id: string; finished_at: string | null}
+  journal: Array<{line: number; key: string; state: string; kind: string | null; move_id: string | null}>
+  /** Whether it keeps the plan of the file (a resume need not read the file again). */
+  plan: boolean
+}
+
+/** The import database of `file` (or at `path`): undefined when there is none. Safe while an import runs. */
+export function importRecords(file: string, path = databasePathFor(file)): ImportRecords | undefined {
+  if (!existsSync(path)) return undefined
+  const s = ImportStore.open(path)
+  try {
+    return {
+      batch: s.db.prepare('SELECT batch_id, finished_at FROM batch').get<{batch_id: string; finished_at: string | null}>(),
+      journal: s.db.prepare('SELECT line, key, state, kind, move_id FROM journal ORDER BY line').all(),
+      plan: Boolean(s.db.prepare('SELECT 1 AS x FROM plan_meta').get()),
+    }
+  } finally {
+    s.close()
+  }
+}
+
+/** Rows an import's database records as done. */
+export const importDone = (file: string) => importRecords(file)?.journal.filter((j) => j.state === 'done').length ?? 0

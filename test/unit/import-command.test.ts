@@ -1,23 +1,32 @@
 /** `moves import` in-process: a temp CSV, a fake API, fake IO and stop signal; no process spawned. */
-import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {ApiError} from '../../src/errors.js'
 import {runImportCommand, type ImportOptions} from '../../src/import/command.js'
 import type {MoveCreateInput} from '../../src/api/moves.js'
 import {testContext, type ApiDouble} from './context.js'
 import {response} from './doubles.js'
+import {databasePathFor} from '../../src/import/index.js'
+import {ImportStore} from '../../src/import/store.js'
+import {tempDir} from '../support/env.js'
+
+/** What the import's database records for each key, in line order. */
+function journalOf(file: string): Array<{line: number; state: string; kind: string | null}> {
+  const s = ImportStore.open(databasePathFor(file))
+  try {
+    return s.db.prepare('SELECT line, state, kind FROM journal ORDER BY line').all()
+  } finally {
+    s.close()
+  }
+}
 
 const A = '11111111-1111-4111-8111-111111111111'
 const B = '22222222-2222-4222-8222-222222222222'
 const OTHER = '99999999-9999-4999-8999-999999999999'
 
-let dir: string
-afterEach(() => rmSync(dir, {recursive: true, force: true}))
-
 function csv(rows: string[]): string {
-  dir = mkdtempSync(join(tmpdir(), 'payops-import-cmd-'))
+  const dir = tempDir('payops-import-cmd-').path
   const file = join(dir, 'moves.csv')
   writeFileSync(file, ['from,to,amount', ...rows].join('\n'))
   return file
@@ -56,7 +65,10 @@ describe('runImportCommand', () => {
     await runImportCommand(opts(file), t.ctx)
     expect(f.sent.map((s) => s.amount)).toEqual([100, 250])
     expect(JSON.parse(t.stdout())).toMatchObject({rows: 2, created: 2, already_done: 0, failed: 0, not_sent: 0, total_this_run: {USD: 350}})
-    expect(readFileSync(`${file}.payops-journal.jsonl`, 'utf8')).toMatch(/"type":"done"/)
+    expect(journalOf(file)).toEqual([
+      {line: 2, state: 'done', kind: 'created'},
+      {line: 3, state: 'done', kind: 'created'},
+    ])
     expect(t.audit.filter((a) => a.kind === 'outcome').map((a) => a.info)).toEqual([
       expect.objectContaining({outcome: 'created', amount_in_minor_units: 100, currency_code: 'USD', from: A, to: B}),
       expect.objectContaining({outcome: 'created', amount_in_minor_units: 250}),
@@ -127,17 +139,22 @@ describe('runImportCommand on large files (streaming)', () => {
     expect(JSON.parse(t.stdout())).toMatchObject({rows: 2000, created: 2000, total_this_run: {USD: 350000}})
   })
 
-  it('a file changed between the checks and the send stops the import at the changed row', async () => {
+  it('a file changed during the import: the rows checked and confirmed are sent; a re-run refuses the changed row', async () => {
     const rows = Array.from({length: 5000}, () => `${A},${B},1.00`)
     const file = csv(rows)
     const changed = [...rows]
     changed[4000] = `${A},${B},9.00`
     const f = fakeApi({onCreate: (n) => n === 1 && writeFileSync(file, ['from,to,amount', ...changed].join('\n'))})
     const t = testContext({api: f.api})
-    const err = await runImportCommand(opts(file), t.ctx).catch((e) => e)
-    expect(err?.message).toMatch(/changed while it was imported \(line 4002\)/)
-    expect(f.sent).toHaveLength(4000)
+    await runImportCommand(opts(file), t.ctx)
+    expect(f.sent).toHaveLength(5000)
     expect(f.sent.every((s) => s.amount === 100)).toBe(true)
+    const again = testContext({api: f.api})
+    const err = await runImportCommand(opts(file), again.ctx).catch((e) => e)
+    expect(err?.exitCode).toBe(2)
+    expect(err?.message).toMatch(/1 row already sent has changed \(line 4002 of/)
+    expect(again.stderr()).toContain('line 4002: this line held a row that was sent, and the file no longer holds it')
+    expect(f.sent).toHaveLength(5000)
   })
 
   it('on a terminal the progress bar shows rows/s and the ETA', async () => {

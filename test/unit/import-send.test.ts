@@ -11,7 +11,7 @@ import type {ApiResponse, AuditInfo, AuditOutcome} from '../../src/api/client.js
 import type {MoveCreateInput} from '../../src/api/moves.js'
 import type {Move} from '../../src/api/schemas/moves.js'
 import {AuditLog, AuditTrailError, linesOf, readAuditHead, verifyAudit, type AuditFields} from '../../src/audit/index.js'
-import {JournalWriter, readJournal} from '../../src/import/journal.js'
+import type {JournalRecord} from '../../src/import/store.js'
 import {runImport} from '../../src/import/run.js'
 import {pipelineSender, type KeyedRow, type RowOutcome, type RowSender} from '../../src/import/send.js'
 import type {MovementPorts} from '../../src/movements/types.js'
@@ -23,16 +23,29 @@ const A = '11111111-1111-4111-8111-111111111111'
 const B = '22222222-2222-4222-8222-222222222222'
 
 const row = (line: number, key: string, amount = 100): KeyedRow => ({
+  index: line - 2,
   line,
   key,
+  fp: `fp-${line}`,
+  n: 1,
   from_subaccount_id: A,
   to_subaccount_id: B,
   amount_in_minor_units: amount,
   currency: 'USD',
-  decimal: false,
   currencyGiven: false,
-  fingerprint: `${line}`,
 })
+
+/** A journal that keeps what it is told, by key. */
+function memoryJournal() {
+  const records = new Map<string, JournalRecord[]>()
+  return {
+    records,
+    record: (r: Pick<KeyedRow, 'key'>, rec: JournalRecord) => void records.set(r.key, [...(records.get(r.key) ?? []), rec]),
+    keysIn: (state: JournalRecord['state']) => [...records].filter(([, recs]) => recs.some((x) => x.state === state)).map(([k]) => k),
+  }
+}
+
+const source = (rows: KeyedRow[]) => ({rows, total: rows.length, alreadyDone: 0, doneTotals: {}})
 
 function ports(opts: {outcomeDelay: () => Promise<void>; answer?: (key: string) => ApiResponse<Move>}) {
   const written: Array<{kind: string; info: AuditInfo | AuditOutcome}> = []
@@ -137,8 +150,7 @@ describe('audit trail groups', () => {
 describe('runImport with rows prepared ahead', () => {
   it('sends each row once; a row prepared when the run is stopped is given up, recorded, and not journaled as sent', async () => {
     const dir = tempDir('payops-import-ahead-').path
-    const journalPath = join(dir, 'rows.csv.payops-journal.jsonl')
-    const writer = new JournalWriter(journalPath)
+    const journal = memoryJournal()
     const abort = new AbortController()
     const events: string[] = []
     const sendOf = (row: KeyedRow) => async (): Promise<RowOutcome> => {
@@ -155,22 +167,21 @@ describe('runImport with rows prepared ahead', () => {
       },
     })
     const rows = Array.from({length: 10}, (_, i) => row(i + 2, `k-${i + 2}`))
-    const result = await runImport(send, rows, readJournal(''), writer, {concurrency: 1, signal: abort.signal})
-    writer.close()
+    const result = await runImport(send, source(rows), journal, {concurrency: 1, signal: abort.signal})
     expect(result).toMatchObject({created: 3, not_sent: 7, interrupted: true})
     // One slot: two rows are prepared ahead of the one in flight; those left when it stops are given up.
     expect(events.slice(0, 3)).toEqual(['prepare 2', 'prepare 3', 'send 2'])
     expect(events.filter((e) => e.startsWith('send'))).toEqual(['send 2', 'send 3', 'send 4'])
     expect(events.filter((e) => e.startsWith('abandon'))).toEqual(['abandon 5 not_sent', 'abandon 6 not_sent'])
     expect(events.filter((e) => e.startsWith('prepare'))).toHaveLength(5)
-    const sent = readJournal(journalPath)
-    expect([...sent.sent].sort()).toEqual(['k-2', 'k-3', 'k-4'])
-    expect(sent.done.size).toBe(3)
+    expect(journal.keysIn('sent').sort()).toEqual(['k-2', 'k-3', 'k-4'])
+    expect(journal.keysIn('done').sort()).toEqual(['k-2', 'k-3', 'k-4'])
+    expect([...journal.records.keys()].sort()).toEqual(['k-2', 'k-3', 'k-4'])
   })
 
   it('a send that stops the import (the trail cannot be written) gives up the rows prepared behind it', async () => {
     const dir = tempDir('payops-import-ahead-').path
-    const writer = new JournalWriter(join(dir, 'rows.csv.payops-journal.jsonl'))
+    const journal = memoryJournal()
     const events: string[] = []
     const unprepared = async (): Promise<RowOutcome> => {
       throw new Error('not called: every row is prepared first')
@@ -188,8 +199,8 @@ describe('runImport with rows prepared ahead', () => {
       },
     })
     const rows = Array.from({length: 5}, (_, i) => row(i + 2, `k-${i + 2}`))
-    await expect(runImport(send, rows, readJournal(''), writer, {concurrency: 1})).rejects.toBeInstanceOf(AuditTrailError)
-    writer.close()
+    await expect(runImport(send, source(rows), journal, {concurrency: 1})).rejects.toBeInstanceOf(AuditTrailError)
+    expect(journal.keysIn('done')).toEqual([])
     expect(events.filter((e) => e.startsWith('send'))).toEqual(['send 2'])
     // Every row whose intent was recorded is either sent or given up.
     const prepared = events.filter((e) => e.startsWith('prepare')).map((e) => e.split(' ')[1])

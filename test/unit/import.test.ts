@@ -1,12 +1,15 @@
-import {appendFileSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {assignKeys, contentHash, parseImportCsv, totalsByCurrency, type ImportRow} from '../../src/import/csv.js'
-import {JournalWriter, readJournal, type JournalState} from '../../src/import/journal.js'
-import {matchRows} from '../../src/import/match.js'
-import {runImport, type KeyedRow} from '../../src/import/run.js'
+import {parseImportCsv, type ImportRow} from '../../src/import/csv.js'
+import {databasePathFor, importFile} from '../../src/import/index.js'
+import {runImport} from '../../src/import/run.js'
+import {ImportStore} from '../../src/import/store.js'
 import {pipelineSender, type RowOutcome, type RowSender} from '../../src/import/send.js'
 import type {MovementPorts} from '../../src/movements/types.js'
+import type {MoveCreateInput} from '../../src/api/moves.js'
+import {apiDouble} from './context.js'
+import {response} from './doubles.js'
 import {ApiError, UsageError} from '../../src/errors.js'
 import {tempDir} from '../support/env.js'
 
@@ -70,202 +73,213 @@ describe('parseImportCsv', () => {
   })
 })
 
-describe('assignKeys', () => {
-  const rows = parseImportCsv([`from,to,amount`, `${A},${B},1`, `${A},${B},1`, `${A},${B},2`].join('\n')).rows
-
-  it('gives identical rows distinct keys and is stable for the same batch', () => {
-    const k1 = assignKeys(rows, 'batch-1').map((r) => r.key)
-    expect(new Set(k1).size).toBe(3)
-    expect(assignKeys(rows, 'batch-1').map((r) => r.key)).toEqual(k1)
-    expect(assignKeys(rows, 'batch-2').map((r) => r.key)).not.toEqual(k1)
-    expect(k1.every((k) => k.length <= 255 && k.startsWith('payops-import-'))).toBe(true)
-  })
-
-  it('editing one row leaves the other rows\' keys unchanged', () => {
-    const edited = parseImportCsv([`from,to,amount`, `${A},${B},1`, `${A},${B},1`, `${A},${B},3`].join('\n')).rows
-    const before = assignKeys(rows, 'b').map((r) => r.key)
-    const after = assignKeys(edited, 'b').map((r) => r.key)
-    expect(after.slice(0, 2)).toEqual(before.slice(0, 2))
-    expect(after[2]).not.toBe(before[2])
-  })
-
-  it('uses the idempotency_key column when given', () => {
-    const r = parseImportCsv(`from,to,amount,idempotency_key\n${A},${B},1,mine`).rows
-    expect(assignKeys(r, 'b')[0].key).toBe('mine')
-  })
-
-  it('totals per currency exactly, refusing unsafe totals', () => {
-    expect(totalsByCurrency([{amount_in_minor_units: 1, currency: 'USD'}, {amount_in_minor_units: 2, currency: 'USD'}, {amount_in_minor_units: 5, currency: 'JPY'}])).toEqual({USD: 3, JPY: 5})
-    expect(() => totalsByCurrency([{amount_in_minor_units: Number.MAX_SAFE_INTEGER, currency: 'USD'}, {amount_in_minor_units: 1, currency: 'USD'}])).toThrow(UsageError)
-  })
-})
-
-describe('journal', () => {
-  it('reads back the batch, sent, done, failed and finished records; a later done wins over a failure', () => {
-    const path = join(dir, 'a.jsonl')
-    const w = new JournalWriter(path, 10_000)
-    const at = new Date().toISOString()
-    w.append({type: 'batch', batch_id: 'b1', file: 'f', file_sha256: 'x', rows: 2, created_at: at})
-    w.append({type: 'sent', line: 2, key: 'k2', at})
-    w.append({type: 'failed', line: 2, key: 'k2', message: 'boom', at})
-    w.append({type: 'done', line: 2, key: 'k2', move_id: 'm2', status: 'settled', http_status: 200, replayed: true, at})
-    w.append({type: 'failed', line: 3, key: 'k3', message: 'nope', status: 404, at})
-    w.close()
-    const s = readJournal(path)
-    expect(s.batch?.batch_id).toBe('b1')
-    expect([...s.done.keys()]).toEqual(['k2'])
-    expect([...s.failed.keys()]).toEqual(['k3'])
-    expect(s.sent.has('k2')).toBe(true)
-    expect(s.finished).toBeUndefined()
-  })
-
-  it('survives a torn last line (a crash mid-write): the next writer cuts it off', () => {
-    const path = join(dir, 'torn.jsonl')
-    writeFileSync(path, JSON.stringify({type: 'batch', batch_id: 'b', file: 'f', file_sha256: 'x', rows: 1, created_at: 'now'}) + '\n{"type":"done","li')
-    expect(readJournal(path).tornTail).toBe(true)
-    const w = new JournalWriter(path)
-    w.append({type: 'finished', file_sha256: 'x', at: 'now'}, true)
-    w.close()
-    const s = readJournal(path)
-    expect(s.finished?.file_sha256).toBe('x')
-    expect(readFileSync(path, 'utf8').split('\n').filter(Boolean)).toHaveLength(2)
-  })
-
-  it('a corrupt line in the middle is an error, not a silent restart', () => {
-    const path = join(dir, 'corrupt.jsonl')
-    writeFileSync(path, '{"type":"batch","batch_id":"b"}\nnot json\n{"type":"finished","file_sha256":"x","at":"now"}\n')
-    expect(() => readJournal(path)).toThrow(/corrupt at line 2/)
-    appendFileSync(path, '')
-  })
-})
-
 const C = '00000000-0000-4000-8000-00000000000c'
-let journalCount = 0
+let stores = 0
 
-function rowsOf(lines: string[]): ImportRow[] {
-  const r = parseImportCsv(['from,to,amount', ...lines].join('\n'))
+function rowsOf(lines: string[], header = 'from,to,amount'): ImportRow[] {
+  const r = parseImportCsv([header, ...lines].join('\n'))
   expect(r.errors).toEqual([])
   return r.rows
 }
 
-/**
- * A journal of a batch that sent `rows` with the keys a first run gives them. `outcome` per line:
- * done (default), sent (no answer recorded), or a failure status. `legacy` drops the content hashes
- * (journals written before they were recorded).
- */
-function journalOf(rows: ImportRow[], batch: string, opts: {outcome?: Record<number, 'sent' | number>; legacy?: boolean} = {}): JournalState {
-  const path = join(dir, `j${++journalCount}.jsonl`)
-  const w = new JournalWriter(path, 10_000)
-  const at = 'now'
-  w.append({type: 'batch', batch_id: batch, file: 'f.csv', file_sha256: 'x', rows: rows.length, created_at: at})
-  for (const r of assignKeys(rows, batch)) {
-    w.append({type: 'sent', line: r.line, key: r.key, ...(opts.legacy ? {} : {fp: contentHash(r.fingerprint)}), at})
-    const o = opts.outcome?.[r.line]
-    if (o === 'sent') continue
-    if (typeof o === 'number') w.append({type: 'failed', line: r.line, key: r.key, status: o, message: 'x', at})
-    else w.append({type: 'done', line: r.line, key: r.key, move_id: `m${r.line}`, status: 'settled', http_status: 201, replayed: false, at})
-  }
-  w.close()
-  return readJournal(path)
+/** A fresh import database with `rows` planned under `batch`. */
+async function planned(rows: ImportRow[], batch: string, store = ImportStore.open(join(dir, `s${++stores}.sqlite`))): Promise<ImportStore> {
+  await store.writePlan(batch, rows)
+  return store
 }
 
-describe('matchRows (a re-run recognises the rows already sent)', () => {
+const keysOf = (s: ImportStore) => [...s.pending()].map((r) => r.key)
+
+/**
+ * An import database whose journal records `rows` as sent under `batch`. `outcome` per line:
+ * done (default), sent (no answer recorded), or a failure status.
+ */
+async function journalOf(rows: ImportRow[], batch: string, opts: {outcome?: Record<number, 'sent' | number>} = {}): Promise<ImportStore> {
+  const s = await planned(rows, batch)
+  for (const r of [...s.pending()]) {
+    const o = opts.outcome?.[r.line]
+    if (o === 'sent') s.record(r, {state: 'sent'})
+    else if (typeof o === 'number') s.record(r, {state: 'failed', error_status: o, message: 'x'})
+    else s.record(r, {state: 'done', kind: 'created', move_id: `m${r.line}`, move_status: 'settled', http_status: 201})
+  }
+  s.flush()
+  return s
+}
+
+describe('keys', () => {
+  const rows = rowsOf([`${A},${B},1`, `${A},${B},1`, `${A},${B},2`])
+
+  it('gives identical rows distinct keys and is stable for the same batch', async () => {
+    const k1 = keysOf(await planned(rows, 'batch-1'))
+    expect(new Set(k1).size).toBe(3)
+    expect(keysOf(await planned(rows, 'batch-1'))).toEqual(k1)
+    expect(keysOf(await planned(rows, 'batch-2'))).not.toEqual(k1)
+    expect(k1.every((k) => k.length <= 255 && k.startsWith('payops-import-'))).toBe(true)
+  })
+
+  it('editing one row leaves the other rows\' keys unchanged', async () => {
+    const edited = rowsOf([`${A},${B},1`, `${A},${B},1`, `${A},${B},3`])
+    const before = keysOf(await planned(rows, 'b'))
+    const after = keysOf(await planned(edited, 'b'))
+    expect(after.slice(0, 2)).toEqual(before.slice(0, 2))
+    expect(after[2]).not.toBe(before[2])
+  })
+
+  it('uses the idempotency_key column when given', async () => {
+    const r = parseImportCsv(`from,to,amount,idempotency_key\n${A},${B},1,mine`).rows
+    expect(keysOf(await planned(r, 'b'))).toEqual(['mine'])
+  })
+
+  it('totals per currency exactly, refusing unsafe totals', async () => {
+    const s = await planned(parseImportCsv(`from,to,amount_in_minor_units,currency\n${A},${B},1,USD\n${A},${B},2,USD\n${A},${C},5,JPY`).rows, 'b')
+    expect(s.totals(false)).toEqual({USD: 3, JPY: 5})
+    const big = await planned(parseImportCsv(`from,to,amount_in_minor_units\n${A},${B},${Number.MAX_SAFE_INTEGER}\n${A},${B},1`).rows, 'b')
+    expect(() => big.totals(false)).toThrow(UsageError)
+  })
+})
+
+describe('journal', () => {
+  it('records sent, done and failed outcomes; a later done wins over a failure, and nothing replaces a done', async () => {
+    const s = await planned(rowsOf([`${A},${B},1`, `${A},${B},2`]), 'b1')
+    const [first, second] = [...s.pending()]
+    s.record(first, {state: 'sent'})
+    s.record(first, {state: 'failed', error_status: 503, message: 'boom'})
+    s.record(first, {state: 'done', kind: 'replayed', move_id: 'm2', move_status: 'settled', http_status: 200})
+    s.record(first, {state: 'failed', error_status: 503, message: 'late'})
+    s.record(second, {state: 'failed', error_status: 404, message: 'nope'})
+    s.flush()
+    const rows = s.db.prepare('SELECT line, state, kind, move_id, error_status FROM journal ORDER BY line').all()
+    expect(rows).toEqual([
+      {line: 2, state: 'done', kind: 'replayed', move_id: 'm2', error_status: null},
+      {line: 3, state: 'failed', kind: null, move_id: null, error_status: 404},
+    ])
+    expect([...s.pending()].map((r) => r.line)).toEqual([3])
+    s.close()
+  })
+
+  it('records are committed in groups and on close, and read back by the next run', async () => {
+    const path = join(dir, 'groups.sqlite')
+    const s = await planned(rowsOf([`${A},${B},1`]), 'b', ImportStore.open(path))
+    const [r] = [...s.pending()]
+    s.record(r, {state: 'done', kind: 'created', move_id: 'm', move_status: 'settled', http_status: 201})
+    // Queued: another connection does not see it yet.
+    const other = ImportStore.open(path)
+    expect(other.journaled).toBe(0)
+    s.close()
+    expect(other.journaled).toBe(1)
+    other.close()
+  })
+
+  it('a journal file that is not an import database is an error naming it, not a silent restart', () => {
+    const path = join(dir, 'corrupt.sqlite')
+    writeFileSync(path, '{"type":"batch","batch_id":"b"}\nnot json\n'.repeat(40))
+    expect(() => ImportStore.open(path)).toThrow(/corrupt\.sqlite is not a payops import database/)
+    expect(readFileSync(path, 'utf8')).toMatch(/^\{"type":"batch"/)
+  })
+})
+
+describe('the plan against its journal (a re-run recognises the rows already sent)', () => {
   const sent = rowsOf([`${A},${B},1`, `${A},${B},2`, `${A},${C},3`])
-  const keysBefore = assignKeys(sent, 'batch').map((r) => r.key)
 
-  it('a first run keys rows exactly as assignKeys does', () => {
-    const m = matchRows(sent, journalOf([], 'batch'), 'batch')
-    expect(m.rows.map((r) => r.key)).toEqual(keysBefore)
-    expect(m.changed).toEqual([])
+  it('a first run: every row pending, keyed as a batch keys them', async () => {
+    const s = await journalOf([], 'batch')
+    await s.writePlan('batch', sent)
+    expect(keysOf(s)).toEqual(keysOf(await planned(sent, 'batch')))
+    expect(s.compare()).toEqual({changed: [], missing: []})
   })
 
-  it('appended rows are new; the rows sent before keep their keys', () => {
-    const file = rowsOf([`${A},${B},1`, `${A},${B},2`, `${A},${C},3`, `${A},${B},4`])
-    const state = journalOf(sent, 'batch')
-    const m = matchRows(file, state, 'batch')
-    expect(m.rows.slice(0, 3).map((r) => r.key)).toEqual(keysBefore)
-    expect(m.rows.slice(0, 3).every((r) => r.prior)).toBe(true)
-    expect(m.rows[3].prior).toBeUndefined()
-    expect(state.done.has(m.rows[3].key)).toBe(false)
-    expect(m.changed).toEqual([])
-    expect(m.missing).toEqual([])
+  it('appended rows are new; the rows sent before keep their keys', async () => {
+    const s = await journalOf(sent, 'batch')
+    const before = s.db.prepare('SELECT key FROM journal ORDER BY line').all<{key: string}>().map((r) => r.key)
+    await s.writePlan('batch', rowsOf([`${A},${B},1`, `${A},${B},2`, `${A},${C},3`, `${A},${B},4`]))
+    expect(s.db.prepare('SELECT key FROM plan ORDER BY idx LIMIT 3').all<{key: string}>().map((r) => r.key)).toEqual(before)
+    expect([...s.pending()].map((r) => r.line)).toEqual([5])
+    expect(before).not.toContain(keysOf(s)[0])
+    expect(s.compare()).toEqual({changed: [], missing: []})
   })
 
-  it('an inserted row and reordered rows: each sent row keeps its key by content', () => {
-    const file = rowsOf([`${A},${C},3`, `${A},${B},9`, `${A},${B},1`, `${A},${B},2`])
-    const m = matchRows(file, journalOf(sent, 'batch'), 'batch')
-    expect(m.rows.map((r) => r.key)).toEqual([keysBefore[2], expect.any(String), keysBefore[0], keysBefore[1]])
-    expect(m.rows[1].prior).toBeUndefined()
-    expect(keysBefore).not.toContain(m.rows[1].key)
-    expect(m.changed).toEqual([])
+  it('an inserted row and reordered rows: each sent row keeps its key by content', async () => {
+    const s = await journalOf(sent, 'batch')
+    await s.writePlan('batch', rowsOf([`${A},${C},3`, `${A},${B},9`, `${A},${B},1`, `${A},${B},2`]))
+    expect([...s.pending()].map((r) => r.amount_in_minor_units)).toEqual([900])
+    expect(s.compare()).toEqual({changed: [], missing: []})
   })
 
-  it('identical rows: two sent, a third appended gets a key of its own', () => {
+  it('identical rows: two sent, a third appended gets a key of its own', async () => {
     const two = rowsOf([`${A},${B},5`, `${A},${B},5`])
-    const three = rowsOf([`${A},${B},5`, `${A},${B},5`, `${A},${B},5`])
-    const m = matchRows(three, journalOf(two, 'batch'), 'batch')
-    const before = assignKeys(two, 'batch').map((r) => r.key)
-    expect(m.rows.slice(0, 2).map((r) => r.key)).toEqual(before)
-    expect(before).not.toContain(m.rows[2].key)
-    expect(new Set(m.rows.map((r) => r.key)).size).toBe(3)
-    // An identical row inserted first: still two matched, one new.
-    const m2 = matchRows(rowsOf([`${A},${B},5`, `${A},${C},1`, `${A},${B},5`, `${A},${B},5`]), journalOf(two, 'batch'), 'batch')
-    expect(m2.rows.filter((r) => r.prior && r.amount_in_minor_units === 500)).toHaveLength(2)
-    expect(m2.rows[0].key).toBe(before[0])
+    const s = await journalOf(two, 'batch')
+    const before = s.db.prepare('SELECT key FROM journal').all<{key: string}>().map((r) => r.key)
+    await s.writePlan('batch', rowsOf([`${A},${B},5`, `${A},${B},5`, `${A},${B},5`]))
+    expect(keysOf(s)).toHaveLength(1)
+    expect(before).not.toContain(keysOf(s)[0])
+    // An identical row inserted first: still two done, one new.
+    await s.writePlan('batch', rowsOf([`${A},${B},5`, `${A},${C},1`, `${A},${B},5`, `${A},${B},5`]))
+    expect([...s.pending()].map((r) => [r.to_subaccount_id, r.amount_in_minor_units])).toEqual([
+      [C, 100],
+      [B, 500],
+    ])
+    expect(s.compare()).toEqual({changed: [], missing: []})
   })
 
-  it('a sent row whose content changed in place is reported by line', () => {
-    const file = rowsOf([`${A},${B},1`, `${A},${B},2.50`, `${A},${C},3`])
-    const m = matchRows(file, journalOf(sent, 'batch'), 'batch')
-    expect(m.changed.map((e) => e.line)).toEqual([3])
-    expect(m.changed[0].message).toMatch(/differs from the row sent from this line/)
+  it('a sent row whose content changed in place is reported by line', async () => {
+    const s = await journalOf(sent, 'batch')
+    await s.writePlan('batch', rowsOf([`${A},${B},1`, `${A},${B},2.50`, `${A},${C},3`]))
+    const {changed} = s.compare()
+    expect(changed.map((e) => e.line)).toEqual([3])
+    expect(changed[0].message).toMatch(/this line held a row that was sent, and the file no longer holds it/)
   })
 
-  it('a sent row deleted from the file is missing, not changed', () => {
-    const file = rowsOf([`${A},${B},1`, `${A},${C},3`])
-    const m = matchRows(file, journalOf(sent, 'batch'), 'batch')
-    expect(m.changed).toEqual([])
-    expect(m.missing.map((e) => e.line)).toEqual([3])
+  it('a sent row deleted from the file is missing, not changed', async () => {
+    const s = await journalOf(sent, 'batch')
+    await s.writePlan('batch', rowsOf([`${A},${B},1`, `${A},${C},3`]))
+    expect(s.compare()).toEqual({changed: [], missing: [3]})
   })
 
-  it('a row the API refused outright (404) may be fixed: it is new, not changed; a row whose answer was lost may not', () => {
+  it('a row the API refused outright (404) may be fixed: it is new, not changed; a row whose answer was lost may not', async () => {
     const fixed = rowsOf([`${A},${B},1`, `${A},${B},2.50`, `${A},${C},3`])
-    expect(matchRows(fixed, journalOf(sent, 'batch', {outcome: {3: 404}}), 'batch').changed).toEqual([])
-    expect(matchRows(fixed, journalOf(sent, 'batch', {outcome: {3: 'sent'}}), 'batch').changed.map((e) => e.line)).toEqual([3])
-    expect(matchRows(fixed, journalOf(sent, 'batch', {outcome: {3: 503}}), 'batch').changed.map((e) => e.line)).toEqual([3])
+    const changedWith = async (outcome: 'sent' | number) => {
+      const s = await journalOf(sent, 'batch', {outcome: {3: outcome}})
+      await s.writePlan('batch', fixed)
+      return s.compare().changed.map((e) => e.line)
+    }
+    expect(await changedWith(404)).toEqual([])
+    expect(await changedWith('sent')).toEqual([3])
+    expect(await changedWith(503)).toEqual([3])
     // Unchanged, it is retried with the key it was sent with.
-    const same = matchRows(sent, journalOf(sent, 'batch', {outcome: {3: 404}}), 'batch')
-    expect(same.rows[1].key).toBe(keysBefore[1])
+    const same = await journalOf(sent, 'batch', {outcome: {3: 404}})
+    const key = same.db.prepare('SELECT key FROM journal WHERE line = 3').get<{key: string}>()!.key
+    expect(keysOf(same)).toEqual([key])
   })
 
-  it('an idempotency_key cell whose key was sent with other content is changed', () => {
-    const withKey = parseImportCsv(`from,to,amount,idempotency_key\n${A},${B},1,k1\n${A},${B},2,k2`).rows
-    const edited = parseImportCsv(`from,to,amount,idempotency_key\n${A},${B},1,k1\n${A},${B},3,k2`).rows
-    const m = matchRows(edited, journalOf(withKey, 'batch'), 'batch')
-    expect(m.changed).toEqual([{line: 3, message: expect.stringMatching(/idempotency_key "k2" was sent with other content/)}])
+  it('an idempotency_key cell whose key was sent with other content is changed', async () => {
+    const header = 'from,to,amount,idempotency_key'
+    const s = await journalOf(rowsOf([`${A},${B},1,k1`, `${A},${B},2,k2`], header), 'batch')
+    await s.writePlan('batch', rowsOf([`${A},${B},1,k1`, `${A},${B},3,k2`], header))
+    expect(s.compare().changed).toEqual([{line: 3, message: 'its idempotency_key was sent before with other content'}])
   })
 
-  it('old journals without content hashes: recovered from the rows that derive their keys', () => {
-    const legacy = journalOf(sent, 'batch', {legacy: true})
-    expect([...legacy.entries.values()].every((e) => e.fp === undefined)).toBe(true)
-    const appended = rowsOf([`${A},${B},1`, `${A},${B},2`, `${A},${C},3`, `${A},${B},4`])
-    const m = matchRows(appended, legacy, 'batch')
-    expect(m.rows.slice(0, 3).map((r) => r.key)).toEqual(keysBefore)
-    expect(m.rows[3].prior).toBeUndefined()
-    expect(m.changed).toEqual([])
-    const changed = matchRows(rowsOf([`${A},${B},1`, `${A},${B},7`, `${A},${C},3`]), legacy, 'batch')
-    expect(changed.changed.map((e) => e.line)).toEqual([3])
-    expect(changed.changed[0].message).toMatch(/older payops/)
+  it('a JSON-lines journal of an earlier payops is refused with one line saying what to do', async () => {
+    const file = join(dir, 'legacy.csv')
+    writeFileSync(file, ['from,to,amount', `${A},${B},1`].join('\n'))
+    writeFileSync(`${file}.payops-journal.jsonl`, '{"type":"batch","batch_id":"b"}\n')
+    const err = await importFile.plan(file, {defaultCurrency: 'USD'}).catch((e: Error) => e)
+    expect(err).toBeInstanceOf(UsageError)
+    expect((err as Error).message).toMatch(/legacy\.csv\.payops-journal\.jsonl was written by an earlier payops .*--journal .*--new-batch/)
+    expect(existsSync(databasePathFor(file))).toBe(false)
   })
 })
 
 describe('runImport with a RowSender', () => {
-  const rows = (): KeyedRow[] => assignKeys(rowsOf([`${A},${B},1`, `${A},${B},2`, `${A},${B},3`, `${A},${B},4`]), 'run')
   const move = {id: 'm', from_subaccount_id: A, to_subaccount_id: B, amount_in_minor_units: 1, status: 'settled'}
+  const source = async (done: number) => {
+    const s = await journalOf(rowsOf([`${A},${B},1`]), 'run')
+    await s.writePlan('run', rowsOf([`${A},${B},1`, `${A},${B},2`, `${A},${B},3`, `${A},${B},4`]))
+    expect(s.count() - s.pendingCount).toBe(done)
+    return {s, source: {rows: s.pending(), total: s.count(), alreadyDone: done, doneTotals: s.totals(true)}}
+  }
 
   it('counts each outcome kind once, totals what was sent this run and overall', async () => {
-    const all = rows()
-    const state = journalOf(rowsOf([`${A},${B},1`]), 'run')
+    const {s, source: src} = await source(1)
     const kinds: Array<RowOutcome | Error> = [
       {kind: 'advanced', httpStatus: 200, move},
       {kind: 'created', httpStatus: 207, move, warning: 'settlement failed'},
@@ -276,15 +290,17 @@ describe('runImport with a RowSender', () => {
       if (k instanceof Error) throw k
       return k
     }
-    const w = new JournalWriter(join(dir, 'run1.jsonl'), 10_000)
-    const r = await runImport(send, all, state, w, {concurrency: 1})
-    w.close()
+    const r = await runImport(send, src, s, {concurrency: 1})
+    s.flush()
     expect(r).toMatchObject({created: 0, replayed: 0, advanced: 1, already_done: 1, partial: 1, failed: 1, not_sent: 0, interrupted: false})
     expect(r.total_this_run).toEqual({USD: 500})
     expect(r.total_overall).toEqual({USD: 600})
-    const j = readJournal(join(dir, 'run1.jsonl'))
-    expect([...j.entries.values()].every((e) => typeof e.fp === 'string')).toBe(true)
-    expect(j.done.get(all[1].key)).toMatchObject({kind: 'advanced', replayed: true})
+    expect(s.db.prepare('SELECT line, state, kind, warning, error_status FROM journal ORDER BY line').all()).toEqual([
+      {line: 2, state: 'done', kind: 'created', warning: null, error_status: null},
+      {line: 3, state: 'done', kind: 'advanced', warning: null, error_status: null},
+      {line: 4, state: 'done', kind: 'created', warning: 'settlement failed', error_status: null},
+      {line: 5, state: 'failed', kind: null, warning: null, error_status: 404},
+    ])
   })
 
   it('stopped midway: only what was sent is counted and totalled', async () => {
@@ -293,36 +309,34 @@ describe('runImport with a RowSender', () => {
       abort.abort()
       return {kind: 'created', httpStatus: 201, move}
     }
-    const w = new JournalWriter(join(dir, 'run2.jsonl'), 10_000)
-    const r = await runImport(send, rows(), journalOf([], 'run'), w, {concurrency: 1, signal: abort.signal})
-    w.close()
-    expect(r).toMatchObject({created: 1, not_sent: 3, interrupted: true, total_this_run: {USD: 100}, total_overall: {USD: 100}})
+    const {s, source: src} = await source(1)
+    const r = await runImport(send, src, s, {concurrency: 1, signal: abort.signal})
+    expect(r).toMatchObject({created: 1, not_sent: 2, interrupted: true, total_this_run: {USD: 200}, total_overall: {USD: 300}})
   })
 })
 
 describe('pipelineSender', () => {
-  const ports = (status: number, moveStatus: string, warning?: string, sent: string[] = []) =>
-    ({
-      api: {
-        moves: {
-          create: async (input: {amount_in_minor_units: number}, key: string) => {
-            sent.push(key)
-            const data = {id: 'm', from_subaccount_id: A, to_subaccount_id: B, amount_in_minor_units: input.amount_in_minor_units, status: moveStatus.toLowerCase()}
-            return {status, data, body: {data: {...data, status: moveStatus}, ...(warning ? {warning} : {})}, warning, headers: {}, attempts: 1, earlierAttemptUncertain: false, sentAt: Date.now()}
-          },
+  const ports = (status: number, moveStatus: string, warning?: string, sent: string[] = []): MovementPorts => ({
+    api: apiDouble({
+      moves: {
+        create: async (input: MoveCreateInput, key: string) => {
+          sent.push(key)
+          const data = {id: 'm', from_subaccount_id: A, to_subaccount_id: B, amount_in_minor_units: input.amount_in_minor_units, status: moveStatus.toLowerCase()}
+          return response(status, data, {body: {data: {...data, status: moveStatus}, ...(warning ? {warning} : {})}, warning})
         },
-        subaccounts: {get: async () => Promise.reject(new Error('a row is never looked up again'))},
       },
-      history: {byKey: () => undefined, byResource: () => undefined},
-      prompter: {interactive: false, confirm: async () => false, input: async () => '', note: () => undefined},
-      profile: {name: 'p', live: true, keyLabel: 'live_…x'},
-      yes: false,
-      overrideLimits: false,
-      newKey: () => 'never',
-    }) as unknown as MovementPorts
-  const row = assignKeys(rowsOf([`${A},${B},1`]), 'b')[0]
+      subaccounts: {get: async () => Promise.reject(new Error('a row is never looked up again'))},
+    }),
+    history: {byKey: () => undefined, byResource: () => undefined},
+    prompter: {interactive: false, confirm: async () => false, input: async () => '', password: async () => '', note: () => undefined},
+    profile: {name: 'p', live: true, keyLabel: 'live_…x'},
+    yes: false,
+    overrideLimits: false,
+    newKey: () => 'never',
+  })
 
   it('sends the row\'s own key unguarded (the batch was confirmed) and classifies like every money request', async () => {
+    const [row] = [...(await planned(rowsOf([`${A},${B},1`]), 'b')).pending()]
     const sent: string[] = []
     expect(await pipelineSender(ports(201, 'settled', undefined, sent))(row)).toMatchObject({kind: 'created', httpStatus: 201})
     expect(sent).toEqual([row.key])

@@ -1,9 +1,9 @@
 import * as Flags from '@oclif/core/flags'
-import {ux} from '@oclif/core/ux'
+import {terminalSpinner} from '../../output/spinner.js'
 import {ApiCommand} from '../../base-command.js'
 import {amountInput, moneyFlags, parseDate, parseMetadata, optional} from '../../flags.js'
 import {TRANSFER_RAILS} from '../../api/schemas/transfers.js'
-import {runTransferCreate, type Spinner} from '../../movements/transfer-create.js'
+import {runTransferCreate} from '../../movements/transfer-create.js'
 
 export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> {
   static override areas = ['transfers', 'treasury'] as const
@@ -52,9 +52,8 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
       metadata: parseMetadata(f.metadata, f['metadata-json']),
       idempotencyKey: f['idempotency-key'],
     }
-    const spinner = this.ctx.io.stderrIsTTY ? oclifSpinner() : undefined
+    const spinner = this.ctx.io.stderrIsTTY ? terminalSpinner(this.ctx.io.stderr) : undefined
     await runTransferCreate({request, guard: f, wait: f.wait, waitTimeoutSec: f['wait-timeout'], pollIntervalMs: f['poll-interval']}, this.ctx, spinner)
   }
 }
 
-const oclifSpinner = (): Spinner => ({start: (text, status) => ux.action.start(text, status, {stdout: false}), status: (s) => (ux.action.status = s), stop: (s) => ux.action.stop(s)})

@@ -1,0 +1,323 @@
+/**
+ * The import's database (one SQLite file beside the CSV, `FILE.payops-import.sqlite`, or the one
+ * `--journal` names): the batch, the plan of the file's rows (written in one streaming pass, kept
+ * while the file is unchanged, so that a resume does not read and validate it again), and the
+ * journal of every key sent with its outcome.
+ *
+ * Keys: a row's `idempotency_key` cell, else `deriveKey(batch, content, n)` where `n` numbers the
+ * rows of identical content in file order. Identical rows are interchangeable, so a re-run that
+ * finds k rows of one content while the journal holds j of its keys as done sends exactly k - j
+ * of them, whatever was inserted, removed or reordered: each move is made once per row the file
+ * holds. Exactly once rests on the keys (deterministic from the batch and the file) and the
+ * server's idempotency of move create: the journal says what need not be sent again, and a row
+ * sent again with its key comes back as a replay. So journal records are committed in groups
+ * (WAL, synchronous NORMAL: a killed process loses none that were committed; one lost in a power
+ * cut only means a replay), never one fsync per row.
+ */
+import {createHash} from 'node:crypto'
+import {openDatabase, type Database, type Schema} from '../db/index.js'
+import {UsageError} from '../errors.js'
+import {deriveKey, type ImportRow, type RowError} from './csv.js'
+
+export const IMPORT_SCHEMA: Schema = {
+  purpose: 'import',
+  migrations: [
+    `CREATE TABLE batch (one INTEGER PRIMARY KEY CHECK (one = 1), batch_id TEXT NOT NULL, file TEXT NOT NULL, created_at TEXT NOT NULL, finished_at TEXT);
+     CREATE TABLE plan_meta (one INTEGER PRIMARY KEY CHECK (one = 1), batch_id TEXT NOT NULL, file_sha256 TEXT NOT NULL, size INTEGER NOT NULL,
+       mtime_ms REAL NOT NULL, default_currency TEXT NOT NULL, rows INTEGER NOT NULL);
+     CREATE TABLE plan (idx INTEGER PRIMARY KEY, line INTEGER NOT NULL, key TEXT NOT NULL, cell_key INTEGER NOT NULL, fp TEXT NOT NULL, n INTEGER NOT NULL,
+       src TEXT NOT NULL, dst TEXT NOT NULL, amount INTEGER NOT NULL, currency TEXT NOT NULL, currency_given INTEGER NOT NULL,
+       auto_approve INTEGER, metadata TEXT);
+     CREATE INDEX plan_key ON plan (key);
+     CREATE INDEX plan_line ON plan (line);
+     CREATE TABLE journal (key TEXT PRIMARY KEY, fp TEXT NOT NULL, derived INTEGER NOT NULL, line INTEGER NOT NULL, state TEXT NOT NULL, kind TEXT, move_id TEXT,
+       move_status TEXT, http_status INTEGER, warning TEXT, error_status INTEGER, error_code TEXT, message TEXT, at TEXT NOT NULL) WITHOUT ROWID;
+     CREATE INDEX journal_fp ON journal (fp);
+     CREATE INDEX journal_line ON journal (line);`,
+  ],
+}
+
+/** A row of the plan, as the checks, the limits and the sender see it. */
+export interface PlannedRow {
+  index: number
+  line: number
+  key: string
+  fp: string
+  /** Its number among the rows of identical content (0: the key is the row's own cell). */
+  n: number
+  from_subaccount_id: string
+  to_subaccount_id: string
+  amount_in_minor_units: number
+  currency: string
+  currencyGiven: boolean
+  auto_approve?: boolean
+  client_metadata?: Record<string, string>
+}
+
+/** What a finished send of a row did. */
+export type JournalRecord =
+  | {state: 'sent'}
+  | {state: 'done'; kind: string; move_id: string; move_status: string; http_status: number; warning?: string}
+  | {state: 'failed'; error_status?: number; error_code?: string; message: string}
+
+/** A 4xx other than 408, 409 and 429: the API refused the row outright, nothing was made. */
+export function isDefinitiveRefusal(status: number | undefined | null): boolean {
+  return typeof status === 'number' && status >= 400 && status < 500 && ![408, 409, 429].includes(status)
+}
+
+/** The short content hash of a row (from, to, amount, currency, auto_approve, metadata). */
+export function contentHash(fingerprint: string): string {
+  return createHash('sha256').update(fingerprint).digest().toString('hex', 0, 16)
+}
+
+interface PlanRowDb {
+  idx: number
+  line: number
+  key: string
+  fp: string
+  n: number
+  src: string
+  dst: string
+  amount: number
+  currency: string
+  currency_given: number
+  auto_approve: number | null
+  metadata: string | null
+}
+
+const PAGE = 1000
+/** A journal entry that may have made a move: anything but a definitive refusal (see isDefinitiveRefusal). */
+const MOVED = `NOT (state = 'failed' AND error_status >= 400 AND error_status < 500 AND error_status NOT IN (408, 409, 429))`
+
+function rowOf(r: PlanRowDb): PlannedRow {
+  return {
+    index: r.idx,
+    line: r.line,
+    key: r.key,
+    fp: r.fp,
+    n: Number(r.n),
+    from_subaccount_id: r.src,
+    to_subaccount_id: r.dst,
+    amount_in_minor_units: Number(r.amount),
+    currency: r.currency,
+    currencyGiven: r.currency_given === 1,
+    ...(r.auto_approve === null ? {} : {auto_approve: r.auto_approve === 1}),
+    ...(r.metadata === null ? {} : {client_metadata: JSON.parse(r.metadata) as Record<string, string>}),
+  }
+}
+
+export class ImportStore {
+  private readonly queue: Array<[Pick<PlannedRow, 'key' | 'fp' | 'line' | 'n'>, JournalRecord]> = []
+  private timer?: NodeJS.Timeout
+
+  /**
+   * The journal the plan is compared with: none while a new batch is planned (--new-batch: the
+   * old batch's journal is set aside when the run starts, not before).
+   */
+  private j = 'journal'
+
+  private constructor(readonly db: Database) {}
+
+  /** Plans as a new batch: rows are compared with no journal. */
+  ignoreJournal(): void {
+    this.j = '(SELECT * FROM journal WHERE 0)'
+  }
+
+  private get pendingFrom(): string {
+    return `FROM plan p LEFT JOIN ${this.j} j ON j.key = p.key WHERE (j.state IS NULL OR j.state <> 'done')`
+  }
+
+  /** Opens (or creates) the database at `path`. */
+  static open(path: string): ImportStore {
+    return new ImportStore(openDatabase(path, IMPORT_SCHEMA, {synchronous: 'NORMAL'}))
+  }
+
+  get path(): string {
+    return this.db.path
+  }
+
+  batch(): {batch_id: string} | undefined {
+    return this.db.prepare('SELECT batch_id FROM batch').get<{batch_id: string}>()
+  }
+
+  /** Starts the batch (the first run), or a new one that replaces it (--new-batch: the old one is copied to `archive` first). */
+  startBatch(batchId: string, file: string, archive?: string): void {
+    if (archive) this.db.exec(`VACUUM INTO '${archive.replace(/'/g, "''")}'`)
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM journal; DELETE FROM batch')
+      this.db.prepare('INSERT INTO batch (one, batch_id, file, created_at) VALUES (1, ?, ?, ?)').run(batchId, file, new Date().toISOString())
+    })
+  }
+
+  finish(): void {
+    this.db.prepare('UPDATE batch SET finished_at = ?').run(new Date().toISOString())
+  }
+
+  /**
+   * Whether the plan in the database is the one of this file (same size, time and SHA-256, the
+   * SHA-256 read only when the rest matches), batch and currency: then it need not be made again.
+   */
+  async planMatches(p: {batchId: string; size: number; mtimeMs: number; defaultCurrency: string}, sha256: () => Promise<string>): Promise<boolean> {
+    const m = this.db.prepare('SELECT * FROM plan_meta').get<{batch_id: string; file_sha256: string; size: number; mtime_ms: number; default_currency: string}>()
+    if (!m || m.batch_id !== p.batchId || Number(m.size) !== p.size || m.mtime_ms !== p.mtimeMs || m.default_currency !== p.defaultCurrency) return false
+    return m.file_sha256 === (await sha256())
+  }
+
+  /** Writes the plan from `rows` (valid rows, in file order) in one pass, keying each; returns how many. */
+  async writePlan(batchId: string, rows: AsyncIterable<ImportRow> | Iterable<ImportRow>): Promise<number> {
+    const db = this.db
+    db.transaction(() => db.exec('DELETE FROM plan_meta; DELETE FROM plan; CREATE TEMP TABLE IF NOT EXISTS occ (fp TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID; DELETE FROM occ'))
+    const insert = db.prepare('INSERT INTO plan (idx, line, key, cell_key, fp, n, src, dst, amount, currency, currency_given, auto_approve, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    const occurrence = db.prepare('INSERT INTO occ (fp, n) VALUES (?, 1) ON CONFLICT (fp) DO UPDATE SET n = n + 1 RETURNING n')
+    let idx = 0
+    let open = false
+    try {
+      for await (const r of rows) {
+        if (!open) db.exec('BEGIN IMMEDIATE')
+        open = true
+        const fp = contentHash(r.fingerprint)
+        // Rows with a key cell are not numbered: their key is theirs whatever the other rows.
+        const n = r.idempotency_key ? 0 : Number(occurrence.get<{n: number}>(fp)!.n)
+        const key = r.idempotency_key ?? deriveKey(batchId, r.fingerprint, n)
+        const aa = r.auto_approve === undefined ? null : r.auto_approve ? 1 : 0
+        insert.run(idx++, r.line, key, r.idempotency_key ? 1 : 0, fp, n, r.from_subaccount_id, r.to_subaccount_id, r.amount_in_minor_units, r.currency, r.currencyGiven ? 1 : 0, aa, r.client_metadata ? JSON.stringify(r.client_metadata) : null)
+        // Committed in groups: a row read at a time, the transaction is never held across a whole file.
+        if (idx % 10_000 === 0) open = (db.exec('COMMIT'), false)
+      }
+      if (open) db.exec('COMMIT')
+    } catch (err) {
+      if (open) db.exec('ROLLBACK')
+      throw err
+    }
+    return idx
+  }
+
+  /** Marks the plan as this file's (after it was written whole and without errors). */
+  keepPlan(p: {batchId: string; sha256: string; size: number; mtimeMs: number; defaultCurrency: string; rows: number}): void {
+    this.db.prepare('INSERT INTO plan_meta (one, batch_id, file_sha256, size, mtime_ms, default_currency, rows) VALUES (1, ?, ?, ?, ?, ?, ?)').run(p.batchId, p.sha256, p.size, p.mtimeMs, p.defaultCurrency, p.rows)
+  }
+
+  count(where = ''): number {
+    return Number(this.db.prepare(`SELECT COUNT(*) AS n FROM plan p LEFT JOIN ${this.j} j ON j.key = p.key ${where}`).get<{n: number}>()!.n)
+  }
+
+  get pendingCount(): number {
+    return this.count(`WHERE (j.state IS NULL OR j.state <> 'done')`)
+  }
+
+  /** Keys the journal holds (that the plan is compared with). */
+  get journaled(): number {
+    return Number(this.db.prepare(`SELECT COUNT(*) AS n FROM ${this.j}`).get<{n: number}>()!.n)
+  }
+
+  /** Rows not done yet, in file order, read a page at a time (the database stays usable between rows). */
+  *pending(): Generator<PlannedRow> {
+    const page = this.db.prepare(`SELECT p.* ${this.pendingFrom} AND p.idx > ? ORDER BY p.idx LIMIT ${PAGE}`)
+    let after = -1
+    for (;;) {
+      const rows = page.all<PlanRowDb>(after)
+      for (const r of rows) yield rowOf(r)
+      if (rows.length < PAGE) return
+      after = rows[rows.length - 1].idx
+    }
+  }
+
+  /** Per currency, in minor units: of the rows still to send (`done` false) or done. */
+  totals(done: boolean): Record<string, number> {
+    const where = done ? `WHERE j.state = 'done'` : `WHERE (j.state IS NULL OR j.state <> 'done')`
+    const out: Record<string, number> = {}
+    for (const r of this.db.prepare(`SELECT p.currency AS c, SUM(p.amount) AS t FROM plan p LEFT JOIN ${this.j} j ON j.key = p.key ${where} GROUP BY p.currency`).all<{c: string; t: number | bigint}>()) {
+      const t = Number(r.t)
+      if (!Number.isSafeInteger(t)) throw new UsageError(`The total in ${r.c} is too large to handle exactly.`)
+      out[r.c] = t
+    }
+    return out
+  }
+
+  /** Distinct source and destination ids of the rows still to send. */
+  pendingIds(): string[] {
+    return this.db.prepare(`SELECT p.src AS id ${this.pendingFrom} UNION SELECT p.dst ${this.pendingFrom}`).all<{id: string}>().map((r) => r.id)
+  }
+
+  /** A row in minor units without a currency takes its source's: sets it on every such pending row of `src`. */
+  setCurrency(src: string, currency: string): number {
+    return this.db.prepare(`UPDATE plan SET currency = ? WHERE src = ? AND currency_given = 0 AND currency <> ? AND key NOT IN (SELECT key FROM ${this.j} WHERE state = 'done')`).run(currency, src, currency).changes
+  }
+
+  /**
+   * How the journal stands to the file: `changed`, rows sent before whose content changed (a key
+   * cell sent with other content; or a new row on a line the journal sent a row from, whose
+   * content the file now holds fewer times than the journal sent it); `missing`, lines of
+   * journaled rows that may have made a move and whose keys no row of the file has any more.
+   */
+  compare(): {changed: RowError[]; missing: number[]} {
+    const changed: RowError[] = this.db
+      .prepare(`SELECT p.line AS line FROM plan p JOIN journal j ON j.key = p.key WHERE p.fp <> j.fp`)
+      .all<{line: number}>()
+      .map((r) => ({line: Number(r.line), message: 'its idempotency_key was sent before with other content'}))
+    const sentFrom = this.db.prepare(`SELECT fp FROM journal WHERE line = ? AND fp <> ? AND ${MOVED} LIMIT 1`)
+    const fewer = this.db.prepare(`SELECT (SELECT COUNT(*) FROM journal WHERE fp = ? AND ${MOVED}) > (SELECT COUNT(*) FROM plan WHERE fp = ?) AS x`)
+    for (const p of this.db.prepare('SELECT p.line AS line, p.fp AS fp FROM plan p LEFT JOIN journal j ON j.key = p.key WHERE j.key IS NULL').all<{line: number; fp: string}>()) {
+      const e = sentFrom.get<{fp: string}>(p.line, p.fp)
+      if (e && fewer.get<{x: number}>(e.fp, e.fp)?.x) changed.push({line: Number(p.line), message: 'this line held a row that was sent, and the file no longer holds it'})
+    }
+    const missing = this.db
+      .prepare(`SELECT j.line AS line FROM journal j LEFT JOIN plan p ON p.key = j.key WHERE p.key IS NULL AND ${MOVED} ORDER BY j.line`)
+      .all<{line: number}>()
+      .map((r) => Number(r.line))
+    return {changed: changed.sort((a, b) => a.line - b.line), missing}
+  }
+
+  /**
+   * Lines of rows whose content a journal entry that may have made a move has too, as many per
+   * content as there are such entries (the rows a new batch sends again). Rows with a key cell
+   * keep their key and are not counted.
+   */
+  resent(): number[] {
+    return this.db
+      .prepare(
+        `SELECT p.line AS line FROM plan p WHERE p.cell_key = 0 AND p.n <= (SELECT COUNT(*) FROM journal WHERE fp = p.fp AND derived = 1 AND ${MOVED}) ORDER BY p.line`,
+      )
+      .all<{line: number}>()
+      .map((r) => Number(r.line))
+  }
+
+  /** Lines of rows whose content another row of the file has too (each such row after the first). */
+  repeats(): number[] {
+    return this.db.prepare('SELECT line FROM plan WHERE n > 1 ORDER BY line').all<{line: number}>().map((r) => Number(r.line))
+  }
+
+  /** Records what happened to a row's key; committed with the others within the next 50 ms (or at flush). */
+  record(row: Pick<PlannedRow, 'key' | 'fp' | 'line' | 'n'>, rec: JournalRecord): void {
+    this.queue.push([row, rec])
+    if (this.queue.length >= 500) this.flush()
+    else this.timer ??= setTimeout(() => this.flush(), 50)
+  }
+
+  /** Commits every record queued. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    if (!this.queue.length) return
+    const upsert = this.db.prepare(
+      `INSERT INTO journal (key, fp, derived, line, state, kind, move_id, move_status, http_status, warning, error_status, error_code, message, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET fp = excluded.fp, line = excluded.line, state = excluded.state, kind = excluded.kind, move_id = excluded.move_id, move_status = excluded.move_status,
+       http_status = excluded.http_status, warning = excluded.warning, error_status = excluded.error_status, error_code = excluded.error_code, message = excluded.message, at = excluded.at
+       WHERE journal.state <> 'done' OR excluded.state = 'done'`,
+    )
+    const batch = this.queue.splice(0)
+    const at = new Date().toISOString()
+    this.db.transaction(() => {
+      for (const [{key, fp, line, n}, r] of batch) {
+        const done = r.state === 'done' ? r : undefined
+        const failed = r.state === 'failed' ? r : undefined
+        upsert.run(key, fp, n > 0 ? 1 : 0, line, r.state, done?.kind ?? null, done?.move_id ?? null, done?.move_status ?? null, done?.http_status ?? null, done?.warning ?? null, failed?.error_status ?? null, failed?.error_code ?? null, failed?.message ?? null, at)
+      }
+    })
+  }
+
+  close(): void {
+    this.flush()
+    this.db.close()
+  }
+}
