@@ -42,7 +42,7 @@ const SUMMARY_COLUMNS: Column[] = [
   money('total_this_run'),
   money('total_overall'),
 ]
-const DRY_RUN_COLUMNS: Column[] = [named('file'), named('rows'), named('to_send'), named('already_done'), named('duplicates'), money('total_to_send'), named('journal')]
+const DRY_RUN_COLUMNS: Column[] = [named('file'), named('rows'), named('to_send'), named('already_done'), named('duplicates'), named('identical_rows'), money('total_to_send'), named('journal')]
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
@@ -102,6 +102,9 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
       `--new-batch: ${plural(n, 'row')} (line${n === 1 ? '' : 's'} ${describeLines(plan.duplicates)}) ${n === 1 ? 'has' : 'have'} the same content as ${n === 1 ? 'a row' : 'rows'} the earlier batch already sent (journal ${plan.journalPath}); this import sends ${n === 1 ? 'it' : 'them'} again, as new moves with new keys.`,
     )
   }
+  // Identical rows are paid once each: said where it matters, in the dry run and before the confirmation.
+  const same = plan.repeats
+  if (same.length) ctx.out.note(`${plural(same.length, 'row')} (line${same.length === 1 ? '' : 's'} ${describeLines(same)}) repeat${same.length === 1 ? 's' : ''} an earlier row of ${file} exactly: each is a move of its own and is paid.`)
   // The profile's limits first (exit 3), then the read-only checks against the API (exit 2);
   // a row in minor units without a currency cell takes its source's currency there, so its
   // limits are checked again in that currency.
@@ -114,14 +117,14 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     }
     if (plan.currenciesSet) overLimits = enforceLimits(ctx, opts, plan.pending())
   }
-  const totals = plan.pendingTotals
+  const totals = plan.store.totals(false)
   // The confirmation checks the limits of each move on its own: the rows over them are enough.
   const movements = overLimits.map(movementOf)
   const summaryLine = `Import ${plural(pendingCount, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rowCount} rows already done)` : ''}`
   if (f.dryRun) {
     ctx.out.note(`${summaryLine}. Dry run: nothing was sent.`)
     await ctx.out.resource(
-      {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, to_send: pendingCount, already_done: plan.alreadyDone, duplicates: plan.duplicates.length, total_to_send: totals, dry_run: true},
+      {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, to_send: pendingCount, already_done: plan.alreadyDone, duplicates: plan.duplicates.length, identical_rows: same.length, total_to_send: totals, dry_run: true},
       DRY_RUN_COLUMNS,
     )
     return

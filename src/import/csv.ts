@@ -51,13 +51,12 @@ const BOOLEANS: Record<string, boolean> = {true: true, false: false, yes: true, 
 /**
  * Validates a moves CSV record by record: the header first, then each row (see parseImportCsv and
  * streamImportCsv). Keeps only what the checks across rows need: the header, the default currency
- * and the line of each `idempotency_key`; repeated subaccount ids share one string.
+ * and the line of each `idempotency_key`.
  */
 export class RowValidator {
   header: string[] = []
   private fallback = 'USD'
   private readonly keys = new Map<string, number>()
-  private readonly ids = new Map<string, string>()
 
   constructor(private readonly defaultCurrency = 'USD') {}
 
@@ -86,16 +85,6 @@ export class RowValidator {
       errors.push({line: 0, message: (err as Error).message})
     }
     return errors
-  }
-
-  private id(s: string): string {
-    let v = this.ids.get(s)
-    if (v === undefined) {
-      // A copy that holds no reference to the parser's buffers.
-      v = (' ' + s).slice(1)
-      if (this.ids.size < 100_000) this.ids.set(v, v)
-    }
-    return v
   }
 
   /** One row: the row, or its error. */
@@ -153,8 +142,8 @@ export class RowValidator {
     const fingerprint = JSON.stringify([cell.from, cell.to, minor, currency, autoApprove ?? null, metadata ?? null])
     return {
       line,
-      from_subaccount_id: this.id(cell.from),
-      to_subaccount_id: this.id(cell.to),
+      from_subaccount_id: cell.from,
+      to_subaccount_id: cell.to,
       amount_in_minor_units: minor!,
       currency: currency!,
       auto_approve: autoApprove,
@@ -262,12 +251,5 @@ export async function* streamImportCsv(path: string, defaultCurrency: string, ou
  * identical content are numbered 1, 2, 3 in file order (see store.ts).
  */
 export function deriveKey(batchId: string, fingerprint: string, n: number): string {
-  const digest = createHash('sha256').update(`${batchId}\n${fingerprint}\n${n}`).digest().toString('hex', 0, 16)
-  // One flat string (not a rope of its parts): a plan holds one key per row.
-  return Buffer.from(derivedKeyPrefix(batchId) + digest, 'latin1').toString('latin1')
-}
-
-/** What every key derived in a batch starts with (then 32 hex digits). */
-export function derivedKeyPrefix(batchId: string): string {
-  return `payops-import-${batchId.slice(0, 8)}-`
+  return `payops-import-${batchId.slice(0, 8)}-${createHash('sha256').update(`${batchId}\n${fingerprint}\n${n}`).digest().toString('hex', 0, 16)}`
 }

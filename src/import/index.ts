@@ -39,7 +39,7 @@ export class ImportPlan {
   missing: number[] = []
   /** --new-batch: lines of rows whose content the earlier batch already sent (sent again, as new moves). */
   duplicates: number[] = []
-  /** Rows whose content an earlier row of the file has too (each is a move of its own). */
+  /** Lines of rows whose content an earlier row of the file has too (each is a move of its own). */
   repeats: number[] = []
   /** Rows whose currency the checks set (a row in minor units takes its source's currency). */
   currenciesSet = 0
@@ -70,9 +70,6 @@ export class ImportPlan {
   get fresh(): number {
     return this.store.count(`WHERE j.key IS NULL`)
   }
-  get pendingTotals(): Record<string, number> {
-    return this.store.totals(false)
-  }
   pending(): Iterable<PlannedRow> {
     return this.store.pending()
   }
@@ -84,7 +81,6 @@ export class ImportPlan {
     this.store.startBatch(this.batchId, this.file, archive)
     this.isNewBatch = false
   }
-
 
   /**
    * Commits the journal, closes the database and releases the lock (once). A database in which no

@@ -80,7 +80,20 @@ describe('moves import', () => {
     expect(r.code).toBe(0)
     expect(r.json()).toMatchObject({rows: 2, to_send: 2, total_to_send: {USD: 350}, dry_run: true})
     expect(r.stderr).toMatch(/3\.50 USD/)
+    expect(r.stderr).not.toMatch(/repeat/)
+    expect(r.json().identical_rows).toBe(0)
     expect(importRecords(file)).toBeUndefined()
+  })
+
+  it('identical rows are named in the dry run and before the confirmation: each is paid', async () => {
+    const file = csv('twice.csv', ['from,to,amount_in_minor_units', `${a},${b},100`, `${a},${b},250`, `${a},${b},100`, `${a},${b},100`])
+    const dry = await onlyReads([lookup(a), lookup(b)], () => runAs(emu, 'test', ['moves', 'import', file, '--dry-run']))
+    expect(dry.code).toBe(0)
+    expect(dry.json()).toMatchObject({rows: 4, to_send: 4, identical_rows: 2, total_to_send: {USD: 550}})
+    expect(dry.stderr).toMatch(/2 rows \(lines 4-5\) repeat an earlier row of .*twice\.csv exactly: each is a move of its own and is paid\./)
+    const refused = await onlyReads([lookup(a), lookup(b)], () => runAs(emu, 'test', ['moves', 'import', file]))
+    expect(refused.code).toBe(3)
+    expect(refused.stderr.indexOf('repeat an earlier row')).toBeLessThan(refused.stderr.indexOf('Refusing'))
   })
 
   it('asks for confirmation: without a terminal and without --yes it refuses (exit 3)', async () => {
