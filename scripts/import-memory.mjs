@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Measures `payops moves import` on generated N-row CSVs against its own emulator: peak RSS of the
-// import process (VmHWM, polled from /proc), wall time, rows/s and journal bytes per row.
+// import process (VmHWM, polled from /proc), wall time, rows/s and bytes per row of its database
+// (the plan and the journal, FILE.payops-import.sqlite with its write-ahead log).
 // Public tools only (child_process, /proc, the emulator's public API). Usage:
 //   node scripts/import-memory.mjs [--rows 10000,100000] [--concurrency 16] [--dry-run] [--cpu-prof DIR]
 //   node scripts/import-memory.mjs --resume-at FRACTION [--resume-delay MS] [--resume-timeout S] [--fresh-audit] [--rows 100000] [--concurrency 16]
 //
 // Default mode: one JSON line per size:
-//   {rows, dry_run, exit, peak_rss_mb, seconds, rows_per_s, journal_bytes_per_row}
+//   {rows, dry_run, exit, peak_rss_mb, seconds, rows_per_s, database_bytes_per_row}
 // and, with several sizes, {rss_ratio} (peak RSS of the largest over the smallest).
 //
 // --resume-at FRACTION (0 < FRACTION < 1): per size, imports the file, kills the import with
@@ -21,7 +22,8 @@
 // resume_start_ms: from spawning the re-run to the first new move reaching the emulator (the
 // destination's total_incoming rises above what it was after the kill; polled every 20 ms, so up
 // to 20 ms late). resume_first_sent_ms: from spawning the re-run to its first journal record (the
-// journal grows: the first row handed to the sender; records are flushed every 50 ms).
+// database's write-ahead log grows: the first row handed to the sender; records are committed
+// every 50 ms).
 // killed_at_rows: rows whose moves had reached the emulator at the kill (estimated from the
 // destination's total, the amounts being evenly spread). exactly_once: the re-run exited 0 and
 // the destination's total equals the file's total (every row moved once, none twice).
@@ -83,12 +85,14 @@ async function incoming(id) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+/** The import database of `file` and its write-ahead log: their paths, and their size together. */
+const databaseOf = (file) => [`${file}.payops-import.sqlite`, `${file}.payops-import.sqlite-wal`, `${file}.payops-import.sqlite-shm`]
+const databaseBytes = (file) => databaseOf(file).slice(0, 2).reduce((n, f) => n + (existsSync(f) ? statSync(f).size : 0), 0)
 const msSince = (t) => Math.round(Number(process.hrtime.bigint() - t) / 1e6)
 
 /** Import, kill -9 at RESUME_AT of the total, re-run: see the header. */
 async function resumeAt(n, file, total, b) {
   const args = ['moves', 'import', file, '--yes', '--concurrency', String(CONCURRENCY), '-o', 'json']
-  const journal = `${file}.payops-journal.jsonl`
   const before = await incoming(b)
   const first = await run(args, as, [], (child) => {
     const poll = async () => {
@@ -115,7 +119,7 @@ async function resumeAt(n, file, total, b) {
   await sleep(RESUME_DELAY)
   let startMs
   let sentMs
-  const journalSize = existsSync(journal) ? statSync(journal).size : 0
+  const journalSize = databaseBytes(file)
   let stopped = null
   const rerunEnv = FRESH_AUDIT ? {...as, PAYOPS_CONFIG_DIR: mkdtempSync(join(work, 'rerun-'))} : as
   const second = await run(args, rerunEnv, PROF ? ['--cpu-prof', '--cpu-prof-dir', PROF] : [], (child, started) => {
@@ -128,7 +132,7 @@ async function resumeAt(n, file, total, b) {
     }
     const poll = async () => {
       while (child.exitCode === null && child.signalCode === null && (startMs === undefined || sentMs === undefined)) {
-        if (sentMs === undefined && existsSync(journal) && statSync(journal).size > journalSize) sentMs = msSince(started)
+        if (sentMs === undefined && databaseBytes(file) > journalSize) sentMs = msSince(started)
         if (startMs === undefined && (await incoming(b)) > settled) startMs = msSince(started)
         await sleep(20)
       }
@@ -189,13 +193,12 @@ try {
       const out = await resumeAt(n, file, total, b)
       console.log(JSON.stringify(out))
       results.push(out)
-      for (const f of [file, `${file}.payops-journal.jsonl`, `${file}.payops-plan`]) rmSync(f, {force: true})
+      for (const f of [file, ...databaseOf(file)]) rmSync(f, {force: true})
       continue
     }
     const args = ['moves', 'import', file, '--yes', '--concurrency', String(CONCURRENCY), '-o', 'json', ...(DRY ? ['--dry-run'] : [])]
     const r = await run(args, as, PROF ? ['--cpu-prof', '--cpu-prof-dir', PROF] : [])
-    const journal = `${file}.payops-journal.jsonl`
-    const journalBytes = existsSync(journal) ? statSync(journal).size : 0
+    const journalBytes = databaseBytes(file)
     const out = {
       rows: n,
       dry_run: DRY,
@@ -203,13 +206,12 @@ try {
       peak_rss_mb: Math.round(r.peakKb / 1024),
       seconds: Math.round(r.ms / 100) / 10,
       rows_per_s: Math.round(n / (r.ms / 1000)),
-      journal_bytes_per_row: Math.round(journalBytes / n),
+      database_bytes_per_row: Math.round(journalBytes / n),
     }
     if (r.code !== 0) out.stderr = r.stderr.slice(-500)
     console.log(JSON.stringify(out))
     results.push(out)
-    rmSync(file, {force: true})
-    rmSync(journal, {force: true})
+    for (const f of [file, ...databaseOf(file)]) rmSync(f, {force: true})
   }
   const first = results[0]
   const last = results.at(-1)

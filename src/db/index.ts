@@ -10,7 +10,7 @@
  * differences, so the rest of payops sees one small interface. When Node 20 is dropped, the
  * optional dependency goes and nothing else changes.
  */
-import {existsSync, lstatSync} from 'node:fs'
+import {closeSync, existsSync, lstatSync, openSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {PayopsError, UsageError} from '../errors.js'
 
@@ -48,6 +48,8 @@ export interface OpenOptions {
   synchronous?: 'FULL' | 'NORMAL'
   /** Milliseconds to wait for another connection's write lock (default 5,000). */
   busyTimeoutMs?: number
+  /** The file's mode when it is created (default 0o600: local state is nobody else's to read). */
+  mode?: number
 }
 
 /** A database whose schema this payops cannot read (newer, or another purpose's). */
@@ -175,7 +177,15 @@ function wrap(native: Native, path: string, binding: Database['binding']): Datab
  */
 export function openDatabase(path: string, schema: Schema, opts: OpenOptions = {}): Database {
   refuseSymlinks(path)
-  if (opts.create === false && !existsSync(path)) throw new UsageError(`${path} does not exist.`)
+  if (!existsSync(path)) {
+    if (opts.create === false) throw new UsageError(`${path} does not exist.`)
+    // Created here with its mode (exclusively: never a file planted meanwhile); an empty file is an empty database.
+    try {
+      closeSync(openSync(path, 'wx', opts.mode ?? 0o600))
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new UsageError(`Cannot create ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`)
+    }
+  }
   const d = loadDriver()
   let native: Native
   try {
@@ -186,6 +196,8 @@ export function openDatabase(path: string, schema: Schema, opts: OpenOptions = {
   const db = wrap(native, path, d.binding)
   try {
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`)
+    // Read before anything is written: a file that is not this purpose's is refused untouched.
+    checkPurpose(db, schema)
     db.exec('PRAGMA journal_mode = WAL')
     db.exec(`PRAGMA synchronous = ${opts.synchronous ?? 'FULL'}`)
     db.exec('PRAGMA foreign_keys = ON')
@@ -200,25 +212,27 @@ export function openDatabase(path: string, schema: Schema, opts: OpenOptions = {
   }
 }
 
+/** The schema row of a payops database; refuses another purpose's, a newer payops's, or a foreign SQLite file. */
+function checkPurpose(db: Database, schema: Schema): {purpose: string; version: number} | undefined {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all<{name: string}>().map((t) => t.name)
+  const row = tables.includes('payops_schema') ? db.prepare('SELECT purpose, version FROM payops_schema').get<{purpose: string; version: number}>() : undefined
+  if (!row && tables.some((t) => t !== 'payops_schema')) throw new DatabaseVersionError(`${db.path} is an SQLite database that payops did not create.`)
+  if (row && row.purpose !== schema.purpose) throw new DatabaseVersionError(`${db.path} is a payops ${row.purpose} database, not a ${schema.purpose} one.`)
+  if (row && Number(row.version) > schema.migrations.length) {
+    throw new DatabaseVersionError(`${db.path} was written by a newer payops (${schema.purpose} schema ${row.version}; this one knows ${schema.migrations.length}). Upgrade payops.`)
+  }
+  return row
+}
+
 /** Applies the migrations this file has not seen, in one transaction. */
 function migrate(db: Database, schema: Schema): void {
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS payops_schema (purpose TEXT NOT NULL, version INTEGER NOT NULL)')
-    const row = db.prepare('SELECT purpose, version FROM payops_schema').get<{purpose: string; version: number}>()
-    if (row && row.purpose !== schema.purpose) {
-      throw new DatabaseVersionError(`${db.path} is a payops ${row.purpose} database, not a ${schema.purpose} one.`)
-    }
+    // Again inside the transaction: another process may have created it meanwhile.
+    const row = checkPurpose(db, schema)
     const have = row ? Number(row.version) : 0
-    if (have > schema.migrations.length) {
-      throw new DatabaseVersionError(`${db.path} was written by a newer payops (${schema.purpose} schema ${have}; this one knows ${schema.migrations.length}). Upgrade payops.`)
-    }
-    if (!row && hasOtherTables(db)) throw new DatabaseVersionError(`${db.path} is an SQLite database that payops did not create.`)
     for (let v = have; v < schema.migrations.length; v++) db.exec(schema.migrations[v])
     if (!row) db.prepare('INSERT INTO payops_schema (purpose, version) VALUES (?, ?)').run(schema.purpose, schema.migrations.length)
     else if (have !== schema.migrations.length) db.prepare('UPDATE payops_schema SET version = ?').run(schema.migrations.length)
   })
-}
-
-function hasOtherTables(db: Database): boolean {
-  return Boolean(db.prepare("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name <> 'payops_schema' LIMIT 1").get())
 }

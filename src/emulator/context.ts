@@ -50,4 +50,6 @@ export interface AppContext {
   log: (line: string) => void
   /** Run when the emulator closes, before the server stops (cancel timers, abort requests). */
   onClose?: Array<() => void | Promise<void>>
+  /** Commits the store's changes to the state file (with --state); called before every answer. Never throws. */
+  commit?: () => void
 }

@@ -71,10 +71,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
     if (fault?.kind === 'latency') await new Promise((r) => setTimeout(r, app.transport!.latencyMs))
     else if (fault?.phase === 'before') return injectFault(req, res, fault, requestId, app)
     const reply = await match.handler(ctx)
+    // What the request changed is in the state file (--state) before anything is answered.
+    app.commit?.()
     // 'after': the handler committed its change; the client sees only the fault.
     if (fault && fault.kind !== 'latency') return injectFault(req, res, fault, requestId, app)
     send(res, reply.status, reply.body, requestId, {...reply.headers, ...(await drainUnread(req))})
   } catch (err) {
+    app.commit?.()
     if (err instanceof HttpError) {
       sendError(res, err.status, err.code, err.message, requestId, {...err.headers, ...(await drainUnread(req))})
     } else {

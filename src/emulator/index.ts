@@ -1,16 +1,18 @@
 /**
  * The local emulator of the service interface: a `node:http` server over an in-memory store,
- * optionally persisted to a state file. `startEmulator()` is what `payops emulator start` and the
- * tests run.
+ * optionally persisted to a state file (SQLite, written through before each answer: see
+ * persist.ts). `startEmulator()` is what `payops emulator start` and the tests run.
  */
+import {existsSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {host as currentHost} from '../context/host.js'
+import {UsageError} from '../errors.js'
 import {Faults, RequestLog, type AppContext} from './context.js'
 import {EventBus} from './events.js'
 import {TransportFaults, type FaultConfig} from './faults.js'
 import {createRequestListener} from './http.js'
-import {StateFile, loadState} from './persist.js'
+import {IMPORT_FLAG, StateFile, loadJsonState, loadState} from './persist.js'
 import {Router} from './router.js'
 import {registerRoutes} from './routes/index.js'
 import {createSeededStore} from './seed.js'
@@ -21,8 +23,13 @@ export interface EmulatorOptions {
   port?: number
   /** Default 127.0.0.1. */
   host?: string
-  /** Load the state from this file when it exists, and save it there after changes and on close. */
+  /** Load the state from this SQLite file when it exists (else create it), and commit every change there before answering. */
   statePath?: string
+  /**
+   * A JSON state file of an earlier payops to start from: converted once into `statePath`, which
+   * must not exist yet (the JSON file is only read).
+   */
+  importState?: string
   /** Where internal errors and persistence failures are reported; default stderr. */
   log?: (line: string) => void
   /** Transport faults from the start (also settable at run time via /_emulator/faults). */
@@ -47,18 +54,17 @@ const CLOSE_GRACE_MS = 500
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const host = opts.host ?? '127.0.0.1'
   const log = opts.log ?? ((line: string) => currentHost().io.stderr.write(`${line}\n`))
-  const loaded = opts.statePath ? await loadState(opts.statePath) : undefined
-  const store = loaded ?? createSeededStore()
+  const store = (await loadStore(opts)) ?? createSeededStore()
   const transport = new TransportFaults()
   if (opts.faults) transport.configure(opts.faults)
-  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(), transport, log, onClose: []}
-  const router = registerRoutes(new Router(), app)
   const stateFile = opts.statePath ? new StateFile(opts.statePath, store, log) : undefined
   if (stateFile) {
-    // Saved before listening: a --state that cannot be written fails here, not at the first change.
+    // Opened (or created with the whole store) before listening: a --state that cannot be written fails here.
     await stateFile.init()
     stateFile.watch()
   }
+  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(), transport, log, onClose: [], commit: stateFile && (() => stateFile.commit())}
+  const router = registerRoutes(new Router(), app)
 
   const server = createServer({keepAlive: true}, createRequestListener(router, app))
   server.keepAliveTimeout = 5_000
@@ -102,6 +108,14 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
       return closing
     },
   }
+}
+
+/** The store of `--state` (or of `--import-state`, converted), or undefined for a fresh one. */
+async function loadStore(opts: EmulatorOptions): Promise<Store | undefined> {
+  if (opts.importState === undefined) return opts.statePath ? await loadState(opts.statePath) : undefined
+  if (opts.statePath === undefined) throw new UsageError(`${IMPORT_FLAG} needs --state NEW_FILE: the SQLite state file to convert ${opts.importState} into.`)
+  if (existsSync(opts.statePath)) throw new UsageError(`${IMPORT_FLAG} converts into a new state file; ${opts.statePath} already exists. Name a file that does not exist.`)
+  return loadJsonState(opts.importState)
 }
 
 function stopServer(server: Server): Promise<void> {

@@ -13,6 +13,8 @@ export interface StartOptions {
   port: number
   host: string
   state?: string
+  /** A JSON state file of an earlier payops, converted into the new --state file (persist.ts). */
+  importState?: string
   writeProfile?: string
   force: boolean
   faultRate?: string
@@ -43,7 +45,7 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
   const {startEmulator} = await import('./index.js')
   let emu
   try {
-    emu = await startEmulator({port: opts.port, host: opts.host, statePath: opts.state, faults, log: (line) => ctx.io.stderr.write(`${line}\n`)})
+    emu = await startEmulator({port: opts.port, host: opts.host, statePath: opts.state, importState: opts.importState, faults, log: (line) => ctx.io.stderr.write(`${line}\n`)})
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`Port ${opts.port} is in use; pick another with --port (0 for any free port).`)
     throw err

@@ -1,5 +1,5 @@
 /** The local database (src/db): the binding of this Node, schema versions, refusals. */
-import {symlinkSync, writeFileSync} from 'node:fs'
+import {readFileSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {DatabaseVersionError, openDatabase, type Schema} from '../../src/db/index.js'
@@ -45,7 +45,7 @@ describe('openDatabase', () => {
     expect(() => openDatabase(path, {purpose: 'journal', migrations: ['CREATE TABLE j (x)']})).toThrow(/is a payops notes database, not a journal one/)
     const foreign = join(dir.path, 'foreign.sqlite')
     const f = openDatabase(foreign, {purpose: 'x', migrations: []})
-    f.exec('DROP TABLE payops_schema; CREATE TABLE theirs (x)')
+    f.exec('DROP TABLE payops_schema; CREATE TABLE theirs (x); PRAGMA journal_mode = DELETE')
     f.close()
     const err = (() => {
       try {
@@ -57,6 +57,8 @@ describe('openDatabase', () => {
     expect(err).toBeInstanceOf(DatabaseVersionError)
     expect(err?.message).toMatch(/SQLite database that payops did not create/)
     expect(err?.exitCode).toBe(2)
+    // Refused before anything was written: a rollback-journal file stays one (not switched to WAL).
+    expect(readFileSync(foreign).subarray(18, 20)).toEqual(Buffer.from([1, 1]))
   })
 
   it('refuses a file that is not a database, and a symlink (to a database or not)', () => {
@@ -90,6 +92,13 @@ describe('openDatabase', () => {
     expect(db.prepare('SELECT text FROM note ORDER BY id').all().map((r) => r.text)).toEqual(['a', 'b'])
     expect([...db.prepare('SELECT text FROM note ORDER BY id').iterate()].length).toBe(2)
     db.close()
+  })
+
+  it('a new file is made readable by its owner only', () => {
+    const dir = tempDir()
+    const path = join(dir.path, 'private.sqlite')
+    openDatabase(path, notes).close()
+    expect(statSync(path).mode & 0o777).toBe(0o600)
   })
 
   it('create: false refuses a file that does not exist', () => {

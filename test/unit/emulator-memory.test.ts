@@ -9,6 +9,7 @@ import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
+import {StateFile, loadState} from '../../src/emulator/persist.js'
 import {ActivityList, Store, flat, isFlow, lineId, newId, type ActivityRecord} from '../../src/emulator/store/index.js'
 import {call, emulatorFixture} from './emulator-helpers.js'
 
@@ -134,11 +135,13 @@ describe('derived activity lines', () => {
 })
 
 describe('state files saved before activity lines were derived', () => {
-  it('load, and answer exactly as the emulator that saved them did; new moves append after their lines', async () => {
-    const path = join(emu.dir, 'old.json')
-    await copyFile(join(FIXTURES, 'emulator-state-before-derived-lines.json'), path)
+  it('convert (--import-state), and answer exactly as the emulator that saved them did; new moves append after their lines', async () => {
+    const json = join(emu.dir, 'old.json')
+    await copyFile(join(FIXTURES, 'emulator-state-before-derived-lines.json'), json)
     const {subaccounts, pending, answers} = JSON.parse(await readFile(join(FIXTURES, 'emulator-state-before-derived-lines.answers.json'), 'utf8'))
-    const em = await start(path)
+    // A JSON state is converted once into a new SQLite state file, which later starts on its own.
+    const path = join(emu.dir, 'converted.db')
+    const em = await startEmulator({port: 0, statePath: path, importState: json})
     const answered: Record<string, unknown> = {}
     const [a, b] = subaccounts as string[]
     for (const s of [a, b]) {
@@ -165,6 +168,37 @@ describe('state files saved before activity lines were derived', () => {
     await em.close()
     const em2 = await start(path)
     expect(await walk(em2, a, {order: 'asc'}, 2)).toEqual(all)
+    // The lines kept as records stay records after the round trip through SQLite.
+    const list2 = em2.store.entityByRole('test')!.activity.get(a)!
+    expect(Array.from({length: list2.length}, (_, i) => isFlow(list2.at(i)))).toEqual(Array.from({length: list.length}, (_, i) => isFlow(list.at(i))))
+    await em2.close()
+  })
+
+  it('keep a move read into one side only as it was, through an SQLite state', async () => {
+    const store = new Store()
+    for (const role of ['test', 'test_other', 'live'] as const) store.issueKey(store.addEntity({role, name: role, mode: role === 'live' ? 'live' : 'test'}))
+    const e = store.entityByRole('test')!
+    const x = store.subaccounts.create(e, {name: 'x', currency_code: 'USD'})
+    const y = store.subaccounts.create(e, {name: 'y', currency_code: 'USD'})
+    for (const amount of [5, 7]) {
+      const m = store.moves.create(e, {from_subaccount_id: x.id, to_subaccount_id: y.id, amount_in_minor_units: amount, currency_code: 'USD'})
+      store.moves.setStatus(m, 'approved')
+      store.moves.settle(e, m)
+    }
+    const saved = JSON.parse(JSON.stringify(store))
+    const savedE = saved.entities.find((s: {role: string}) => s.role === 'test')
+    savedE.activity[y.id][0].amount_in_minor_units = 6
+    const oneSided = Store.fromJSON(saved)
+    const path = join(emu.dir, 'one-sided.db')
+    await new StateFile(path, oneSided, () => undefined).save()
+    const loaded = (await loadState(path))!
+    const flows = (s: Store, sub: string) => {
+      const l = s.entityByRole('test')!.activity.get(sub)!
+      return Array.from({length: l.length}, (_, i) => isFlow(l.at(i)))
+    }
+    expect(flows(loaded, x.id)).toEqual([true, true])
+    expect(flows(loaded, y.id)).toEqual([false, true])
+    expect(JSON.parse(JSON.stringify(loaded))).toEqual(JSON.parse(JSON.stringify(oneSided)))
   })
 })
 

@@ -8,12 +8,14 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     'Seeds three entities (a test entity with subaccounts and a USD main treasury account, a second test entity, and a live entity) and prints the base URL and their API keys. With --json it prints exactly one line {"base_url", "keys": {"test", "test_other", "live"}} on stdout. A control API under /_emulator/ serves tests (reset, forced settlement failures).'
   static override examples = [
     '<%= config.bin %> emulator start --write-profile emu',
-    '<%= config.bin %> emulator start --port 0 --json --state ./emulator-state.json',
+    '<%= config.bin %> emulator start --port 0 --json --state ./emulator-state.sqlite',
+    '<%= config.bin %> emulator start --state ./emulator-state.sqlite --import-state ./emulator-state.json',
   ]
   static override flags = {
     port: Flags.integer({summary: 'Port to listen on (0 picks a free one).', default: 4010, min: 0, max: 65535}),
     host: Flags.string({summary: 'Loopback address to bind.', default: '127.0.0.1'}),
-    state: Flags.string({summary: 'Load state from FILE if it exists and save it there on every change and on exit.'}),
+    state: Flags.string({summary: 'Keep the state in this SQLite FILE: loaded at start when it exists, every change committed before it is answered.'}),
+    'import-state': Flags.string({summary: 'Convert a JSON state file of an earlier payops into the new --state FILE (which must not exist yet).', dependsOn: ['state']}),
     'write-profile': Flags.string({summary: 'Save a profile NAME with the base URL and the test entity\'s key.'}),
     force: Flags.boolean({summary: 'With --write-profile, replace an existing profile of that name.', dependsOn: ['write-profile']}),
     'fault-rate': Flags.string({summary: 'Share of /api/ requests that fail (0 to 1), before or after the write commits.'}),
@@ -24,7 +26,7 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
   async run(): Promise<void> {
     const f = this.flags
     await runEmulatorStart(
-      {port: f.port, host: f.host, state: f.state, writeProfile: f['write-profile'], force: f.force, faultRate: f['fault-rate'], faultKinds: f['fault-kinds'], seed: f.seed},
+      {port: f.port, host: f.host, state: f.state, importState: f['import-state'], writeProfile: f['write-profile'], force: f.force, faultRate: f['fault-rate'], faultKinds: f['fault-kinds'], seed: f.seed},
       this.ctx,
     )
   }

@@ -142,7 +142,7 @@ export function register(router: Router, app: AppContext): void {
       if (next === 'initiated' && payin.payment_method.end_to_end_id === null) {
         payin.payment_method.end_to_end_id = endToEndId(payin.payment_method.routing_number)
       }
-      app.store.payins.setStatus(payin, next)
+      app.store.payins.setStatus(entity, payin, next)
       if (next === 'settled') app.events.emit(entity.id, 'payin.settled', {payin_id: payin.id})
       if (next === 'failed') app.events.emit(entity.id, 'payin.failed', {payin_id: payin.id})
     }

@@ -127,7 +127,7 @@ export function register(router: Router, app: AppContext): void {
   }
 
   function moveTo(entity: Entity, t: AccountTransferRecord, status: TransferStatus): void {
-    store.transfers.setStatus(t, status)
+    store.transfers.setStatus(entity, t, status)
     if (status === 'settled') settle(entity, t)
   }
 
@@ -181,12 +181,12 @@ export function register(router: Router, app: AppContext): void {
       idempotency_key: key,
     })
     if (input.auto_approve === false) return created({data: transferView(t)})
-    store.transfers.setStatus(t, 'approved')
+    store.transfers.setStatus(entity, t, 'approved')
     if (asyncDelay(entity) !== undefined) {
       scheduleAsync(entity, t)
       return {status: 202, body: {data: transferView(t)}}
     }
-    store.transfers.setStatus(t, 'initiated')
+    store.transfers.setStatus(entity, t, 'initiated')
     return created({data: transferView(t)})
   }
 
@@ -201,7 +201,7 @@ export function register(router: Router, app: AppContext): void {
     const entity = ctx.entity
     const t = findTransfer(entity, ctx.params.account_transfer_id)
     if (t.status !== 'created') throw validationError(`account transfer cannot be approved in status ${t.status}`)
-    store.transfers.setStatus(t, 'approved')
+    store.transfers.setStatus(entity, t, 'approved')
     scheduleAsync(entity, t)
     return ok({data: transferView(t)})
   })

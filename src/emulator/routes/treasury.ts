@@ -140,7 +140,7 @@ export function register(router: Router, app: AppContext): void {
   router.add('POST', PATHS.treasuryAccountLabel, (ctx) => {
     const account = findAccount(ctx.entity, ctx.params.account_id)
     const body = parseInput(UpdateLabelRequest, ctx.body)
-    app.store.treasury.updateLabel(account, body.label)
+    app.store.treasury.updateLabel(ctx.entity, account, body.label)
     return ok({data: accountView(account)})
   })
 

@@ -86,7 +86,7 @@ export function register(router: Router, app: AppContext): void {
   router.add('PATCH', PATHS.webhook, (ctx) => {
     const hook = findWebhook(ctx.entity, ctx.params.webhook_id)
     const body = parseInput(WebhookUpdateRequest, ctx.body)
-    app.store.webhooks.update(hook, {url: body.url, description: blankToNull(body.description), event_types: body.event_types})
+    app.store.webhooks.update(ctx.entity, hook, {url: body.url, description: blankToNull(body.description), event_types: body.event_types})
     return ok({data: webhookView(hook)})
   })
 
@@ -102,7 +102,7 @@ export function register(router: Router, app: AppContext): void {
   ] as const) {
     router.add('POST', path, (ctx) => {
       const hook = findWebhook(ctx.entity, ctx.params.webhook_id)
-      if (hook.is_active !== active) app.store.webhooks.update(hook, {is_active: active})
+      if (hook.is_active !== active) app.store.webhooks.update(ctx.entity, hook, {is_active: active})
       return ok({data: webhookView(hook)})
     })
   }

@@ -8,7 +8,7 @@
  * back into references.
  */
 import {createHash} from 'node:crypto'
-import type {Row, Table} from './core.js'
+import {NOWHERE, type Holder, type Place, type Row, type Table} from './core.js'
 
 export type ActivitySource = 'transfer' | 'bai2'
 export type Direction = 'credit' | 'debit'
@@ -56,11 +56,19 @@ export function lineId(moveId: string, direction: Direction): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`
 }
 
-/** One subaccount's activity, sorted by seq. */
-export class ActivityList {
+/** One subaccount's activity, sorted by seq. Its kept lines are its records (a move's lines are the move's). */
+export class ActivityList implements Holder {
   private readonly entries: ActivityEntry[] = []
 
-  constructor(readonly subaccountId: string) {}
+  constructor(
+    readonly subaccountId: string,
+    readonly place: Place = NOWHERE,
+  ) {}
+
+  /** A kept line as a state keeps it. */
+  saved(row: Row): unknown {
+    return row
+  }
 
   get length(): number {
     return this.entries.length
@@ -124,6 +132,24 @@ export class ActivityList {
     this.entries.splice(lo, 0, e)
   }
 
+  /** Appends an entry without keeping the order; {@link sort} restores it (loading a state). */
+  push(e: ActivityEntry): void {
+    this.entries.push(e)
+  }
+
+  /** Sorts the entries by seq, after {@link push}es (nothing to do when they came in order). */
+  sort(): void {
+    const n = this.entries.length
+    let sorted = true
+    for (let i = 1; i < n && sorted; i++) sorted = this.seqAt(i - 1) < this.seqAt(i)
+    if (!sorted) this.entries.sort((a, b) => this.seqOf(a) - this.seqOf(b))
+  }
+
+  /** Each entry in order (kept lines and settled moves). */
+  values(): IterableIterator<ActivityEntry> {
+    return this.entries.values()
+  }
+
   lastSeq(): number {
     return this.entries.length === 0 ? 0 : this.seqAt(this.entries.length - 1)
   }
@@ -136,6 +162,14 @@ export class ActivityList {
 /** Activity lists per subaccount id (what an entity keeps as `activity`). */
 export class ActivityBook {
   private readonly lists = new Map<string, ActivityList>()
+  private owner = ''
+  private kind = ''
+
+  /** Names the field's place: each subaccount's list is group `subaccount id` of it. */
+  bind(owner: string, kind: string): void {
+    this.owner = owner
+    this.kind = kind
+  }
 
   get(subaccountId: string): ActivityList | undefined {
     return this.lists.get(subaccountId)
@@ -145,7 +179,7 @@ export class ActivityBook {
   list(subaccountId: string): ActivityList {
     let l = this.lists.get(subaccountId)
     if (!l) {
-      l = new ActivityList(subaccountId)
+      l = new ActivityList(subaccountId, this.kind ? {owner: this.owner, kind: this.kind, group: subaccountId} : NOWHERE)
       this.lists.set(subaccountId, l)
     }
     return l
@@ -153,6 +187,10 @@ export class ActivityBook {
 
   keys(): IterableIterator<string> {
     return this.lists.keys()
+  }
+
+  values(): IterableIterator<ActivityList> {
+    return this.lists.values()
   }
 
   /** The largest seq of any line. */

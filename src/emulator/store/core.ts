@@ -3,6 +3,14 @@
  * sorted by a store-wide sequence number, a clock that never goes backwards, change notification
  * (persistence listens to it), and the small checks every area shares.
  *
+ * Change notification names what changed, so that persistence writes only that: every record is
+ * kept in a {@link Holder} (a table, or one subaccount's activity list) that knows its
+ * {@link Place} (the entity that owns it, the entity's field, the group within a grouped field),
+ * and an area that adds or changes a record reports it with {@link StoreCore.changedRecord}
+ * (`removedRecord` for a deletion). What is not a record (entities, API keys, an entity's maps and
+ * settings, the signing secret) is reported with {@link StoreCore.changed}; a reset with
+ * {@link StoreCore.cleared}.
+ *
  * Ordering: every record gets a store-wide, strictly increasing `seq`, and `created_at` comes from
  * a clock that never goes backwards, so ordering by seq is ordering by (created_at, seq).
  */
@@ -19,12 +27,61 @@ export interface Row {
 }
 
 /**
+ * Where a record is kept, as persistence names it: the id of the entity that owns it, the entity's
+ * field (`moves`, `subaccounts`, `activity`, `bankTransactions`…), and the key of its group within a
+ * grouped field (the subaccount of an activity line, the treasury account of a bank line; '' for
+ * none).
+ */
+export interface Place {
+  readonly owner: string
+  readonly kind: string
+  readonly group: string
+}
+
+/** A place not bound to an entity (a table made on its own, as tests do). */
+export const NOWHERE: Place = Object.freeze({owner: '', kind: '', group: ''})
+
+/** What keeps records: its place, and each record as it is saved. */
+export interface Holder {
+  readonly place: Place
+  /** The record as a state keeps it (JSON-serialisable). */
+  saved(row: Row): unknown
+}
+
+/** What persistence hears from a store. */
+export interface StoreListener {
+  /** `row` was added to or changed in `holder` (`removed`: deleted from it). */
+  record(holder: Holder, row: Row, removed: boolean): void
+  /** Something that is not a record changed: entities, API keys, an entity's maps, the signing secret. */
+  other(): void
+  /** Every entity and all their records were dropped (a reset); API keys stay. */
+  cleared(): void
+}
+
+/**
  * Records of one kind, by id and as an array sorted by seq (append-only in practice), so that
  * cursor pagination can binary-search its position instead of scanning.
  */
-export class Table<T extends Row> {
+export class Table<T extends Row> implements Holder {
   readonly items: T[] = []
   private readonly byId = new Map<string, T>()
+  /** Set by the entity (or grouped field) that holds the table. */
+  place: Place = NOWHERE
+
+  /** Names the table's place (see {@link Place}). */
+  bind(owner: string, kind: string, group = ''): void {
+    this.place = {owner, kind, group}
+  }
+
+  /** A record as a state keeps it (the record itself, unless a table keeps a compact form). */
+  saved(row: T): unknown {
+    return row
+  }
+
+  /** A saved record back as the table keeps it (see {@link saved}). */
+  restore(saved: unknown): T {
+    return saved as T
+  }
 
   get size(): number {
     return this.items.length
@@ -74,6 +131,15 @@ export class Table<T extends Row> {
 /** Tables keyed by a parent id (activity per subaccount, bank lines per treasury account). */
 export class Grouped<T extends Row> {
   private readonly groups = new Map<string, Table<T>>()
+  private owner = ''
+  private kind = ''
+
+  /** Names the field's place: each group's table is placed in group `key` of it. */
+  bind(owner: string, kind: string): void {
+    this.owner = owner
+    this.kind = kind
+    for (const [k, t] of this.groups) t.bind(owner, kind, k)
+  }
 
   get(key: string): Table<T> | undefined {
     return this.groups.get(key)
@@ -84,6 +150,7 @@ export class Grouped<T extends Row> {
     let t = this.groups.get(key)
     if (!t) {
       t = new Table<T>()
+      t.bind(this.owner, this.kind, key)
       this.groups.set(key, t)
     }
     return t
@@ -142,7 +209,7 @@ export function upperBound(items: readonly Row[], seq: number): number {
 export class StoreCore {
   protected seq = 0
   protected clock = 0
-  private readonly listeners = new Set<() => void>()
+  private readonly listeners = new Set<StoreListener>()
 
   /** A fresh, strictly increasing sequence number. */
   nextSeq(): number {
@@ -161,24 +228,44 @@ export class StoreCore {
     return this.clock
   }
 
-  /** Call after every mutation: persistence listens to it. */
+  /** The last sequence number handed out and the clock: what a saved state keeps of them. */
+  counters(): {seq: number; clock: number} {
+    return {seq: this.seq, clock: this.clock}
+  }
+
+  /** Call after a change that is not a record's (entities, keys, maps, the signing secret). */
   changed(): void {
-    for (const fn of this.listeners) fn()
+    for (const l of this.listeners) l.other()
   }
 
-  onChange(fn: () => void): () => void {
-    this.listeners.add(fn)
-    return () => this.listeners.delete(fn)
+  /** Call after adding `row` to `holder` or changing it there: persistence writes that record. */
+  changedRecord(holder: Holder, row: Row): void {
+    for (const l of this.listeners) l.record(holder, row, false)
   }
 
-  /** Sets a record's status and stamps when it changed (moves, transfers, payins). */
-  /** Records a status change at `at` (default: now), so that what one operation books shares one time. */
-  setStatus<T extends {status: string; status_recorded_at: string; updated_at: string}>(rec: T, status: T['status'], at?: string): void {
+  /** Call after deleting `row` from `holder`. */
+  removedRecord(holder: Holder, row: Row): void {
+    for (const l of this.listeners) l.record(holder, row, true)
+  }
+
+  /** Call after dropping every entity and their records (API keys stay). */
+  cleared(): void {
+    for (const l of this.listeners) l.cleared()
+  }
+
+  /** Listens to every change; returns the function that stops it. */
+  listen(listener: StoreListener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Records a status change of `rec` (kept in `holder`) at `at` (default: now), so that what one operation books shares one time. */
+  setStatus<T extends Row & {status: string; status_recorded_at: string; updated_at: string}>(holder: Holder, rec: T, status: T['status'], at?: string): void {
     const now = at ?? this.now()
     rec.status = status
     rec.status_recorded_at = now
     rec.updated_at = now
-    this.changed()
+    this.changedRecord(holder, rec)
   }
 }
 

@@ -3,14 +3,17 @@
  * the entities and their API keys and saves/restores the whole; each area's records and
  * operations live in their own module (subaccounts, moves, treasury, transfers, parties, payins,
  * tokens, webhooks) and are reached as `store.<area>`, as the client reaches `api.<area>`.
- * Everything stored serialises to JSON so that `--state FILE` can persist it (compact records, such
- * as moves and the activity lines read from them, through their table's `toJSON`); wire shapes
- * (views) are built by the route modules.
+ * Everything stored serialises to JSON: `--state FILE` keeps each record's JSON in SQLite, written
+ * as the store reports each change (see core.ts and src/emulator/persist.ts), and earlier payops
+ * kept the whole store as one JSON document ({@link Store.toJSON}/{@link Store.fromJSON}, still read
+ * to convert such a file). Compact records, such as moves and the activity lines read from them,
+ * are saved through their table's `saved`/`toJSON`; wire shapes (views) are built by the route
+ * modules.
  */
 import {randomBytes} from 'node:crypto'
 import {Grouped, StoreCore, Table, newId, randomRoutingNumber, type EntityRole, type Mode} from './core.js'
 import {ActivityBook} from './activity.js'
-import {Entity} from './entity.js'
+import {Entity, type EntityHeader} from './entity.js'
 import {MovesStore} from './moves.js'
 import {PartiesStore} from './parties.js'
 import {PayinsStore} from './payins.js'
@@ -22,7 +25,8 @@ import {WebhooksStore} from './webhooks.js'
 
 export * from './core.js'
 export {Entity} from './entity.js'
-export type {MoveRecord, MoveStatus, MoveTables, NewMove, SavedMove} from './moves.js'
+export type {EntityHeader} from './entity.js'
+export type {MoveRecord, MoveStatus, MoveTables, NewMove, SavedMove, StoredMove} from './moves.js'
 export {MoveTable} from './moves.js'
 export {ActivityBook, ActivityList, isFlow, lineId} from './activity.js'
 export type {NewParty, PartyKind, PartyRecord, PartyTables, PaymentMethodRecord} from './parties.js'
@@ -47,6 +51,27 @@ export interface EmulatorKeys {
 }
 
 const STATE_VERSION = 1
+
+/** What a saved state keeps of the store itself, besides entities, keys and records. */
+export interface StoreMeta {
+  seq: number
+  clock: number
+  primary_keys: Partial<Record<EntityRole, string>>
+  session_signing_secret?: string
+}
+
+/** An entity as a saved state keeps it apart from its records: its header and its (non-index) maps. */
+export interface SavedEntity extends EntityHeader {
+  maps?: Record<string, unknown>
+}
+
+/** One saved record: its place (see {@link Place}) and its saved form. */
+export interface SavedRecord {
+  owner: string
+  kind: string
+  group: string
+  body: unknown
+}
 
 export class Store extends StoreCore {
   readonly entities = new Map<string, Entity>()
@@ -112,7 +137,60 @@ export class Store extends StoreCore {
   clearData(): void {
     this.entities.clear()
     this.subaccounts.clear()
-    this.changed()
+    this.cleared()
+  }
+
+  // ---- persistence, record by record (the SQLite state) ----
+
+  meta(): StoreMeta {
+    const {seq, clock} = this.counters()
+    const out: StoreMeta = {seq, clock, primary_keys: {...this.primaryKeys}}
+    const secret = this.tokens.saved()
+    if (secret !== undefined) out.session_signing_secret = secret
+    return out
+  }
+
+  savedEntity(e: Entity): SavedEntity {
+    const maps = e.savedMaps()
+    return Object.keys(maps).length === 0 ? e.header() : {...e.header(), maps}
+  }
+
+  /**
+   * A store put back from a saved state: its meta, entities (in order) and keys, then every record
+   * (streamed; in seq order they load fastest). Sequence numbers resume past everything loaded.
+   */
+  static restore(saved: {meta: StoreMeta; entities: Iterable<SavedEntity>; apiKeys: Iterable<ApiKeyRecord>; records: Iterable<SavedRecord>}): Store {
+    const s = new Store()
+    for (const se of saved.entities) {
+      const {maps, ...header} = se
+      const e = Entity.fromHeader(header)
+      if (maps) e.restoreMaps(maps)
+      s.entities.set(e.id, e)
+    }
+    for (const k of saved.apiKeys) {
+      if (typeof k?.key !== 'string' || typeof k.entity_id !== 'string') throw new Error('a malformed API key record')
+      s.apiKeys.set(k.key, {key: k.key, entity_id: k.entity_id, read_only: k.read_only === true, created_at: String(k.created_at ?? '')})
+    }
+    Object.assign(s.primaryKeys, saved.meta.primary_keys ?? {})
+    let maxSeq = typeof saved.meta.seq === 'number' ? saved.meta.seq : 0
+    let entity: Entity | undefined
+    for (const r of saved.records) {
+      if (entity?.id !== r.owner) entity = s.entities.get(r.owner)
+      if (!entity) throw new Error(`a record of unknown entity ${r.owner}`)
+      const row = entity.restoreRecord(r.kind, r.group, r.body)
+      if (!Number.isSafeInteger(row?.seq) || typeof row.id !== 'string') throw new Error(`a ${r.kind} record without a valid id and seq`)
+      if (row.seq > maxSeq) maxSeq = row.seq
+      const lineSeq = (row as {line_seq?: number}).line_seq
+      if (typeof lineSeq === 'number' && lineSeq + 1 > maxSeq) maxSeq = lineSeq + 1
+    }
+    for (const e of s.entities.values()) {
+      e.finishRestore()
+      s.subaccounts.remember(e)
+    }
+    s.seq = maxSeq
+    s.clock = typeof saved.meta.clock === 'number' ? saved.meta.clock : 0
+    if (typeof saved.meta.session_signing_secret === 'string') s.tokens.restore(saved.meta.session_signing_secret)
+    return s
   }
 
   // ---- persistence ----

@@ -50,10 +50,29 @@ export interface NewMove {
   idempotency_key?: string | null
 }
 
-/** Moves by id and in seq order; saved and loaded in the {@link SavedMove} shape. */
+/**
+ * A move as an SQLite state keeps it: the compact record itself (times in ms since the epoch, a
+ * move not settled has `settled_ms` null), with `line_seq`, the seq of its debit line (its two
+ * activity lines are derived from it again when the state is loaded). Serialised without copying.
+ */
+export type StoredMove = Omit<MoveRecord, 'settled_ms'> & {settled_ms: number | null}
+
+/**
+ * Moves by id and in seq order; saved in a JSON state in the {@link SavedMove} shape, and in an
+ * SQLite state as {@link StoredMove}.
+ */
 export class MoveTable extends Table<MoveRecord> {
   override toJSON(): MoveRecord[] {
     return this.items.map(savedMove) as unknown as MoveRecord[]
+  }
+
+  /** The record as it is (JSON writes its NaN `settled_ms` as null). */
+  override saved(m: MoveRecord): MoveRecord {
+    return m
+  }
+
+  override restore(saved: unknown): MoveRecord {
+    return moveFromStored(saved as StoredMove)
   }
 
   override load(rows: readonly unknown[]): void {
@@ -101,6 +120,33 @@ function moveFromSaved(s: SavedMove): MoveRecord {
     client_metadata: meta && typeof meta === 'object' && Object.keys(meta).length > 0 ? meta : null,
     idempotency_key: s.idempotency_key ?? null,
   })
+}
+
+function moveFromStored(s: StoredMove): MoveRecord {
+  const num = (field: string, v: unknown): number => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`move ${s?.id}: ${field} is not a number`)
+    return v
+  }
+  if (typeof s?.id !== 'string' || typeof s.from_subaccount_id !== 'string' || typeof s.to_subaccount_id !== 'string' || typeof s.status !== 'string' || typeof s.currency_code !== 'string') {
+    throw new Error(`move ${s?.id}: a malformed record`)
+  }
+  const meta = s.client_metadata
+  const m = record({
+    id: s.id,
+    seq: num('seq', s.seq),
+    from_subaccount_id: s.from_subaccount_id,
+    to_subaccount_id: s.to_subaccount_id,
+    amount_in_minor_units: num('amount_in_minor_units', s.amount_in_minor_units),
+    currency_code: s.currency_code,
+    status: s.status,
+    status_ms: num('status_ms', s.status_ms),
+    created_ms: num('created_ms', s.created_ms),
+    settled_ms: s.settled_ms == null ? Number.NaN : num('settled_ms', s.settled_ms),
+    client_metadata: meta && typeof meta === 'object' && Object.keys(meta).length > 0 ? meta : null,
+    idempotency_key: typeof s.idempotency_key === 'string' ? s.idempotency_key : null,
+  })
+  if (typeof s.line_seq === 'number' && s.line_seq > 0) m.line_seq = s.line_seq
+  return m
 }
 
 /** Every move is built here, its fields always in this order (one object shape for them all). */
@@ -164,7 +210,7 @@ export class MovesStore {
     })
     entity.moves.insert(rec)
     if (rec.idempotency_key !== null) entity.moveIdempotencyKeys.set(rec.idempotency_key, rec.id)
-    this.core.changed()
+    this.core.changedRecord(entity.moves, rec)
     return rec
   }
 
@@ -188,13 +234,17 @@ export class MovesStore {
    * settle, so a refused approve leaves it `created`.
    */
   setStatus(move: MoveRecord, status: MoveStatus, atMs?: number): void {
-    if (status === 'approved') {
-      const entity = [...this.entities()].find((e) => e.moves.get(move.id) === move)
-      if (entity) this.assertCanSettle(entity, move)
-    }
+    const entity = this.ownerOf(move)
+    if (status === 'approved' && entity) this.assertCanSettle(entity, move)
     move.status = status
     move.status_ms = atMs ?? this.core.nowMs()
-    this.core.changed()
+    if (entity) this.core.changedRecord(entity.moves, move)
+  }
+
+  /** The entity whose moves hold `move`. */
+  private ownerOf(move: MoveRecord): MoveOwner | undefined {
+    for (const e of this.entities()) if (e.moves.get(move.id) === move) return e
+    return undefined
   }
 
   /** Settles an approved move: debit on the source, credit on the destination, status `settled`. */

@@ -43,8 +43,9 @@ export class PartiesStore {
     const at = input.created_at ?? this.core.now()
     const {id, created_at: _c, ...fields} = input
     const rec: PartyRecord = {...fields, id: id ?? newId(), seq: this.core.nextSeq(), created_at: at, updated_at: at}
-    ;(kind === 'payer' ? entity.payers : entity.payees).insert(rec)
-    this.core.changed()
+    const table = kind === 'payer' ? entity.payers : entity.payees
+    table.insert(rec)
+    this.core.changedRecord(table, rec)
     return rec
   }
 }

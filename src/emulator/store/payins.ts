@@ -44,11 +44,12 @@ export class PayinsStore {
     const {id, created_at: _c, status, ...fields} = input
     const rec: PayinRecord = {...fields, id: id ?? newId(), seq: this.core.nextSeq(), status: status ?? 'created', status_recorded_at: at, created_at: at, updated_at: at}
     entity.payins.insert(rec)
-    this.core.changed()
+    this.core.changedRecord(entity.payins, rec)
     return rec
   }
 
-  setStatus(payin: PayinRecord, status: PayinStatusValue): void {
-    this.core.setStatus(payin, status)
+  /** Sets the status (and records the payin's other changes, such as its end-to-end id). */
+  setStatus(entity: PayinTables, payin: PayinRecord, status: PayinStatusValue): void {
+    this.core.setStatus(entity.payins, payin, status)
   }
 }

@@ -6,7 +6,7 @@
 import {randomInt} from 'node:crypto'
 import {validationError} from '../errors.js'
 import type {ActivityBook, ActivityRecord, ActivitySource, Direction, SettledFlow} from './activity.js'
-import {canAdd, newId, type Row, type StoreCore, type Table} from './core.js'
+import {canAdd, newId, type Holder, type Row, type StoreCore, type Table} from './core.js'
 
 export type {ActivityEntry, ActivityRecord, ActivitySource, Direction, SettledFlow} from './activity.js'
 export {ActivityBook, ActivityList, lineId} from './activity.js'
@@ -46,6 +46,8 @@ export interface SubaccountTables {
   readonly subaccounts: Table<SubaccountRecord>
   /** Activity lines per subaccount id. */
   readonly activity: ActivityBook
+  /** Where the entity's moves are kept: a settled move is the record its two lines are read from. */
+  readonly moves: Holder
 }
 
 export class SubaccountsStore {
@@ -69,7 +71,7 @@ export class SubaccountsStore {
       updated_at: now,
     }
     entity.subaccounts.insert(rec)
-    this.core.changed()
+    this.core.changedRecord(entity.subaccounts, rec)
     return rec
   }
 
@@ -90,8 +92,9 @@ export class SubaccountsStore {
       created_at: now,
       reference_id: input.reference_id ?? null,
     }
-    entity.activity.list(subaccountId).add(rec)
-    this.core.changed()
+    const list = entity.activity.list(subaccountId)
+    list.add(rec)
+    this.core.changedRecord(list, rec)
     return rec
   }
 
@@ -125,7 +128,7 @@ export class SubaccountsStore {
     if (input.direction === 'credit') sub.total_incoming_in_minor_units += input.amount_in_minor_units
     else sub.total_outgoing_in_minor_units += input.amount_in_minor_units
     sub.updated_at = line.created_at
-    this.core.changed()
+    this.core.changedRecord(entity.subaccounts, sub)
     return line
   }
 
@@ -152,7 +155,10 @@ export class SubaccountsStore {
     const at = new Date(move.settled_ms).toISOString()
     from.updated_at = at
     to.updated_at = at
-    this.core.changed()
+    // The move's debit and credit lines are read from it: the move (with its line seq) is the record.
+    this.core.changedRecord(entity.moves, move)
+    this.core.changedRecord(entity.subaccounts, from)
+    this.core.changedRecord(entity.subaccounts, to)
   }
 
   /** Marks the account numbers of loaded subaccounts as taken. */

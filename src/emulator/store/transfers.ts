@@ -66,7 +66,7 @@ export class TransfersStore {
     }
     entity.accountTransfers.insert(rec)
     if (rec.idempotency_key !== null) entity.transferIdempotencyKeys.set(rec.idempotency_key, rec.id)
-    this.core.changed()
+    this.core.changedRecord(entity.accountTransfers, rec)
     return rec
   }
 
@@ -75,7 +75,7 @@ export class TransfersStore {
     return id === undefined ? undefined : entity.accountTransfers.get(id)
   }
 
-  setStatus(transfer: AccountTransferRecord, status: TransferStatus): void {
-    this.core.setStatus(transfer, status)
+  setStatus(entity: TransferTables, transfer: AccountTransferRecord, status: TransferStatus): void {
+    this.core.setStatus(entity.accountTransfers, transfer, status)
   }
 }

@@ -49,6 +49,11 @@ export interface TreasuryTables {
   readonly creditReferences: Map<string, string>
 }
 
+/** What {@link TreasuryTables.creditReferences} maps a simulated credit's sandbox reference to. */
+export function creditReference(line: Pick<BankTransactionRecord, 'account_id' | 'id'>): string {
+  return `${line.account_id}/${line.id}`
+}
+
 /** The main operating account: the first USD account, else the first account. */
 export function mainAccount(entity: Pick<TreasuryTables, 'treasuryAccounts'>): TreasuryAccountRecord | undefined {
   return entity.treasuryAccounts.items.find((a) => a.currency_code === 'USD') ?? entity.treasuryAccounts.items[0]
@@ -73,14 +78,14 @@ export class TreasuryStore {
       updated_at: now,
     }
     entity.treasuryAccounts.insert(rec)
-    this.core.changed()
+    this.core.changedRecord(entity.treasuryAccounts, rec)
     return rec
   }
 
-  updateLabel(account: TreasuryAccountRecord, label: string): void {
+  updateLabel(entity: TreasuryTables, account: TreasuryAccountRecord, label: string): void {
     account.label = label
     account.updated_at = this.core.now()
-    this.core.changed()
+    this.core.changedRecord(entity.treasuryAccounts, account)
   }
 
   addBankTransaction(entity: TreasuryTables & SubaccountTables, accountId: string, input: NewBankTransaction): BankTransactionRecord {
@@ -92,9 +97,10 @@ export class TreasuryStore {
     const rec: BankTransactionRecord = {id: newId(), seq: this.core.nextSeq(), account_id: accountId, created_at: this.core.now(), ...input}
     const loose = rec as unknown as Record<string, unknown>
     for (const k of Object.keys(loose)) if (loose[k] === undefined || loose[k] === null) delete loose[k]
-    entity.bankTransactions.table(accountId).insert(rec)
-    if (rec.sandbox_reference !== undefined) entity.creditReferences.set(rec.sandbox_reference, `${accountId}/${rec.id}`)
-    this.core.changed()
+    const table = entity.bankTransactions.table(accountId)
+    table.insert(rec)
+    if (rec.sandbox_reference !== undefined) entity.creditReferences.set(rec.sandbox_reference, creditReference(rec))
+    this.core.changedRecord(table, rec)
     return rec
   }
 

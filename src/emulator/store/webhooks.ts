@@ -35,24 +35,26 @@ export class WebhooksStore {
       updated_at: now,
     }
     entity.webhooks.insert(rec)
-    this.core.changed()
+    this.core.changedRecord(entity.webhooks, rec)
     return rec
   }
 
   /** Changes only the given fields; `event_types` replaces the allowlist. */
-  update(hook: WebhookRecord, patch: {url?: string; description?: string | null; event_types?: string[]; is_active?: boolean}): WebhookRecord {
+  update(entity: WebhookTables, hook: WebhookRecord, patch: {url?: string; description?: string | null; event_types?: string[]; is_active?: boolean}): WebhookRecord {
     if (patch.url !== undefined) hook.url = patch.url
     if (patch.description !== undefined) hook.description = patch.description
     if (patch.event_types !== undefined) hook.event_types = [...patch.event_types].sort()
     if (patch.is_active !== undefined) hook.is_active = patch.is_active
     hook.updated_at = this.core.now()
-    this.core.changed()
+    this.core.changedRecord(entity.webhooks, hook)
     return hook
   }
 
   delete(entity: WebhookTables, id: string): boolean {
-    const gone = entity.webhooks.delete(id)
-    if (gone) this.core.changed()
-    return gone
+    const hook = entity.webhooks.get(id)
+    if (!hook) return false
+    entity.webhooks.delete(id)
+    this.core.removedRecord(entity.webhooks, hook)
+    return true
   }
 }
