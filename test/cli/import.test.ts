@@ -6,7 +6,7 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {expectNothingSent, runAs as runAsIn, startEmulator, tempDir, type Emulator, type Keys, type RunOptions, expectOnlyRequests, subaccountLookup, importRecords} from '../support/index.js'
+import {expectNothingSent, runAs as runAsIn, startEmulator, tempDir, type Emulator, type Keys, type RunOptions, expectOnlyRequests, subaccountLookup, importRecords, activityAmounts} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -27,12 +27,7 @@ const lookup = subaccountLookup
 
 const sub = async (name: string) => (await runAs(emu, 'test', ['subaccounts', 'create', '--name', name])).json().id as string
 
-/** Every activity amount of a subaccount, through the API (the proof of what moved). */
-async function amounts(id: string, direction: 'credit' | 'debit'): Promise<number[]> {
-  const r = await runAs(emu, 'test', ['subaccounts', 'activity', id, '--direction', direction, '--all', '--limit', '500', '-o', 'ndjson'])
-  expect(r.code, r.stderr).toBe(0)
-  return r.stdout.trim() ? r.stdout.trim().split('\n').map((l) => JSON.parse(l).amount_in_minor_units as number) : []
-}
+const amounts = (id: string, direction: 'credit' | 'debit') => activityAmounts(emu, id, direction)
 
 function csv(name: string, lines: string[]): string {
   const file = join(dir.path, name)

@@ -8,7 +8,7 @@ import {spawn} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {runAs, startEmulator, tempDir, type Emulator, importDone, importRecords} from '../support/index.js'
+import {runAs, startEmulator, tempDir, type Emulator, importDone, importRecords, activityAmounts} from '../support/index.js'
 import {BIN, cleanEnv} from './process.js'
 
 let emu: Emulator
@@ -17,12 +17,7 @@ const dir = tempDir('payops-import-kill-')
 const sub = async (name: string) => (await runAs(emu, 'test', ['subaccounts', 'create', '--name', name], {configDir: dir.path})).json().id as string
 const imp = (args: string[]) => runAs(emu, 'test', ['moves', 'import', ...args], {configDir: dir.path})
 
-/** Every activity amount of a subaccount, through the API (the proof of what moved). */
-async function amounts(id: string, direction: 'credit' | 'debit'): Promise<number[]> {
-  const r = await runAs(emu, 'test', ['subaccounts', 'activity', id, '--direction', direction, '--all', '--limit', '500', '-o', 'ndjson'], {configDir: dir.path})
-  expect(r.code, r.stderr).toBe(0)
-  return r.stdout.trim() ? r.stdout.trim().split('\n').map((l) => JSON.parse(l).amount_in_minor_units as number) : []
-}
+const amounts = (id: string, direction: 'credit' | 'debit') => activityAmounts(emu, id, direction, {configDir: dir.path})
 
 function csv(name: string, lines: string[]): string {
   const file = join(dir.path, name)

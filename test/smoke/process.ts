@@ -9,12 +9,9 @@ import {BIN, ROOT, cleanEnv, defaultConfigDir, tempDir} from '../support/env.js'
 import {knownSecrets} from '../support/cli.js'
 
 export {BIN, ROOT, cleanEnv, knownSecrets, tempDir}
-
-export interface Keys {
-  test: string
-  test_other: string
-  live: string
-}
+export {lastLine, outcomeOf} from '../support/index.js'
+import type {Keys} from '../support/emulator.js'
+export type {Keys}
 
 export interface Emulator {
   baseUrl: string
@@ -131,14 +128,3 @@ export function runAs(emu: Emulator, key: keyof Keys | string, args: string[], o
   return run(args, {...opts, env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: apiKey, ...opts.env}})
 }
 
-export function lastLine(s: string): string {
-  const lines = s.trim().split('\n')
-  return lines[lines.length - 1] ?? ''
-}
-
-/** The `{"outcome":{...}}` line a money command writes on stderr in machine formats. */
-export function outcomeOf(r: Pick<RunResult, 'stderr'>): {kind: string; id: string; idempotency_key: string | null; status: string | null} {
-  const lines = r.stderr.split('\n').filter((l) => l.startsWith('{"outcome"'))
-  if (lines.length !== 1) throw new Error(`expected one outcome line on stderr, found ${lines.length}:\n${r.stderr}`)
-  return JSON.parse(lines[0]).outcome
-}

@@ -97,3 +97,10 @@ export function importRecords(file: string, path = databasePathFor(file)): Impor
 
 /** Rows an import's database records as done. */
 export const importDone = (file: string) => importRecords(file)?.journal.filter((j) => j.state === 'done').length ?? 0
+
+/** Every activity amount of a subaccount in one direction, through the API (the proof of what moved). */
+export async function activityAmounts(emu: Emulator, id: string, direction: 'credit' | 'debit', opts: RunOptions = {}): Promise<number[]> {
+  const r = await runAs(emu, 'test', ['subaccounts', 'activity', id, '--direction', direction, '--all', '--limit', '500', '-o', 'ndjson'], opts)
+  expect(r.code, r.stderr).toBe(0)
+  return r.stdout.trim() ? r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as {amount_in_minor_units: number}).amount_in_minor_units) : []
+}
