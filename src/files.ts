@@ -1,16 +1,38 @@
 /** Reading what the operator hands over: a file named on the command line, or stdin. */
-import {readFileSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {createReadStream, readFileSync, realpathSync} from 'node:fs'
 import type {Readable} from 'node:stream'
 import {UsageError} from './errors.js'
+
+/** The one-line error of a file named on the command line that cannot be read. */
+function fileError(err: unknown, what: string): UsageError {
+  const code = (err as NodeJS.ErrnoException).code
+  return new UsageError(`${what}: ${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)}.`)
+}
 
 /** Reads a file named on the command line; a usage error naming it if it cannot. */
 export function readFileArg(path: string, flag: string): Buffer {
   try {
     return readFileSync(path)
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    throw new UsageError(`${flag} ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)}.`)
+    throw fileError(err, `${flag} ${path}`)
   }
+}
+
+/** The real path of a file named on the command line (symlinks resolved); a usage error naming it if there is none. */
+export function realPathArg(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch (err) {
+    throw fileError(err, `Cannot read ${path}`)
+  }
+}
+
+/** The SHA-256 of a file's bytes, read a megabyte at a time. */
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256')
+  for await (const chunk of createReadStream(path, {highWaterMark: 1 << 20})) hash.update(chunk as Buffer)
+  return hash.digest('hex')
 }
 
 /** Everything a stream holds (stdin: ids, a key, a raw body). */

@@ -90,7 +90,7 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     ctx.out.note(`${plural(n, 'row')} the journal records as sent (line${n === 1 ? '' : 's'} ${describeLines(plan.missing)}) ${n === 1 ? 'is' : 'are'} no longer in the file; ${n === 1 ? 'its move was' : 'their moves were'} made and stay${n === 1 ? 's' : ''}.`)
   }
   const pendingCount = plan.pendingCount
-  if (!plan.isNewBatch && plan.store.journaled) {
+  if (!plan.isNewBatch && (plan.fresh < plan.rowCount || plan.missing.length)) {
     const fresh = plan.fresh
     const again = pendingCount - fresh
     const todo = [fresh ? `${plural(fresh, 'new row')}` : '', again ? `${plural(again, 'unfinished row')} (with the ${again === 1 ? 'key it was' : 'keys they were'} sent with)` : ''].filter(Boolean)
@@ -117,7 +117,7 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     }
     if (plan.currenciesSet) overLimits = enforceLimits(ctx, opts, plan.pending())
   }
-  const totals = plan.store.totals(false)
+  const totals = plan.summary.pendingTotals
   // The confirmation checks the limits of each move on its own: the rows over them are enough.
   const movements = overLimits.map(movementOf)
   const summaryLine = `Import ${plural(pendingCount, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rowCount} rows already done)` : ''}`
@@ -179,6 +179,9 @@ function movementOf(r: PlannedRow) {
  * Returns the rows over the limits.
  */
 function enforceLimits(ctx: CommandContext, opts: ImportOptions, rows: Iterable<PlannedRow>): PlannedRow[] {
+  const limits = ctx.profile.profile?.limits
+  // No limits: nothing to read row by row.
+  if (!Object.keys(limits?.max_amount ?? {}).length && !limits?.allowed_destinations?.length) return []
   const violations: string[] = []
   const over: PlannedRow[] = []
   for (const r of rows) {

@@ -3,12 +3,12 @@
  * with the journal), read-only checks, run. Nothing is planned before the lock is taken, so two
  * imports of one file (by any path that names it) never plan, nor send, side by side.
  */
-import {createHash, randomUUID} from 'node:crypto'
-import {createReadStream, existsSync, realpathSync, rmSync, statSync} from 'node:fs'
+import {randomUUID} from 'node:crypto'
+import {existsSync, rmSync, statSync} from 'node:fs'
 import type {Readable} from 'node:stream'
 import type {Api} from '../api/index.js'
 import {ApiError, UsageError} from '../errors.js'
-import {readAll} from '../files.js'
+import {readAll, realPathArg, sha256File} from '../files.js'
 import {LockBusyError, lockDirOf, lockExclusive} from '../lock.js'
 import {parseImportCsv, streamImportCsv, type RowError, type StreamedFile} from './csv.js'
 import {runImport, type ImportResult, type RunOptions} from './run.js'
@@ -57,18 +57,28 @@ export class ImportPlan {
   get journalPath(): string {
     return this.store.path
   }
+  private figures?: ReturnType<ImportStore['summary']>
+  /** The plan's counts and totals, read once (again only after the checks set currencies). */
+  get summary(): ReturnType<ImportStore['summary']> {
+    return (this.figures ??= this.store.summary())
+  }
   get rowCount(): number {
-    return this.store.count()
+    return this.summary.rows
   }
   get pendingCount(): number {
-    return this.store.pendingCount
+    return this.summary.pending
   }
   get alreadyDone(): number {
     return this.rowCount - this.pendingCount
   }
   /** Rows never sent before (their keys are not in the journal). */
   get fresh(): number {
-    return this.store.count(`WHERE j.key IS NULL`)
+    return this.summary.fresh
+  }
+  /** The checks set the currency of rows in minor units: the totals are read again. */
+  currenciesChanged(n: number): void {
+    this.currenciesSet += n
+    if (n) this.figures = undefined
   }
   pending(): Iterable<PlannedRow> {
     return this.store.pending()
@@ -110,19 +120,10 @@ async function lock(target: string): Promise<() => Promise<void>> {
   }
 }
 
-function realPath(file: string): string {
-  try {
-    return realpathSync(file)
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    throw new UsageError(`Cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (code ?? (err as Error).message)}.`)
-  }
-}
-
 async function plan(file: string, opts: PlanOptions): Promise<ImportPlan> {
   const stdin = file === '-'
   if (stdin && !opts.journal) throw new UsageError('An import from stdin needs --journal FILE: the database that records what was sent, so that a re-run sends nothing twice.')
-  const real = stdin ? undefined : realPath(file)
+  const real = stdin ? undefined : realPathArg(file)
   const dbPath = opts.journal ?? databasePathFor(real!)
   if (!opts.journal && !existsSync(dbPath) && existsSync(legacyJournalOf(file))) {
     throw new UsageError(
@@ -137,6 +138,8 @@ async function plan(file: string, opts: PlanOptions): Promise<ImportPlan> {
     const newBatch = !batch || Boolean(opts.newBatch)
     const batchId = newBatch ? randomUUID() : batch.batch_id
     const p = new ImportPlan(file, store, batchId, Boolean(batch && opts.newBatch), release)
+    let kept = false
+    let keep: (() => void) | undefined
     p.isNewBatch = newBatch
     if (newBatch) store.ignoreJournal()
     if (stdin) {
@@ -146,17 +149,20 @@ async function plan(file: string, opts: PlanOptions): Promise<ImportPlan> {
     } else {
       const {size, mtimeMs} = statSync(real!)
       const meta = {batchId, size, mtimeMs, defaultCurrency: opts.defaultCurrency}
-      // The plan of an unchanged file is kept (a resume of a large import starts sending at once).
-      if (!(await store.planMatches(meta, () => fileSha256(real!)))) {
+      // The plan of an unchanged file, once compared clean with the journal, is kept: a resume of a
+      // large import starts sending at once (the journal only grows with keys of that plan).
+      kept = await store.planMatches(meta, () => sha256File(real!))
+      if (!kept) {
         const out: StreamedFile = {errors: [], rows: 0, sha256: ''}
         const rows = await store.writePlan(batchId, streamImportCsv(real!, opts.defaultCurrency, out))
         p.errors = out.errors
-        if (!p.errors.length) store.keepPlan({...meta, sha256: out.sha256, rows})
+        keep = () => store!.keepPlan({...meta, sha256: out.sha256, rows})
       }
     }
     if (p.errors.length) return p
     if (batch && opts.newBatch) p.duplicates = store.resent()
-    else if (batch) Object.assign(p, store.compare())
+    else if (batch) Object.assign(p, store.compare(kept))
+    if (!p.changed.length) keep?.()
     p.repeats = store.repeats()
     return p
   } catch (err) {
@@ -164,12 +170,6 @@ async function plan(file: string, opts: PlanOptions): Promise<ImportPlan> {
     await release().catch(() => undefined)
     throw err
   }
-}
-
-async function fileSha256(path: string): Promise<string> {
-  const hash = createHash('sha256')
-  for await (const chunk of createReadStream(path, {highWaterMark: 1 << 20})) hash.update(chunk as Buffer)
-  return hash.digest('hex')
 }
 
 /**
@@ -180,7 +180,7 @@ async function fileSha256(path: string): Promise<string> {
  */
 async function check(api: Api, p: ImportPlan, concurrency = 4): Promise<RowError[]> {
   const found = new Map<string, {currency: string | null} | null>()
-  const queue = p.store.pendingIds()
+  const queue = p.store.subaccountIds()
   const worker = async () => {
     for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
       try {
@@ -193,24 +193,17 @@ async function check(api: Api, p: ImportPlan, concurrency = 4): Promise<RowError
     }
   }
   await Promise.all(Array.from({length: Math.max(1, Math.min(concurrency, queue.length))}, worker))
-  for (const [id, f] of found) if (f?.currency) p.currenciesSet += p.store.setCurrency(id, f.currency)
-  const errors: RowError[] = []
-  for (const r of p.pending()) {
-    const problems: string[] = []
-    const from = found.get(r.from_subaccount_id)
-    if (!from) problems.push(`source subaccount ${r.from_subaccount_id} was not found for this API key`)
-    if (!found.get(r.to_subaccount_id)) problems.push(`destination subaccount ${r.to_subaccount_id} was not found for this API key`)
-    if (from?.currency && r.currencyGiven && from.currency !== r.currency) problems.push(`amount is in ${r.currency} but subaccount ${r.from_subaccount_id} holds ${from.currency}`)
-    if (problems.length) errors.push({line: r.line, message: problems.join('; ')})
-  }
-  return errors
+  const currencies = new Map<string, string>()
+  for (const [id, f] of found) if (f?.currency) currencies.set(id, f.currency)
+  for (const [id, currency] of currencies) p.currenciesChanged(p.store.setCurrency(id, currency))
+  return p.store.rowProblems([...found].filter(([, f]) => !f).map(([id]) => id), currencies)
 }
 
 /** Sends the rows not done yet from the plan, journaling each; marks the batch finished when every row is done. */
 async function run(p: ImportPlan, opts: RunOptions & {send: RowSender}): Promise<ImportResult> {
   p.begin()
   const s = p.store
-  const result = await runImport(opts.send, {rows: s.pending(), total: p.rowCount, alreadyDone: p.alreadyDone, doneTotals: s.totals(true)}, s, opts)
+  const result = await runImport(opts.send, {rows: s.pending(), total: p.rowCount, alreadyDone: p.alreadyDone, doneTotals: p.summary.doneTotals}, s, opts)
   s.flush()
   if (!result.interrupted && result.failed === 0) s.finish()
   return result

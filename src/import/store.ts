@@ -34,6 +34,14 @@ export const IMPORT_SCHEMA: Schema = {
        move_status TEXT, http_status INTEGER, warning TEXT, error_status INTEGER, error_code TEXT, message TEXT, at TEXT NOT NULL) WITHOUT ROWID;
      CREATE INDEX journal_fp ON journal (fp);
      CREATE INDEX journal_line ON journal (line);`,
+    // The subaccount ids of the plan, kept as it is written; a plan kept without them is made again.
+    `CREATE TABLE ids (id TEXT PRIMARY KEY) WITHOUT ROWID;
+     DELETE FROM plan_meta;`,
+    // Each plan row says whether the journal records it as done (set in the same transaction as
+    // the record), so that the rows to send and the figures are read without a journal lookup per row.
+    `ALTER TABLE plan ADD COLUMN done INTEGER NOT NULL DEFAULT 0;
+     CREATE INDEX plan_pending ON plan (idx) WHERE done = 0;
+     DELETE FROM plan_meta;`,
   ],
 }
 
@@ -60,34 +68,17 @@ export type JournalRecord =
   | {state: 'done'; kind: string; move_id: string; move_status: string; http_status: number; warning?: string}
   | {state: 'failed'; error_status?: number; error_code?: string; message: string}
 
-/** A 4xx other than 408, 409 and 429: the API refused the row outright, nothing was made. */
-export function isDefinitiveRefusal(status: number | undefined | null): boolean {
-  return typeof status === 'number' && status >= 400 && status < 500 && ![408, 409, 429].includes(status)
-}
-
 /** The short content hash of a row (from, to, amount, currency, auto_approve, metadata). */
 export function contentHash(fingerprint: string): string {
   return createHash('sha256').update(fingerprint).digest().toString('hex', 0, 16)
 }
 
-interface PlanRowDb {
-  idx: number
-  line: number
-  key: string
-  fp: string
-  n: number
-  src: string
-  dst: string
-  amount: number
-  currency: string
-  currency_given: number
-  auto_approve: number | null
-  metadata: string | null
-}
+type PlanRowDb = {idx: number; line: number; key: string; fp: string; n: number; src: string; dst: string; amount: number; currency: string}
+  & {currency_given: number; auto_approve: number | null; metadata: string | null}
 
 const PAGE = 1000
-/** A journal entry that may have made a move: anything but a definitive refusal (see isDefinitiveRefusal). */
-const MOVED = `NOT (state = 'failed' AND error_status >= 400 AND error_status < 500 AND error_status NOT IN (408, 409, 429))`
+/** A journal entry that may have made a move: anything but a refusal outright (a 4xx other than 408, 409, 429). */
+const moved = (j: string) => `NOT (${j}.state = 'failed' AND ${j}.error_status IS NOT NULL AND ${j}.error_status >= 400 AND ${j}.error_status < 500 AND ${j}.error_status NOT IN (408, 409, 429))`
 
 function rowOf(r: PlanRowDb): PlannedRow {
   return {
@@ -110,11 +101,9 @@ export class ImportStore {
   private readonly queue: Array<[Pick<PlannedRow, 'key' | 'fp' | 'line' | 'n'>, JournalRecord]> = []
   private timer?: NodeJS.Timeout
 
-  /**
-   * The journal the plan is compared with: none while a new batch is planned (--new-batch: the
-   * old batch's journal is set aside when the run starts, not before).
-   */
+  /** The journal the plan is compared with: none while a new batch is planned (the old one is set aside when it starts). */
   private j = 'journal'
+  private readonly pendingFrom = 'FROM plan p WHERE p.done = 0'
 
   private constructor(readonly db: Database) {}
 
@@ -123,18 +112,12 @@ export class ImportStore {
     this.j = '(SELECT * FROM journal WHERE 0)'
   }
 
-  private get pendingFrom(): string {
-    return `FROM plan p LEFT JOIN ${this.j} j ON j.key = p.key WHERE (j.state IS NULL OR j.state <> 'done')`
-  }
-
   /** Opens (or creates) the database at `path`. */
   static open(path: string): ImportStore {
     return new ImportStore(openDatabase(path, IMPORT_SCHEMA, {synchronous: 'NORMAL'}))
   }
 
-  get path(): string {
-    return this.db.path
-  }
+  get path(): string { return this.db.path }
 
   batch(): {batch_id: string} | undefined {
     return this.db.prepare('SELECT batch_id FROM batch').get<{batch_id: string}>()
@@ -166,8 +149,9 @@ export class ImportStore {
   /** Writes the plan from `rows` (valid rows, in file order) in one pass, keying each; returns how many. */
   async writePlan(batchId: string, rows: AsyncIterable<ImportRow> | Iterable<ImportRow>): Promise<number> {
     const db = this.db
-    db.transaction(() => db.exec('DELETE FROM plan_meta; DELETE FROM plan; CREATE TEMP TABLE IF NOT EXISTS occ (fp TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID; DELETE FROM occ'))
+    db.transaction(() => db.exec('DELETE FROM plan_meta; DELETE FROM plan; DELETE FROM ids; CREATE TEMP TABLE IF NOT EXISTS occ (fp TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID; DELETE FROM occ'))
     const insert = db.prepare('INSERT INTO plan (idx, line, key, cell_key, fp, n, src, dst, amount, currency, currency_given, auto_approve, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    const id = db.prepare('INSERT OR IGNORE INTO ids (id) VALUES (?)')
     const occurrence = db.prepare('INSERT INTO occ (fp, n) VALUES (?, 1) ON CONFLICT (fp) DO UPDATE SET n = n + 1 RETURNING n')
     let idx = 0
     let open = false
@@ -180,11 +164,14 @@ export class ImportStore {
         const n = r.idempotency_key ? 0 : Number(occurrence.get<{n: number}>(fp)!.n)
         const key = r.idempotency_key ?? deriveKey(batchId, r.fingerprint, n)
         const aa = r.auto_approve === undefined ? null : r.auto_approve ? 1 : 0
+        id.run(r.from_subaccount_id)
+        id.run(r.to_subaccount_id)
         insert.run(idx++, r.line, key, r.idempotency_key ? 1 : 0, fp, n, r.from_subaccount_id, r.to_subaccount_id, r.amount_in_minor_units, r.currency, r.currencyGiven ? 1 : 0, aa, r.client_metadata ? JSON.stringify(r.client_metadata) : null)
         // Committed in groups: a row read at a time, the transaction is never held across a whole file.
         if (idx % 10_000 === 0) open = (db.exec('COMMIT'), false)
       }
       if (open) db.exec('COMMIT')
+      db.prepare(`UPDATE plan SET done = 1 WHERE key IN (SELECT key FROM ${this.j} WHERE state = 'done')`).run()
     } catch (err) {
       if (open) db.exec('ROLLBACK')
       throw err
@@ -197,17 +184,30 @@ export class ImportStore {
     this.db.prepare('INSERT INTO plan_meta (one, batch_id, file_sha256, size, mtime_ms, default_currency, rows) VALUES (1, ?, ?, ?, ?, ?, ?)').run(p.batchId, p.sha256, p.size, p.mtimeMs, p.defaultCurrency, p.rows)
   }
 
-  count(where = ''): number {
-    return Number(this.db.prepare(`SELECT COUNT(*) AS n FROM plan p LEFT JOIN ${this.j} j ON j.key = p.key ${where}`).get<{n: number}>()!.n)
-  }
-
-  get pendingCount(): number {
-    return this.count(`WHERE (j.state IS NULL OR j.state <> 'done')`)
-  }
-
-  /** Keys the journal holds (that the plan is compared with). */
-  get journaled(): number {
-    return Number(this.db.prepare(`SELECT COUNT(*) AS n FROM ${this.j}`).get<{n: number}>()!.n)
+  /**
+   * The plan's figures in one pass: rows, rows still to send, rows never sent (no key in the
+   * journal), and the totals per currency, in minor units, of the rows to send and of those done.
+   */
+  summary(): {rows: number; pending: number; fresh: number; pendingTotals: Record<string, number>; doneTotals: Record<string, number>} {
+    const out = {rows: 0, pending: 0, fresh: 0, pendingTotals: {} as Record<string, number>, doneTotals: {} as Record<string, number>}
+    const rows = this.db
+      .prepare('SELECT currency AS c, COUNT(*) AS n, SUM(done = 0) AS pending, SUM(CASE WHEN done = 0 THEN amount ELSE 0 END) AS todo, SUM(CASE WHEN done = 1 THEN amount ELSE 0 END) AS finished FROM plan GROUP BY currency')
+      .all<{c: string; n: number; pending: number; todo: number | bigint; finished: number | bigint}>()
+    const exact = (c: string, v: number | bigint) => {
+      const t = Number(v)
+      if (!Number.isSafeInteger(t)) throw new UsageError(`The total in ${c} is too large to handle exactly.`)
+      return t
+    }
+    for (const r of rows) {
+      out.rows += Number(r.n)
+      out.pending += Number(r.pending)
+      if (Number(r.pending)) out.pendingTotals[r.c] = exact(r.c, r.todo)
+      if (Number(r.pending) < Number(r.n)) out.doneTotals[r.c] = exact(r.c, r.finished)
+    }
+    // Rows to send that were sent before (their answer lost, or refused): few, read from the journal's side.
+    const unfinished = this.db.prepare(`SELECT COUNT(*) AS n FROM ${this.j} j JOIN plan p ON p.key = j.key WHERE p.done = 0`).get<{n: number}>()
+    out.fresh = out.pending - Number(unfinished?.n ?? 0)
+    return out
   }
 
   /** Rows not done yet, in file order, read a page at a time (the database stays usable between rows). */
@@ -222,26 +222,34 @@ export class ImportStore {
     }
   }
 
-  /** Per currency, in minor units: of the rows still to send (`done` false) or done. */
-  totals(done: boolean): Record<string, number> {
-    const where = done ? `WHERE j.state = 'done'` : `WHERE (j.state IS NULL OR j.state <> 'done')`
-    const out: Record<string, number> = {}
-    for (const r of this.db.prepare(`SELECT p.currency AS c, SUM(p.amount) AS t FROM plan p LEFT JOIN ${this.j} j ON j.key = p.key ${where} GROUP BY p.currency`).all<{c: string; t: number | bigint}>()) {
-      const t = Number(r.t)
-      if (!Number.isSafeInteger(t)) throw new UsageError(`The total in ${r.c} is too large to handle exactly.`)
-      out[r.c] = t
-    }
-    return out
+  /** Every source and destination id of the file (kept while the plan is written). */
+  subaccountIds(): string[] {
+    return this.db.prepare('SELECT id FROM ids').all<{id: string}>().map((r) => r.id)
   }
 
-  /** Distinct source and destination ids of the rows still to send. */
-  pendingIds(): string[] {
-    return this.db.prepare(`SELECT p.src AS id ${this.pendingFrom} UNION SELECT p.dst ${this.pendingFrom}`).all<{id: string}>().map((r) => r.id)
+  /**
+   * The problems of the rows still to send, by line, found in the database rather than row by row:
+   * a source or destination in `missing`, a currency given that is not its source's (`currencies`).
+   */
+  rowProblems(missing: string[], currencies: Map<string, string>): RowError[] {
+    const problems = new Map<number, string[]>()
+    const add = (line: number, text: string) => problems.set(Number(line), [...(problems.get(Number(line)) ?? []), text])
+    if (missing.length) {
+      const list = missing.map(() => '?').join(', ')
+      const rows = this.db.prepare(`SELECT p.line AS line, p.src AS src, p.dst AS dst ${this.pendingFrom} AND (p.src IN (${list}) OR p.dst IN (${list})) ORDER BY p.idx`).all<{line: number; src: string; dst: string}>(...missing, ...missing)
+      for (const r of rows) {
+        if (missing.includes(r.src)) add(r.line, `source subaccount ${r.src} was not found for this API key`)
+        if (missing.includes(r.dst)) add(r.line, `destination subaccount ${r.dst} was not found for this API key`)
+      }
+    }
+    const wrong = this.db.prepare(`SELECT p.line AS line, p.currency AS c ${this.pendingFrom} AND p.src = ? AND p.currency_given = 1 AND p.currency <> ?`)
+    for (const [src, currency] of currencies) for (const r of wrong.all<{line: number; c: string}>(src, currency)) add(r.line, `amount is in ${r.c} but subaccount ${src} holds ${currency}`)
+    return [...problems].sort((a, b) => a[0] - b[0]).map(([line, texts]) => ({line, message: texts.join('; ')}))
   }
 
   /** A row in minor units without a currency takes its source's: sets it on every such pending row of `src`. */
   setCurrency(src: string, currency: string): number {
-    return this.db.prepare(`UPDATE plan SET currency = ? WHERE src = ? AND currency_given = 0 AND currency <> ? AND key NOT IN (SELECT key FROM ${this.j} WHERE state = 'done')`).run(currency, src, currency).changes
+    return this.db.prepare('UPDATE plan SET currency = ? WHERE src = ? AND currency_given = 0 AND currency <> ? AND done = 0').run(currency, src, currency).changes
   }
 
   /**
@@ -250,21 +258,27 @@ export class ImportStore {
    * content the file now holds fewer times than the journal sent it); `missing`, lines of
    * journaled rows that may have made a move and whose keys no row of the file has any more.
    */
-  compare(): {changed: RowError[]; missing: number[]} {
+  compare(onlyMissing = false): {changed: RowError[]; missing: number[]} {
+    const missing = this.db
+      .prepare(`SELECT j.line AS line FROM journal j LEFT JOIN plan p ON p.key = j.key WHERE p.key IS NULL AND ${moved('j')} ORDER BY j.line`)
+      .all<{line: number}>()
+      .map((r) => Number(r.line))
+    if (onlyMissing) return {changed: [], missing}
     const changed: RowError[] = this.db
       .prepare(`SELECT p.line AS line FROM plan p JOIN journal j ON j.key = p.key WHERE p.fp <> j.fp`)
       .all<{line: number}>()
       .map((r) => ({line: Number(r.line), message: 'its idempotency_key was sent before with other content'}))
-    const sentFrom = this.db.prepare(`SELECT fp FROM journal WHERE line = ? AND fp <> ? AND ${MOVED} LIMIT 1`)
-    const fewer = this.db.prepare(`SELECT (SELECT COUNT(*) FROM journal WHERE fp = ? AND ${MOVED}) > (SELECT COUNT(*) FROM plan WHERE fp = ?) AS x`)
-    for (const p of this.db.prepare('SELECT p.line AS line, p.fp AS fp FROM plan p LEFT JOIN journal j ON j.key = p.key WHERE j.key IS NULL').all<{line: number; fp: string}>()) {
-      const e = sentFrom.get<{fp: string}>(p.line, p.fp)
-      if (e && fewer.get<{x: number}>(e.fp, e.fp)?.x) changed.push({line: Number(p.line), message: 'this line held a row that was sent, and the file no longer holds it'})
+    // New rows on lines the journal sent another content from (an index probe per new row).
+    const onSentLines = this.db.prepare(
+      `SELECT p.line AS line, s.fp AS fp FROM plan p LEFT JOIN journal j ON j.key = p.key JOIN journal s ON s.line = p.line AND s.fp <> p.fp AND ${moved('s')} WHERE j.key IS NULL`,
+    )
+    const fewer = this.db.prepare(`SELECT (SELECT COUNT(*) FROM journal j WHERE j.fp = ? AND ${moved('j')}) > (SELECT COUNT(*) FROM plan WHERE fp = ?) AS x`)
+    const seen = new Set<number>()
+    for (const p of onSentLines.all<{line: number; fp: string}>()) {
+      if (seen.has(Number(p.line)) || !fewer.get<{x: number}>(p.fp, p.fp)?.x) continue
+      seen.add(Number(p.line))
+      changed.push({line: Number(p.line), message: 'this line held a row that was sent, and the file no longer holds it'})
     }
-    const missing = this.db
-      .prepare(`SELECT j.line AS line FROM journal j LEFT JOIN plan p ON p.key = j.key WHERE p.key IS NULL AND ${MOVED} ORDER BY j.line`)
-      .all<{line: number}>()
-      .map((r) => Number(r.line))
     return {changed: changed.sort((a, b) => a.line - b.line), missing}
   }
 
@@ -276,7 +290,7 @@ export class ImportStore {
   resent(): number[] {
     return this.db
       .prepare(
-        `SELECT p.line AS line FROM plan p WHERE p.cell_key = 0 AND p.n <= (SELECT COUNT(*) FROM journal WHERE fp = p.fp AND derived = 1 AND ${MOVED}) ORDER BY p.line`,
+        `SELECT p.line AS line FROM plan p WHERE p.cell_key = 0 AND p.n <= (SELECT COUNT(*) FROM journal j WHERE j.fp = p.fp AND j.derived = 1 AND ${moved('j')}) ORDER BY p.line`,
       )
       .all<{line: number}>()
       .map((r) => Number(r.line))
@@ -307,8 +321,10 @@ export class ImportStore {
     )
     const batch = this.queue.splice(0)
     const at = new Date().toISOString()
+    const markDone = this.db.prepare('UPDATE plan SET done = 1 WHERE key = ?')
     this.db.transaction(() => {
       for (const [{key, fp, line, n}, r] of batch) {
+        if (r.state === 'done') markDone.run(key)
         const done = r.state === 'done' ? r : undefined
         const failed = r.state === 'failed' ? r : undefined
         upsert.run(key, fp, n > 0 ? 1 : 0, line, r.state, done?.kind ?? null, done?.move_id ?? null, done?.move_status ?? null, done?.http_status ?? null, done?.warning ?? null, failed?.error_status ?? null, failed?.error_code ?? null, failed?.message ?? null, at)

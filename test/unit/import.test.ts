@@ -132,9 +132,9 @@ describe('keys', () => {
 
   it('totals per currency exactly, refusing unsafe totals', async () => {
     const s = await planned(parseImportCsv(`from,to,amount_in_minor_units,currency\n${A},${B},1,USD\n${A},${B},2,USD\n${A},${C},5,JPY`).rows, 'b')
-    expect(s.totals(false)).toEqual({USD: 3, JPY: 5})
+    expect(s.summary().pendingTotals).toEqual({USD: 3, JPY: 5})
     const big = await planned(parseImportCsv(`from,to,amount_in_minor_units\n${A},${B},${Number.MAX_SAFE_INTEGER}\n${A},${B},1`).rows, 'b')
-    expect(() => big.totals(false)).toThrow(UsageError)
+    expect(() => big.summary()).toThrow(UsageError)
   })
 })
 
@@ -164,9 +164,9 @@ describe('journal', () => {
     s.record(r, {state: 'done', kind: 'created', move_id: 'm', move_status: 'settled', http_status: 201})
     // Queued: another connection does not see it yet.
     const other = ImportStore.open(path)
-    expect(other.journaled).toBe(0)
+    expect(other.db.prepare('SELECT COUNT(*) AS n FROM journal').get()).toEqual({n: 0})
     s.close()
-    expect(other.journaled).toBe(1)
+    expect(other.db.prepare('SELECT COUNT(*) AS n FROM journal').get()).toEqual({n: 1})
     other.close()
   })
 
@@ -274,8 +274,8 @@ describe('runImport with a RowSender', () => {
   const source = async (done: number) => {
     const s = await journalOf(rowsOf([`${A},${B},1`]), 'run')
     await s.writePlan('run', rowsOf([`${A},${B},1`, `${A},${B},2`, `${A},${B},3`, `${A},${B},4`]))
-    expect(s.count() - s.pendingCount).toBe(done)
-    return {s, source: {rows: s.pending(), total: s.count(), alreadyDone: done, doneTotals: s.totals(true)}}
+    expect(s.summary().rows - s.summary().pending).toBe(done)
+    return {s, source: {rows: s.pending(), total: s.summary().rows, alreadyDone: done, doneTotals: s.summary().doneTotals}}
   }
 
   it('counts each outcome kind once, totals what was sent this run and overall', async () => {
