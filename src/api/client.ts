@@ -11,7 +11,7 @@ import {auditInfo, type AuditHook} from './audit-info.js'
 
 export {newOpId, type AuditHook, type AuditInfo, type AuditOutcome} from './audit-info.js'
 import {describeIssues, readErrorBody} from './schemas/common.js'
-import {redact, redactKey, registerSecret} from './redact.js'
+import {describeHeader, redact, registerSecret} from './redact.js'
 import {FetchTransport, PoolTransport, type Transport} from './transport.js'
 import {DEFAULT_POLICY, RETRYABLE_STATUSES, isRetryableMethod, nextDelay, parseRetryAfter, type RetryPolicy} from './retry.js'
 import type {Page} from './paginate.js'
@@ -32,6 +32,8 @@ export interface ClientOptions {
   retryPolicy?: Partial<RetryPolicy>
   /** Receives debug trace lines (already redacted). */
   trace?: (line: string) => void
+  /** More header names (lower case) whose values traces redact (PAYOPS_REDACT_HEADERS). */
+  redactHeaders?: readonly string[]
   userAgent?: string
   sleep?: (ms: number) => Promise<void>
   random?: () => number
@@ -120,6 +122,7 @@ export class ApiClient {
   private readonly timeoutMs: number
   private readonly policy: RetryPolicy
   private readonly trace?: (line: string) => void
+  private readonly redactHeaders: readonly string[]
   private readonly sleep: (ms: number) => Promise<void>
   private readonly random: () => number
   private readonly userAgent: string
@@ -145,6 +148,7 @@ export class ApiClient {
     this.timeoutMs = opts.timeoutMs ?? 30_000
     this.policy = {...DEFAULT_POLICY, ...opts.retryPolicy, maxRetries: opts.maxRetries ?? opts.retryPolicy?.maxRetries ?? DEFAULT_POLICY.maxRetries}
     this.trace = opts.trace
+    this.redactHeaders = opts.redactHeaders ?? []
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)))
     this.random = opts.random ?? Math.random
     this.userAgent = opts.userAgent ?? 'payops'
@@ -284,7 +288,7 @@ export class ApiClient {
     const parts: string[] = []
     for (const [k, v] of Object.entries(headers)) {
       if (k === 'accept' || k === 'user-agent') continue
-      parts.push(`${k}: ${k.toLowerCase() === 'x-api-key' ? redactKey(v) : v}`)
+      parts.push(describeHeader(k, v, this.redactHeaders))
     }
     return parts.length ? ` [${parts.join(', ')}]` : ''
   }

@@ -61,6 +61,20 @@ function assign(target: Record<string, unknown>, key: string, value: unknown): v
   cur[last] = value
 }
 
+/**
+ * A request that changes something goes only to a path in canonical form: segments of unreserved
+ * characters, no `;params`, no percent-encoding, no `.` or `..`, no empty segment. A server that
+ * strips `;x` or decodes `%2F` would otherwise route `/api/subaccounts/move;x` to the move
+ * endpoint while payops' money guard saw another path.
+ */
+function refuseOddPath(method: string, path: string): void {
+  const segments = path.split('/').slice(1)
+  const odd = segments.find((s) => s === '' || s === '.' || s === '..' || !/^[A-Za-z0-9._~-]+$/.test(s))
+  if (odd !== undefined && !(odd === '' && segments.length === 1)) {
+    throw new UsageError(`${method} ${JSON.stringify(path)}: a request that changes something needs a path in canonical form (letters, digits and - . _ ~ between single slashes; no ;params, %-encoding, dot or empty segments).`)
+  }
+}
+
 export function buildRawRequest(input: RawInput): RawRequest {
   const {method} = input
   let path = input.path
@@ -76,6 +90,7 @@ export function buildRawRequest(input: RawInput): RawRequest {
     }
     path = path.slice(0, qIndex)
   }
+  if (method !== 'GET') refuseOddPath(method, path)
   const headers: Record<string, string> = {}
   for (const h of input.headers ?? []) {
     const i = h.indexOf(':')

@@ -34,3 +34,26 @@ export function redact(text: string): string {
     .replace(SECRET_SHAPE, (k) => redactKey(k))
     .replace(JWT_SHAPE, (t) => `eyJ…${t.length > 40 ? t.slice(-4) : ''}`)
 }
+
+/** Headers that carry credentials by their name: shown redacted in every trace. */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'])
+const CREDENTIAL_NAME = /(secret|token|passw|signature|api-?key|auth|session|cookie|credential)/i
+
+/**
+ * A header as a trace shows it: a credential-bearing one (by name, or one of `marked`, the names
+ * PAYOPS_REDACT_HEADERS lists) keeps only its scheme word and last four characters.
+ */
+export function describeHeader(name: string, value: string, marked: readonly string[] = []): string {
+  const lower = name.toLowerCase()
+  if (!CREDENTIAL_HEADERS.has(lower) && !CREDENTIAL_NAME.test(lower) && !marked.includes(lower)) return `${name}: ${redact(value)}`
+  // An API key keeps its mode prefix: a trace tells a LIVE key from a test one.
+  if (lower === 'x-api-key') return `${name}: ${redactKey(value)}`
+  const m = /^(\S+)\s+(\S.*)$/.exec(value.trim())
+  const [scheme, secret] = m && /^[A-Za-z-]+$/.test(m[1]) ? [`${m[1]} `, m[2]] : ['', value.trim()]
+  return `${name}: ${scheme}${secret.length > 12 ? `…${secret.slice(-4)}` : '…'}`
+}
+
+/** The header names PAYOPS_REDACT_HEADERS marks (comma-separated), lower-cased. */
+export function markedHeaders(env: NodeJS.ProcessEnv): string[] {
+  return (env.PAYOPS_REDACT_HEADERS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)
+}

@@ -4,7 +4,7 @@
  * API client with its audit hook, the terminal prompter and the movement pipeline's ports.
  */
 import type {Api, ApiArea} from '../api/index.js'
-import {redactKey} from '../api/redact.js'
+import {markedHeaders, redactKey} from '../api/redact.js'
 import {auditHook} from '../audit/hook.js'
 import {configDir as defaultConfigDir, readProfiles} from '../config/index.js'
 import {NameBook} from '../config/names.js'
@@ -83,6 +83,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
         maxRetries: opts.flags['max-retries'] ?? 2,
         userAgent: opts.userAgent,
         trace,
+        redactHeaders: markedHeaders(io.env),
         audit: audit(),
         transport: opts.transport?.() ?? 'fetch',
         sleep: host.clock.sleep,

@@ -54,8 +54,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
   const q = url.indexOf('?')
   const path = q === -1 ? url : url.slice(0, q)
   try {
-    if (path === '/_emulator' || path.startsWith('/_emulator/')) guardControl(req, method)
+    // Only an origin-form target (`/path`): `*/…` or `http://…` forms are not routed at all.
+    if (!path.startsWith('/')) throw new HttpError(404, 'NOT_FOUND', `no route for ${method} ${path}`)
     const match = router.match(method, path)
+    // The guard decides on the route the router chose, so no spelling of a path reaches the control API unguarded.
+    if (match.kind !== 'not_found' && match.pattern.startsWith('/_emulator')) guardControl(req, method)
+    else if (path === '/_emulator' || path.startsWith('/_emulator/')) guardControl(req, method)
     if (match.kind === 'not_found') throw new HttpError(404, 'NOT_FOUND', `no route for ${method} ${path}`)
     if (match.kind === 'method_not_allowed') {
       throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed on ${match.pattern}; allowed: ${match.allow.join(', ')}`, {

@@ -255,6 +255,34 @@ describe('control API: loopback and JSON only', () => {
     }
   })
 
+  it('the guard decides on the route the router takes: other request-target spellings are refused, nothing changes', async () => {
+    const keysBefore = em.store.apiKeys.size
+    const evil = {host: 'evil.example', origin: 'http://evil.example', 'content-type': 'text/plain'}
+    for (const target of ['*/_emulator/keys', 'x/_emulator/keys', '_emulator/keys', 'http://evil.example/_emulator/keys', '//_emulator/keys']) {
+      const res = await raw(em, 'POST', target, evil, '{"entity": "live"}')
+      expect([400, 403, 404], target).toContain(res.status)
+    }
+    expect(em.store.apiKeys.size).toBe(keysBefore)
+    // A route with a parameter: a created move must not become failed.
+    const api = (path: string, body: unknown) =>
+      fetch(em.baseUrl + path, {method: 'POST', headers: {'x-api-key': em.keys.test, 'content-type': 'application/json'}, body: JSON.stringify(body)}).then((r) => r.json() as Promise<{data: {id: string; status: string}}>)
+    const a = (await api('/api/subaccounts', {name: 'Guard A'})).data.id
+    const b = (await api('/api/subaccounts', {name: 'Guard B'})).data.id
+    const move = (await api('/api/subaccounts/move', {from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 100, auto_approve: false})).data
+    expect(move.status).toBe('created')
+    for (const target of [`*/_emulator/moves/${move.id}/fail`, `x/_emulator/moves/${move.id}/fail`, `http://evil.example/_emulator/moves/${move.id}/fail`]) {
+      const res = await raw(em, 'POST', target, evil, '{}')
+      expect([400, 403, 404], target).toContain(res.status)
+    }
+    const after = await fetch(`${em.baseUrl}/api/subaccounts/${b}`, {headers: {'x-api-key': em.keys.test}}).then((r) => r.json() as Promise<{data: {total_incoming_in_minor_units: number}}>)
+    expect(after.data.total_incoming_in_minor_units).toBe(0)
+    const approved = await api(`/api/subaccounts/move/${move.id}/approve`, {})
+    expect(approved.data.status.toLowerCase()).toBe('settled')
+    // The same target, spelled as the router routes it, still needs the loopback Host and JSON.
+    expect((await raw(em, 'POST', '/_emulator/keys/', evil, '{"entity": "live"}')).status).toBe(403)
+    expect(em.store.apiKeys.size).toBe(keysBefore)
+  })
+
   it('leaves /api/ alone', async () => {
     const res = await raw(em, 'GET', '/api/treasury/accounts', {host: 'api.example.com', 'x-api-key': em.keys.test})
     expect(res.status).toBe(200)

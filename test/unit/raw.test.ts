@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {usage} from './support.js'
 import {RAW_METHODS, buildRawRequest, typedValue, type RawInput} from '../../src/api/raw.js'
+import {UsageError} from '../../src/errors.js'
 
 const files: Record<string, string> = {'body.txt': 'file contents\n', '/dev/stdin': 'from stdin'}
 const readFile = (f: string): string => {
@@ -182,5 +183,30 @@ describe('buildRawRequest', () => {
 
   it.each(['GET', 'DELETE'] as const)('refuses --input with %s', (method) => {
     expect(usage(() => build({method, path: '/x', input: '{}'})).message).toContain(`--input is not sent with ${method}`)
+  })
+})
+
+describe('buildRawRequest: the path of a request that changes something', () => {
+  const build = (method: 'POST' | 'DELETE' | 'GET', path: string) => buildRawRequest({method, path, readFile: () => ''})
+  it('refuses ;params, percent-encoding, dot and empty segments on every non-GET (exit 2)', () => {
+    for (const path of ['/api/subaccounts/move;x', '/api/subaccounts%2Fmove', '/api/subaccounts/move%3F', '/api/subaccounts/move%23', '/api/subaccounts/move%00', '/api/./subaccounts/move', '/api/x/../subaccounts/move', '/api//subaccounts/move', '/api/subaccounts/move/', '/api/sub accounts']) {
+      for (const method of ['POST', 'DELETE'] as const) {
+        let err: UsageError | undefined
+        try {
+          build(method, path)
+        } catch (e) {
+          err = e as UsageError
+        }
+        expect(err, `${method} ${path}`).toBeInstanceOf(UsageError)
+        expect(err?.exitCode).toBe(2)
+        expect(err?.message).toMatch(/needs a path in canonical form/)
+      }
+    }
+  })
+
+  it('takes canonical paths, and leaves GET paths to the server', () => {
+    expect(build('POST', '/api/subaccounts/move').path).toBe('/api/subaccounts/move')
+    expect(build('POST', '/api/subaccounts/move/3f1c2a9e-6b7d-4c8e-9f01-23456789abcd/approve?x=1').path).toBe('/api/subaccounts/move/3f1c2a9e-6b7d-4c8e-9f01-23456789abcd/approve')
+    expect(build('GET', '/api/subaccounts/a%20b').path).toBe('/api/subaccounts/a%20b')
   })
 })

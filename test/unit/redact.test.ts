@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {redact, redactKey, registerSecret} from '../../src/api/redact.js'
+import {redact, redactKey, registerSecret, describeHeader, markedHeaders} from '../../src/api/redact.js'
 
 describe('redactKey', () => {
   it('keeps the mode prefix and the last four characters', () => {
@@ -69,5 +69,26 @@ describe('redact', () => {
   it('is a no-op on text without secrets', () => {
     const text = 'GET /api/subaccounts/3f1c2a9e-6b7d-4c8e-9f01-23456789abcd 200'
     expect(redact(text)).toBe(text)
+  })
+})
+
+describe('describeHeader (debug traces)', () => {
+  it('redacts every credential-bearing header, keeping the scheme and the last four characters', () => {
+    expect(describeHeader('Authorization', 'Bearer abcdefghijklmnopqrstuvwx')).toBe('Authorization: Bearer …uvwx')
+    expect(describeHeader('authorization', 'Basic dXNlcjpwYXNzd29yZA==')).toBe('authorization: Basic …ZA==')
+    expect(describeHeader('Proxy-Authorization', 'Basic short')).toBe('Proxy-Authorization: Basic …')
+    expect(describeHeader('Cookie', 'session=0123456789abcdef0123')).toBe('Cookie: …0123')
+    expect(describeHeader('x-api-key', 'test_0123456789abcdef')).toBe('x-api-key: test_…cdef')
+    for (const name of ['X-Auth-Token', 'X-Client-Secret', 'X-Signature', 'X-Session', 'X-Password', 'Api-Key']) {
+      expect(describeHeader(name, 'verysecretvalue-12345678')).toBe(`${name}: …5678`)
+    }
+  })
+
+  it('leaves other headers alone, and redacts the headers the user marks', () => {
+    expect(describeHeader('idempotency-key', 'abc-123')).toBe('idempotency-key: abc-123')
+    expect(describeHeader('content-type', 'application/json')).toBe('content-type: application/json')
+    expect(describeHeader('X-Tenant', 'acme-corporation-eu')).toBe('X-Tenant: acme-corporation-eu')
+    expect(describeHeader('X-Tenant', 'acme-corporation-eu', markedHeaders({PAYOPS_REDACT_HEADERS: 'x-other, X-Tenant'}))).toBe('X-Tenant: …n-eu')
+    expect(markedHeaders({})).toEqual([])
   })
 })
