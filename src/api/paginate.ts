@@ -6,7 +6,22 @@
  * the length of the list. Nothing is requested beyond `maxItems`, without `all`, past the last
  * page, or for a consumer that stops at a page's first item.
  */
+import {createHash} from 'node:crypto'
 import {ResponseError} from '../errors.js'
+
+/** `--all` (and `api --paginate`) stop with an error after this many pages: a list that never ends is a server's fault. */
+export const MAX_PAGES = 100_000
+
+/** What identifies a page's contents: the ids of its items (or the items themselves, without ids). */
+function pageDigest(items: unknown[]): string {
+  const hash = createHash('sha256')
+  for (const item of items) {
+    const id = (item as {id?: unknown} | null)?.id
+    hash.update(typeof id === 'string' ? id : JSON.stringify(item) ?? '')
+    hash.update('\n')
+  }
+  return hash.digest('hex').slice(0, 32)
+}
 
 export interface Page<T> {
   items: T[]
@@ -31,11 +46,19 @@ export interface PaginateOptions {
 export async function* paginate<T>(fetchPage: PageFetcher<T>, opts: PaginateOptions = {}): AsyncGenerator<T, void, undefined> {
   let yielded = 0
   const seen = new Set<string>()
+  // Pages already returned, by content: a server that hands out new cursors for the same items is stopped.
+  const pages = new Set<string>()
   const max = opts.maxItems ?? Number.POSITIVE_INFINITY
   let pending: Promise<Page<T>> | undefined = fetchPage(opts.cursor)
   while (pending) {
     const page: Page<T> = await pending
     pending = undefined
+    if (opts.all && page.items.length) {
+      const digest = pageDigest(page.items)
+      if (pages.has(digest)) throw new ResponseError(`The server returned a page it had already returned (${page.items.length} items, under another cursor); stopping.`, 200)
+      pages.add(digest)
+      if (pages.size > MAX_PAGES) throw new ResponseError(`Stopped after ${MAX_PAGES.toLocaleString('en-US')} pages: the list does not end. Narrow it with filters, or take part of it with --max-items.`, 200)
+    }
     opts.onPage?.(page)
     const next = page.nextCursor
     const more = Boolean(opts.all && yielded + page.items.length < max && page.hasMore && next)

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {ResponseError} from '../../src/errors.js'
-import {paginate, type Page, type PaginateOptions} from '../../src/api/paginate.js'
+import {MAX_PAGES, paginate, type Page, type PaginateOptions} from '../../src/api/paginate.js'
 
 /** A fake list endpoint: pages keyed by cursor (undefined = first page), recording every fetch. */
 function endpoint(pages: Record<string, Page<number>>) {
@@ -119,6 +119,43 @@ describe('paginate', () => {
     expect(seen).toEqual([1, 2, 3])
     expect(ep.calls).toEqual([undefined, 'a', 'b'])
   })
+
+  it('stops when the server hands a new cursor for a page it already returned (exit 1), not after 80,000 requests', async () => {
+    let n = 0
+    const calls: Array<string | undefined> = []
+    const endless = async (cursor: string | undefined): Promise<Page<{id: string}>> => {
+      calls.push(cursor)
+      return {items: [{id: 'a'}, {id: 'b'}, {id: 'c'}], hasMore: true, nextCursor: `cursor-${++n}`}
+    }
+    const seen: string[] = []
+    const err = await (async () => {
+      try {
+        for await (const x of paginate(endless, {all: true})) seen.push(x.id)
+      } catch (e) {
+        return e as ResponseError
+      }
+    })()
+    expect(err).toBeInstanceOf(ResponseError)
+    expect(err?.exitCode).toBe(1)
+    expect(err?.message).toMatch(/returned a page it had already returned \(3 items, under another cursor\); stopping\./)
+    expect(seen).toEqual(['a', 'b', 'c'])
+    expect(calls.length).toBeLessThanOrEqual(3)
+  })
+
+  it('stops at the documented page cap when pages keep coming', async () => {
+    let n = 0
+    const endless = async (): Promise<Page<{id: string}>> => ({items: [{id: `item-${n}`}], hasMore: true, nextCursor: `cursor-${++n}`})
+    let count = 0
+    const err = await (async () => {
+      try {
+        for await (const _ of paginate(endless, {all: true})) count++
+      } catch (e) {
+        return e as ResponseError
+      }
+    })()
+    expect(err?.message).toMatch(/Stopped after 100,000 pages: the list does not end/)
+    expect(count).toBe(MAX_PAGES)
+  }, 60_000)
 
   it('is lazy: nothing is fetched until the consumer asks, and breaking early stops fetching', async () => {
     const ep = endpoint(THREE_PAGES)
