@@ -3,7 +3,8 @@
  * PAYOPS_CONFIG_DIR or the user's config directory (created 0700 when payops creates it). Writes go through `conf`; the hot path that
  * only resolves a profile reads the same file directly, without loading conf.
  */
-import {existsSync, mkdirSync, readFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, readFileSync} from 'node:fs'
+import {LockBusyError, lockDirOf, lockExclusive} from '../lock.js'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 import {UsageError} from '../errors.js'
@@ -50,9 +51,21 @@ export function keyMode(key: string | undefined): 'live' | 'test' | 'unknown' {
   return 'unknown'
 }
 
+/** The profile file holds API keys: it is never read or written through a symlink. */
+function refuseSymlink(file: string): void {
+  let link = false
+  try {
+    link = lstatSync(file).isSymbolicLink()
+  } catch {
+    return
+  }
+  if (link) throw new UsageError(`The profile file ${file} is a symbolic link; payops does not read or write API keys through one. Replace it with the file itself.`)
+}
+
 /** Reads the profile file without conf (fast path for every API command). */
 export function readProfiles(dir: string): ProfileFile {
   const file = join(dir, CONFIG_FILE)
+  refuseSymlink(file)
   if (!existsSync(file)) return {profiles: {}}
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<ProfileFile>
@@ -116,26 +129,61 @@ export class ProfileStore {
     return p
   }
 
+  /**
+   * Changes the profile file under its lock: `fn` gets the file as it is now (read after the lock
+   * is taken) and changes it in place; the whole file is then written atomically. Writers side by
+   * side (other payops processes or runs) each see the others' changes, none is lost; a lock that
+   * cannot be taken fails loudly (exit 2) and writes nothing.
+   */
+  async change<T>(fn: (file: ProfileFile) => T): Promise<T> {
+    const conf = await this.store()
+    refuseSymlink(this.path)
+    let release: () => Promise<void>
+    try {
+      release = await lockExclusive(this.path, {stale: 5000, attempts: 200, waitMs: 25})
+    } catch (err) {
+      if (err instanceof LockBusyError) throw new UsageError(`The profile file ${this.path} is locked by another payops process (${lockDirOf(this.path)}); nothing was changed. Try again.`)
+      throw err
+    }
+    try {
+      refuseSymlink(this.path)
+      const file = this.read()
+      const result = fn(file)
+      conf.set('profiles', file.profiles)
+      if (file.active === undefined) conf.delete('active')
+      else conf.set('active', file.active)
+      return result
+    } finally {
+      await release()
+    }
+  }
+
   async save(name: string, profile: Profile): Promise<void> {
     validateProfileName(name)
-    const conf = await this.store()
-    const profiles = {...(conf.get('profiles') as Record<string, Profile> | undefined)}
-    profiles[name] = profile
-    conf.set('profiles', profiles)
+    await this.change((file) => void (file.profiles[name] = profile))
+  }
+
+  /** Changes one profile as it is now in the file (under the lock); resolves with the new profile. */
+  async update(name: string, fn: (current: Profile) => Profile): Promise<Profile> {
+    return this.change((file) => {
+      const current = file.profiles[name]
+      if (!current) throw new UsageError(`No profile named "${name}". See \`payops profiles list\`.`)
+      return (file.profiles[name] = fn(current))
+    })
   }
 
   async remove(name: string): Promise<void> {
-    const conf = await this.store()
-    const profiles = {...(conf.get('profiles') as Record<string, Profile> | undefined)}
-    if (!profiles[name]) throw new UsageError(`No profile named "${name}". See \`payops profiles list\`.`)
-    delete profiles[name]
-    conf.set('profiles', profiles)
-    if (conf.get('active') === name) conf.delete('active')
+    await this.change((file) => {
+      if (!file.profiles[name]) throw new UsageError(`No profile named "${name}". See \`payops profiles list\`.`)
+      delete file.profiles[name]
+      if (file.active === name) file.active = undefined
+    })
   }
 
   async use(name: string): Promise<void> {
-    this.require(name)
-    const conf = await this.store()
-    conf.set('active', name)
+    await this.change((file) => {
+      if (!file.profiles[name]) throw new UsageError(`No profile named "${name}". See \`payops profiles list\`.`)
+      file.active = name
+    })
   }
 }

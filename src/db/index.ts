@@ -50,6 +50,8 @@ export interface OpenOptions {
   busyTimeoutMs?: number
   /** The file's mode when it is created (default 0o600: local state is nobody else's to read). */
   mode?: number
+  /** Only read it (an existing file of this purpose, at its current version): nothing is written, no lock is taken. */
+  readOnly?: boolean
 }
 
 /** KiB of page cache per database (SQLite's own default). */
@@ -58,7 +60,7 @@ const CACHE_KIB = 2000
 /** A database whose schema this payops cannot read (newer, or another purpose's). */
 export class DatabaseVersionError extends UsageError {}
 
-type Driver = {binding: Database['binding']; open(path: string, create: boolean): Native}
+type Driver = {binding: Database['binding']; open(path: string, create: boolean, readOnly?: boolean): Native}
 interface NativeStatement {
   run(...p: SqlValue[]): {changes: number | bigint; lastInsertRowid: number | bigint}
   get(...p: SqlValue[]): unknown
@@ -79,10 +81,10 @@ function loadDriver(): Driver {
   const builtin = loadBuiltin()
   if (builtin) {
     const {DatabaseSync} = builtin
-    driver = {binding: 'node:sqlite', open: (path) => new DatabaseSync(path) as unknown as Native}
+    driver = {binding: 'node:sqlite', open: (path, _create, readOnly) => new DatabaseSync(path, {readOnly: Boolean(readOnly)}) as unknown as Native}
     return driver
   }
-  let Better: new (path: string, opts?: {fileMustExist?: boolean}) => Native
+  let Better: new (path: string, opts?: {fileMustExist?: boolean; readonly?: boolean}) => Native
   try {
     Better = createRequire(import.meta.url)('better-sqlite3')
   } catch (err) {
@@ -91,7 +93,7 @@ function loadDriver(): Driver {
       1,
     )
   }
-  driver = {binding: 'better-sqlite3', open: (path, create) => new Better(path, {fileMustExist: !create})}
+  driver = {binding: 'better-sqlite3', open: (path, create, readOnly) => new Better(path, {fileMustExist: !create, readonly: Boolean(readOnly)})}
   return driver
 }
 
@@ -181,7 +183,7 @@ function wrap(native: Native, path: string, binding: Database['binding']): Datab
 export function openDatabase(path: string, schema: Schema, opts: OpenOptions = {}): Database {
   refuseSymlinks(path)
   if (!existsSync(path)) {
-    if (opts.create === false) throw new UsageError(`${path} does not exist.`)
+    if (opts.create === false || opts.readOnly) throw new UsageError(`${path} does not exist.`)
     // Created here with its mode (exclusively: never a file planted meanwhile); an empty file is an empty database.
     try {
       closeSync(openSync(path, 'wx', opts.mode ?? 0o600))
@@ -192,7 +194,7 @@ export function openDatabase(path: string, schema: Schema, opts: OpenOptions = {
   const d = loadDriver()
   let native: Native
   try {
-    native = d.open(path, opts.create !== false)
+    native = d.open(path, opts.create !== false, opts.readOnly)
   } catch (err) {
     throw new UsageError(`Cannot open ${path}: ${(err as Error).message}.`)
   }
@@ -200,7 +202,11 @@ export function openDatabase(path: string, schema: Schema, opts: OpenOptions = {
   try {
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`)
     // Read before anything is written: a file that is not this purpose's is refused untouched.
-    checkPurpose(db, schema)
+    const row = checkPurpose(db, schema)
+    if (opts.readOnly) {
+      if (Number(row?.version) !== schema.migrations.length) throw new DatabaseVersionError(`${path} is not at ${schema.purpose} schema ${schema.migrations.length}; open it once to bring it up to date.`)
+      return db
+    }
     db.exec('PRAGMA journal_mode = WAL')
     db.exec(`PRAGMA synchronous = ${opts.synchronous ?? 'FULL'}`)
     // The page cache of the file and of its temporary tables, the same on every binding (better-sqlite3

@@ -51,8 +51,10 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
     throw err
   }
   if (profileName) {
-    await store.save(profileName, {...store.get(profileName), api_key: emu.keys.test, base_url: emu.baseUrl, created_at: new Date(ctx.clock.now()).toISOString()})
-    if (!store.read().active) await store.use(profileName)
+    await store.change((file) => {
+      file.profiles[profileName] = {...file.profiles[profileName], api_key: emu.keys.test, base_url: emu.baseUrl, created_at: new Date(ctx.clock.now()).toISOString()}
+      file.active ??= profileName
+    })
   }
   if (out.format === 'json' || out.format === 'ndjson') await out.jsonLine({base_url: emu.baseUrl, keys: emu.keys})
   else {

@@ -9,6 +9,7 @@ import {NotConfirmedError, PartialError, UsageError} from '../errors.js'
 import {confirmBatch, limitReport, portsOf, type GuardFlags} from '../movements/command.js'
 import {formatMoney, toDecimalString} from '../money.js'
 import type {Column} from '../output/index.js'
+import {rowsProgress} from '../output/progress.js'
 import {importFile, type ImportPlan, type PlannedRow} from './index.js'
 import {pipelineSender} from './send.js'
 
@@ -135,7 +136,7 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     const typed = currencies.length === 1 ? toDecimalString(totals[currencies[0]], currencies[0]) : String(pendingCount)
     await confirmBatch(ctx, opts.guard, {action: summaryLine, amount: describeTotals(totals), details: {journal: plan.journalPath}}, movements, typed, {evenOnTest: true})
   }
-  const progress = await progressBar(ctx, plan.rowCount)
+  const progress = ctx.io.stderrIsTTY ? await rowsProgress(ctx.io.stderr, plan.rowCount) : undefined
   const abort = new AbortController()
   const stopListening = ctx.onInterrupt((count) => {
     if (count === 1) {
@@ -212,40 +213,4 @@ async function confirmResend(ctx: CommandContext, opts: ImportOptions, count: nu
   }
   const answer = await ctx.prompter.input(`Type ${count} to ${what} as new LIVE moves:`)
   if (answer.trim() !== String(count)) throw new NotConfirmedError(`Typed "${answer.trim()}", expected ${count}: not confirmed, nothing was sent.`)
-}
-
-/** On a terminal: rows done of the file, rows/s of this run and the ETA. */
-async function progressBar(ctx: CommandContext, total: number): Promise<{update(n: number): void; stop(): void} | undefined> {
-  if (!ctx.io.stderrIsTTY) return undefined
-  const {default: cliProgress} = await import('cli-progress')
-  const bar = new cliProgress.SingleBar(
-    {
-      format: 'moves {bar} {value}/{total} ({percentage}%) {rate} rows/s eta {eta_formatted}',
-      stream: ctx.io.stderr as NodeJS.WriteStream,
-      hideCursor: true,
-      clearOnComplete: false,
-      etaBuffer: 100,
-      fps: 5,
-    },
-    cliProgress.Presets.shades_classic,
-  )
-  bar.start(total, 0, {rate: 0})
-  let stopped = false
-  let first: number | undefined
-  let started = 0
-  return {
-    update: (n) => {
-      // The rate of this run: rows done before it (from the journal) are not counted.
-      if (first === undefined) {
-        first = n
-        started = performance.now()
-      }
-      const seconds = (performance.now() - started) / 1000
-      bar.update(n, {rate: seconds > 0 ? Math.round((n - first) / seconds) : 0})
-    },
-    stop: () => {
-      if (!stopped) bar.stop()
-      stopped = true
-    },
-  }
 }

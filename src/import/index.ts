@@ -126,9 +126,8 @@ async function plan(file: string, opts: PlanOptions): Promise<ImportPlan> {
   const real = stdin ? undefined : realPathArg(file)
   const dbPath = opts.journal ?? databasePathFor(real!)
   if (!opts.journal && !existsSync(dbPath) && existsSync(legacyJournalOf(file))) {
-    throw new UsageError(
-      `${legacyJournalOf(file)} was written by an earlier payops (a JSON-lines journal). Finish that import with the payops that wrote it, or name a new database with --journal and pass --new-batch to import the file again as a new batch (rows already sent would be sent again).`,
-    )
+    const how = 'Finish that import with the payops that wrote it, or name a new database with --journal and pass --new-batch to import the file again as a new batch (rows already sent would be sent again).'
+    throw new UsageError(`${legacyJournalOf(file)} was written by an earlier payops (a JSON-lines journal). ${how}`)
   }
   const release = await lock(real ?? dbPath)
   let store: ImportStore | undefined
@@ -138,8 +137,7 @@ async function plan(file: string, opts: PlanOptions): Promise<ImportPlan> {
     const newBatch = !batch || Boolean(opts.newBatch)
     const batchId = newBatch ? randomUUID() : batch.batch_id
     const p = new ImportPlan(file, store, batchId, Boolean(batch && opts.newBatch), release)
-    let kept = false
-    let keep: (() => void) | undefined
+    let [kept, keep] = [false, undefined as (() => void) | undefined]
     p.isNewBatch = newBatch
     if (newBatch) store.ignoreJournal()
     if (stdin) {
@@ -149,8 +147,7 @@ async function plan(file: string, opts: PlanOptions): Promise<ImportPlan> {
     } else {
       const {size, mtimeMs} = statSync(real!)
       const meta = {batchId, size, mtimeMs, defaultCurrency: opts.defaultCurrency}
-      // The plan of an unchanged file, once compared clean with the journal, is kept: a resume of a
-      // large import starts sending at once (the journal only grows with keys of that plan).
+      // The plan of an unchanged file, once compared clean with the journal, is kept: a resume starts sending at once.
       kept = await store.planMatches(meta, () => sha256File(real!))
       if (!kept) {
         const out: StreamedFile = {errors: [], rows: 0, sha256: ''}
@@ -161,7 +158,8 @@ async function plan(file: string, opts: PlanOptions): Promise<ImportPlan> {
     }
     if (p.errors.length) return p
     if (batch && opts.newBatch) p.duplicates = store.resent()
-    else if (batch) Object.assign(p, store.compare(kept))
+    // A kept plan was compared clean when it was made, and its journal has grown only with its own keys since.
+    else if (batch && !kept) Object.assign(p, store.compare())
     if (!p.changed.length) keep?.()
     p.repeats = store.repeats()
     return p

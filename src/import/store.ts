@@ -42,6 +42,11 @@ export const IMPORT_SCHEMA: Schema = {
     `ALTER TABLE plan ADD COLUMN done INTEGER NOT NULL DEFAULT 0;
      CREATE INDEX plan_pending ON plan (idx) WHERE done = 0;
      DELETE FROM plan_meta;`,
+    // The repeated rows read from an index, and the counts and totals kept as rows are done: a resume does not scan the plan.
+    `CREATE INDEX plan_repeats ON plan (line) WHERE n > 1;
+     CREATE INDEX journal_open ON journal (key) WHERE state <> 'done';
+     CREATE TABLE figures (currency TEXT NOT NULL, done INTEGER NOT NULL, n INTEGER NOT NULL, amount INTEGER NOT NULL, PRIMARY KEY (currency, done)) WITHOUT ROWID;
+     DELETE FROM plan_meta;`,
   ],
 }
 
@@ -113,8 +118,8 @@ export class ImportStore {
   }
 
   /** Opens (or creates) the database at `path`. */
-  static open(path: string): ImportStore {
-    return new ImportStore(openDatabase(path, IMPORT_SCHEMA, {synchronous: 'NORMAL'}))
+  static open(path: string, readOnly = false): ImportStore {
+    return new ImportStore(openDatabase(path, IMPORT_SCHEMA, {synchronous: 'NORMAL', readOnly}))
   }
 
   get path(): string { return this.db.path }
@@ -154,29 +159,35 @@ export class ImportStore {
     const id = db.prepare('INSERT OR IGNORE INTO ids (id) VALUES (?)')
     const occurrence = db.prepare('INSERT INTO occ (fp, n) VALUES (?, 1) ON CONFLICT (fp) DO UPDATE SET n = n + 1 RETURNING n')
     let idx = 0
-    let open = false
-    try {
-      for await (const r of rows) {
-        if (!open) db.exec('BEGIN IMMEDIATE')
-        open = true
-        const fp = contentHash(r.fingerprint)
-        // Rows with a key cell are not numbered: their key is theirs whatever the other rows.
-        const n = r.idempotency_key ? 0 : Number(occurrence.get<{n: number}>(fp)!.n)
-        const key = r.idempotency_key ?? deriveKey(batchId, r.fingerprint, n)
-        const aa = r.auto_approve === undefined ? null : r.auto_approve ? 1 : 0
-        id.run(r.from_subaccount_id)
-        id.run(r.to_subaccount_id)
-        insert.run(idx++, r.line, key, r.idempotency_key ? 1 : 0, fp, n, r.from_subaccount_id, r.to_subaccount_id, r.amount_in_minor_units, r.currency, r.currencyGiven ? 1 : 0, aa, r.client_metadata ? JSON.stringify(r.client_metadata) : null)
-        // Committed in groups: a row read at a time, the transaction is never held across a whole file.
-        if (idx % 10_000 === 0) open = (db.exec('COMMIT'), false)
-      }
-      if (open) db.exec('COMMIT')
+    let batch: ImportRow[] = []
+    // Inserted a thousand rows at a time, each group in a transaction of its own: no transaction
+    // is held across the reading of the file (another connection, even in this process, waits for none).
+    const insertBatch = () =>
+      db.transaction(() => {
+        for (const r of batch) {
+          const fp = contentHash(r.fingerprint)
+          // Rows with a key cell are not numbered: their key is theirs whatever the other rows.
+          const n = r.idempotency_key ? 0 : Number(occurrence.get<{n: number}>(fp)!.n)
+          const key = r.idempotency_key ?? deriveKey(batchId, r.fingerprint, n)
+          const aa = r.auto_approve === undefined ? null : r.auto_approve ? 1 : 0
+          id.run(r.from_subaccount_id)
+          id.run(r.to_subaccount_id)
+          insert.run(idx++, r.line, key, r.idempotency_key ? 1 : 0, fp, n, r.from_subaccount_id, r.to_subaccount_id, r.amount_in_minor_units, r.currency, r.currencyGiven ? 1 : 0, aa, r.client_metadata ? JSON.stringify(r.client_metadata) : null)
+        }
+        batch = []
+      })
+    for await (const r of rows) if (batch.push(r) >= 1000) insertBatch()
+    insertBatch()
+    db.transaction(() => {
       db.prepare(`UPDATE plan SET done = 1 WHERE key IN (SELECT key FROM ${this.j} WHERE state = 'done')`).run()
-    } catch (err) {
-      if (open) db.exec('ROLLBACK')
-      throw err
-    }
+      this.refigure()
+    })
     return idx
+  }
+
+  /** Counts and totals per currency and done state, read from the plan whole (after it is written or its currencies change). */
+  private refigure(): void {
+    this.db.exec('DELETE FROM figures; INSERT INTO figures SELECT currency, done, COUNT(*), SUM(amount) FROM plan GROUP BY currency, done')
   }
 
   /** Marks the plan as this file's (after it was written whole and without errors). */
@@ -190,9 +201,7 @@ export class ImportStore {
    */
   summary(): {rows: number; pending: number; fresh: number; pendingTotals: Record<string, number>; doneTotals: Record<string, number>} {
     const out = {rows: 0, pending: 0, fresh: 0, pendingTotals: {} as Record<string, number>, doneTotals: {} as Record<string, number>}
-    const rows = this.db
-      .prepare('SELECT currency AS c, COUNT(*) AS n, SUM(done = 0) AS pending, SUM(CASE WHEN done = 0 THEN amount ELSE 0 END) AS todo, SUM(CASE WHEN done = 1 THEN amount ELSE 0 END) AS finished FROM plan GROUP BY currency')
-      .all<{c: string; n: number; pending: number; todo: number | bigint; finished: number | bigint}>()
+    const rows = this.db.prepare('SELECT currency AS c, done, n, amount FROM figures WHERE n > 0').all<{c: string; done: number; n: number; amount: number | bigint}>()
     const exact = (c: string, v: number | bigint) => {
       const t = Number(v)
       if (!Number.isSafeInteger(t)) throw new UsageError(`The total in ${c} is too large to handle exactly.`)
@@ -200,12 +209,12 @@ export class ImportStore {
     }
     for (const r of rows) {
       out.rows += Number(r.n)
-      out.pending += Number(r.pending)
-      if (Number(r.pending)) out.pendingTotals[r.c] = exact(r.c, r.todo)
-      if (Number(r.pending) < Number(r.n)) out.doneTotals[r.c] = exact(r.c, r.finished)
+      if (!r.done) out.pending += Number(r.n)
+      ;(r.done ? out.doneTotals : out.pendingTotals)[r.c] = exact(r.c, r.amount)
     }
     // Rows to send that were sent before (their answer lost, or refused): few, read from the journal's side.
-    const unfinished = this.db.prepare(`SELECT COUNT(*) AS n FROM ${this.j} j JOIN plan p ON p.key = j.key WHERE p.done = 0`).get<{n: number}>()
+    const open = this.j === 'journal' ? 'journal j INDEXED BY journal_open' : `${this.j} j`
+    const unfinished = this.db.prepare(`SELECT COUNT(*) AS n FROM ${open} CROSS JOIN plan p ON p.key = j.key WHERE j.state <> 'done' AND p.done = 0`).get<{n: number}>()
     out.fresh = out.pending - Number(unfinished?.n ?? 0)
     return out
   }
@@ -249,7 +258,9 @@ export class ImportStore {
 
   /** A row in minor units without a currency takes its source's: sets it on every such pending row of `src`. */
   setCurrency(src: string, currency: string): number {
-    return this.db.prepare('UPDATE plan SET currency = ? WHERE src = ? AND currency_given = 0 AND currency <> ? AND done = 0').run(currency, src, currency).changes
+    const changed = this.db.prepare('UPDATE plan SET currency = ? WHERE src = ? AND currency_given = 0 AND currency <> ? AND done = 0').run(currency, src, currency).changes
+    if (changed) this.refigure()
+    return changed
   }
 
   /**
@@ -258,12 +269,11 @@ export class ImportStore {
    * content the file now holds fewer times than the journal sent it); `missing`, lines of
    * journaled rows that may have made a move and whose keys no row of the file has any more.
    */
-  compare(onlyMissing = false): {changed: RowError[]; missing: number[]} {
+  compare(): {changed: RowError[]; missing: number[]} {
     const missing = this.db
       .prepare(`SELECT j.line AS line FROM journal j LEFT JOIN plan p ON p.key = j.key WHERE p.key IS NULL AND ${moved('j')} ORDER BY j.line`)
       .all<{line: number}>()
       .map((r) => Number(r.line))
-    if (onlyMissing) return {changed: [], missing}
     const changed: RowError[] = this.db
       .prepare(`SELECT p.line AS line FROM plan p JOIN journal j ON j.key = p.key WHERE p.fp <> j.fp`)
       .all<{line: number}>()
@@ -298,7 +308,7 @@ export class ImportStore {
 
   /** Lines of rows whose content another row of the file has too (each such row after the first). */
   repeats(): number[] {
-    return this.db.prepare('SELECT line FROM plan WHERE n > 1 ORDER BY line').all<{line: number}>().map((r) => Number(r.line))
+    return this.db.prepare('SELECT line FROM plan INDEXED BY plan_repeats WHERE n > 1 ORDER BY line').all<{line: number}>().map((r) => Number(r.line))
   }
 
   /** Records what happened to a row's key; committed with the others within the next 50 ms (or at flush). */
@@ -321,10 +331,13 @@ export class ImportStore {
     )
     const batch = this.queue.splice(0)
     const at = new Date().toISOString()
-    const markDone = this.db.prepare('UPDATE plan SET done = 1 WHERE key = ?')
+    const markDone = this.db.prepare('UPDATE plan SET done = 1 WHERE key = ? AND done = 0 RETURNING currency, amount')
+    const move = this.db.prepare('INSERT INTO figures VALUES (?, ?, ?, ?) ON CONFLICT (currency, done) DO UPDATE SET n = n + excluded.n, amount = amount + excluded.amount')
     this.db.transaction(() => {
       for (const [{key, fp, line, n}, r] of batch) {
-        if (r.state === 'done') markDone.run(key)
+        const row = r.state === 'done' ? markDone.get<{currency: string; amount: number}>(key) : undefined
+        if (row) move.run(row.currency, 0, -1, -row.amount)
+        if (row) move.run(row.currency, 1, 1, row.amount)
         const done = r.state === 'done' ? r : undefined
         const failed = r.state === 'failed' ? r : undefined
         upsert.run(key, fp, n > 0 ? 1 : 0, line, r.state, done?.kind ?? null, done?.move_id ?? null, done?.move_status ?? null, done?.http_status ?? null, done?.warning ?? null, failed?.error_status ?? null, failed?.error_code ?? null, failed?.message ?? null, at)

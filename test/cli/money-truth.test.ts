@@ -180,9 +180,12 @@ describe('payops api on money endpoints', () => {
       expect(r.code).toBe(3)
       expect(r.stderr).toMatch(/500,000\.00 USD is over the max-amount 100\.00 USD of profile "prod"/)
       expect(await totals(lc, 'prod')).toEqual(before)
-      // Spelling the path differently does not slip past the guard.
-      const odd = await onlyReads([lookup(la), lookup(lc)], () => cli(['api', 'post', '/api//subaccounts/./MOVE/', '--input', '-', '-p', 'prod', '--yes'], {input: body}))
-      expect(odd.code).toBe(3)
+      // Spelling the path differently does not slip past the guard: it is refused before anything is sent.
+      const odd = await onlyReads([], () => cli(['api', 'post', '/api//subaccounts/./MOVE/', '--input', '-', '-p', 'prod', '--yes'], {input: body}))
+      expect(odd.code).toBe(2)
+      expect(odd.stderr).toMatch(/needs a path in canonical form/)
+      const upper = await onlyReads([lookup(la), lookup(lc)], () => cli(['api', 'post', '/api/subaccounts/MOVE', '--input', '-', '-p', 'prod', '--yes'], {input: body}))
+      expect(upper.code).toBe(3)
       expect(await totals(lc, 'prod')).toEqual(before)
     } finally {
       await cli(['profiles', 'unset', 'prod', 'max-amount', 'USD'])

@@ -1,7 +1,7 @@
-import {statSync, readFileSync, writeFileSync, mkdirSync} from 'node:fs'
+import {statSync, readFileSync, writeFileSync, mkdirSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {expectNothingSent, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {expectNothingSent, run, startCli, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -108,5 +108,47 @@ describe('profiles', () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/not valid JSON/)
     bad.cleanup()
+  })
+})
+
+describe('profiles: writers side by side', () => {
+  it('20 profiles added at once are all kept, and each run says so truly', async () => {
+    const d = tempDir()
+    const runs = Array.from({length: 20}, (_, i) =>
+      startCli(['profiles', 'add', `p${i}`, '--base-url', emu.baseUrl, '--key-stdin', '-o', 'json'], {configDir: d.path, stdin: `${emu.keys.test}\n`}),
+    )
+    const results = await Promise.all(runs.map((r) => r.done))
+    for (const r of results) expect(r.code, r.stderr).toBe(0)
+    const file = JSON.parse(readFileSync(join(d.path, 'config.json'), 'utf8'))
+    expect(Object.keys(file.profiles).sort()).toEqual(Array.from({length: 20}, (_, i) => `p${i}`).sort())
+    // Exactly one of them became active (the first to find no active profile).
+    expect(results.filter((r) => r.json().active)).toHaveLength(1)
+    expect(file.active).toBe(results.find((r) => r.json().active)!.json().name)
+  })
+
+  it('two limits set at once on one profile are both kept', async () => {
+    const d = tempDir()
+    expect((await run(['profiles', 'add', 'ops', '--base-url', emu.baseUrl, '--key-stdin'], {configDir: d.path, input: emu.keys.test})).code).toBe(0)
+    const dest = '3f1c2a9e-6b7d-4c8e-9f01-23456789abcd'
+    for (let i = 0; i < 5; i++) {
+      const both = [startCli(['profiles', 'set', 'ops', 'max-amount', `${100 + i}.00`, 'USD'], {configDir: d.path}), startCli(['profiles', 'set', 'ops', 'allowed-destinations', dest], {configDir: d.path})]
+      for (const r of await Promise.all(both.map((b) => b.done))) expect(r.code, r.stderr).toBe(0)
+      const limits = JSON.parse(readFileSync(join(d.path, 'config.json'), 'utf8')).profiles.ops.limits
+      expect(limits).toEqual({max_amount: {USD: (100 + i) * 100}, allowed_destinations: [dest]})
+      expect((await run(['profiles', 'unset', 'ops', 'allowed-destinations'], {configDir: d.path})).code).toBe(0)
+    }
+  })
+
+  it('a profile file that is a symlink is refused (exit 2): no key is written through it', async () => {
+    const d = tempDir()
+    const victim = join(d.path, 'victim.json')
+    writeFileSync(victim, '{"profiles": {}}\n')
+    symlinkSync(victim, join(d.path, 'config.json'))
+    const add = await run(['profiles', 'add', 'x', '--base-url', emu.baseUrl, '--key-stdin'], {configDir: d.path, input: emu.keys.test})
+    expect(add.code).toBe(2)
+    expect(add.stderr).toMatch(/config\.json is a symbolic link; payops does not read or write API keys through one/)
+    expect(readFileSync(victim, 'utf8')).toBe('{"profiles": {}}\n')
+    const list = await run(['profiles', 'list'], {configDir: d.path})
+    expect(list.code).toBe(2)
   })
 })

@@ -80,10 +80,18 @@ export interface ImportRecords {
   plan: boolean
 }
 
-/** The import database of `file` (or at `path`): undefined when there is none. Safe while an import runs. */
+/**
+ * The import database of `file` (or at `path`), read only: undefined when there is none yet (or
+ * its schema is not written yet). Safe while an import runs, in this process or another.
+ */
 export function importRecords(file: string, path = databasePathFor(file)): ImportRecords | undefined {
   if (!existsSync(path)) return undefined
-  const s = ImportStore.open(path)
+  let s: ImportStore
+  try {
+    s = ImportStore.open(path, true)
+  } catch {
+    return undefined
+  }
   try {
     return {
       batch: s.db.prepare('SELECT batch_id, finished_at FROM batch').get<{batch_id: string; finished_at: string | null}>(),

@@ -106,3 +106,24 @@ describe('openDatabase', () => {
     expect(() => openDatabase(join(dir.path, 'none.sqlite'), notes, {create: false})).toThrow(/does not exist/)
   })
 })
+
+describe('openDatabase read-only', () => {
+  it('reads a file of this purpose while another connection writes, and refuses one that is not up to date', () => {
+    const dir = tempDir()
+    const path = join(dir.path, 'n.sqlite')
+    const writer = openDatabase(path, notes)
+    writer.prepare('INSERT INTO note (text) VALUES (?)').run('one')
+    writer.exec('BEGIN IMMEDIATE')
+    writer.prepare('INSERT INTO note (text) VALUES (?)').run('two')
+    // The writer holds its write lock: a read-only reader neither waits nor writes.
+    const reader = openDatabase(path, notes, {readOnly: true})
+    expect(reader.prepare('SELECT text FROM note').all()).toEqual([{text: 'one'}])
+    writer.exec('COMMIT')
+    expect(reader.prepare('SELECT COUNT(*) AS n FROM note').get()).toEqual({n: 2})
+    expect(() => reader.prepare('INSERT INTO note (text) VALUES (?)').run('three')).toThrow(/readonly/i)
+    reader.close()
+    writer.close()
+    expect(() => openDatabase(join(dir.path, 'none.sqlite'), notes, {readOnly: true})).toThrow(/does not exist/)
+    expect(() => openDatabase(path, {purpose: 'notes', migrations: [...notes.migrations, 'CREATE TABLE x (y)']}, {readOnly: true})).toThrow(/is not at notes schema 3/)
+  })
+})

@@ -214,3 +214,30 @@ describe('ImportStore: the plan against the journal', () => {
     s.close()
   })
 })
+
+describe('ImportStore: the figures kept as rows are done', () => {
+  it('always equal the plan counted whole: after rows are done, a re-plan, currencies set, and a done record repeated', async () => {
+    const s = store()
+    const parsed = parseImportCsv(`from,to,amount_in_minor_units\n${Array.from({length: 40}, (_, i) => `${i % 3 ? A : C},${B},${i + 1}`).join('\n')}\n`)
+    await planOf(s, 'b', parsed.rows)
+    const whole = () => {
+      const pending = s.db.prepare('SELECT currency AS c, COUNT(*) AS n, SUM(amount) AS t FROM plan WHERE done = 0 GROUP BY currency').all<{c: string; n: number; t: number}>()
+      const done = s.db.prepare('SELECT currency AS c, SUM(amount) AS t FROM plan WHERE done = 1 GROUP BY currency').all<{c: string; t: number}>()
+      return {pending: pending.reduce((n, r) => n + r.n, 0), pendingTotals: Object.fromEntries(pending.map((r) => [r.c, r.t])), doneTotals: Object.fromEntries(done.map((r) => [r.c, r.t]))}
+    }
+    const check = () => expect(s.summary()).toMatchObject({rows: 40, ...whole()})
+    check()
+    const rowsNow = [...s.pending()]
+    for (const r of rowsNow.filter((_, i) => i % 4 === 0)) s.record(r, {state: 'done', kind: 'created', move_id: 'm', move_status: 'settled', http_status: 201})
+    // The same row reported done twice is counted once.
+    s.record(rowsNow[0], {state: 'done', kind: 'replayed', move_id: 'm', move_status: 'settled', http_status: 200})
+    s.flush()
+    check()
+    expect(s.setCurrency(C, 'EUR')).toBeGreaterThan(0)
+    check()
+    await planOf(s, 'b', parsed.rows)
+    check()
+    expect(s.summary().pending).toBe(30)
+    s.close()
+  })
+})

@@ -32,9 +32,15 @@ export default class ProfilesAdd extends BaseCommand<typeof ProfilesAdd> {
     const baseUrl = validateBaseUrl(this.flags['base-url'])
     const apiKey = await this.readKey()
     if (keyMode(apiKey) === 'unknown') throw new UsageError(`That key does not start with live_ or test_ (${redactKey(apiKey)}); refusing to save it.`)
-    await store.save(name, {...existing, api_key: apiKey, base_url: baseUrl, created_at: existing?.created_at ?? new Date().toISOString()})
-    const makeActive = this.flags.use || !store.read().active
-    if (makeActive) await store.use(name)
+    // Under the profile file's lock: checked again (another run may have added it meanwhile), saved, made active.
+    const makeActive = await store.change((file) => {
+      const now = file.profiles[name]
+      if (now && !this.flags.force) throw new UsageError(`Profile "${name}" already exists; use --force to replace it.`)
+      file.profiles[name] = {...now, ...existing, api_key: apiKey, base_url: baseUrl, created_at: now?.created_at ?? existing?.created_at ?? new Date().toISOString()}
+      const active = this.flags.use || !file.active
+      if (active) file.active = name
+      return active
+    })
     this.out.note(`Saved profile "${name}" (${keyMode(apiKey).toUpperCase()} key ${redactKey(apiKey)})${makeActive ? ', now active' : ''}.`)
     await this.out.resource(profileView(name, store.require(name), makeActive), PROFILE_COLUMNS)
   }

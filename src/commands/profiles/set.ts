@@ -30,10 +30,15 @@ Movements that break a limit are refused before any request (exit 3) unless --ov
 
   async run(): Promise<void> {
     const store = this.ctx.profiles()
-    const profile = store.require(this.args.name)
+    store.require(this.args.name)
     const values = this.positionals.slice(2)
-    const {profile: next, message} = applySetting(profile, this.args.key, values, {add: this.flags.add})
-    await store.save(this.args.name, next)
+    let message = ''
+    // Applied to the profile as it is in the file under its lock: a concurrent change is kept.
+    const next = await store.update(this.args.name, (current) => {
+      const applied = applySetting(current, this.args.key, values, {add: this.flags.add})
+      message = applied.message
+      return applied.profile
+    })
     this.out.note(message)
     await this.out.resource(profileView(this.args.name, next, store.read().active === this.args.name), PROFILE_COLUMNS)
   }

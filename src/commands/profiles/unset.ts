@@ -17,9 +17,14 @@ export default class ProfilesUnset extends BaseCommand<typeof ProfilesUnset> {
 
   async run(): Promise<void> {
     const store = this.ctx.profiles()
-    const profile = store.require(this.args.name)
-    const {profile: next, message} = unsetSetting(profile, this.args.key, this.positionals.slice(2), this.args.name)
-    await store.save(this.args.name, next)
+    store.require(this.args.name)
+    let message = ''
+    // Applied to the profile as it is in the file under its lock: a concurrent change is kept.
+    const next = await store.update(this.args.name, (current) => {
+      const applied = unsetSetting(current, this.args.key, this.positionals.slice(2), this.args.name)
+      message = applied.message
+      return applied.profile
+    })
     this.out.note(message)
     await this.out.resource(profileView(this.args.name, next, store.read().active === this.args.name), PROFILE_COLUMNS)
   }
