@@ -77,6 +77,14 @@ export class PartialError extends PayopsError {
 }
 
 /** The server answered something the client cannot understand (bad JSON, missing fields). */
+/** An answer past the documented size cap (MAX_RESPONSE_BYTES, after decoding): not read further, not retried. */
+export class ResponseTooLargeError extends PayopsError {
+  override name = 'ResponseTooLargeError'
+  constructor(message: string) {
+    super(message, ExitCode.UNEXPECTED)
+  }
+}
+
 export class ResponseError extends PayopsError {
   override name = 'ResponseError'
   readonly status: number

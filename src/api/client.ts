@@ -4,7 +4,7 @@
  * It never prints: traces go to the `trace` sink the caller provides.
  */
 import type * as z from 'zod/mini'
-import {ApiError, NetworkError, ResponseError, UsageError} from '../errors.js'
+import {ApiError, NetworkError, ResponseError, ResponseTooLargeError, UsageError} from '../errors.js'
 import {isLoopbackHost} from '../net.js'
 import {oneLine} from '../text.js'
 import {auditInfo, type AuditHook} from './audit-info.js'
@@ -219,6 +219,8 @@ export class ApiClient {
         resHeaders = res.headers
         text = res.text
       } catch (err) {
+        // An answer too large to read is the server's, whatever its status: not retried.
+        if (err instanceof ResponseTooLargeError) throw err
         const e = err as {code?: string; name?: string; message?: string}
         const code = typeof e.code === 'string' ? e.code : (e.name ?? 'ERROR')
         const timedOut = /TIMEOUT|ETIMEDOUT|AbortError|TimeoutError/i.test(code)

@@ -3,7 +3,44 @@
  * (nothing to load, so one-shot commands start fast), `pool` is the undici package's pooled Agent
  * with many keep-alive connections (bulk commands such as `moves import`, loaded only there).
  */
+import type {Readable} from 'node:stream'
+import {createBrotliDecompress, createGunzip, createInflate} from 'node:zlib'
 import type {Dispatcher} from 'undici'
+import {ResponseTooLargeError} from '../errors.js'
+
+/**
+ * Every answer is read up to this many bytes once decoded (gzip, deflate and br alike, counted as
+ * they are inflated), on both transports: past it, reading stops and the request fails (exit 1).
+ */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+
+/** The body's text, read chunk by chunk and given up (with `stop`) as soon as it passes the cap. */
+async function readCapped(chunks: AsyncIterable<Uint8Array>, req: WireRequest, stop: () => void, max = MAX_RESPONSE_BYTES): Promise<string> {
+  const parts: Buffer[] = []
+  let size = 0
+  for await (const chunk of chunks) {
+    size += chunk.byteLength
+    if (size > max) {
+      stop()
+      throw new ResponseTooLargeError(`${req.method} ${new URL(req.url).pathname}: the answer is over ${max / 1024 / 1024} MiB once decoded; payops stopped reading it (is the base URL right?).`)
+    }
+    parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+  }
+  return Buffer.concat(parts, size).toString('utf8')
+}
+
+/** The decoded body of an undici response: its content-encoding (gzip, deflate, br; several in order) undone as it streams. */
+function decoded(body: Readable, encoding: string | string[] | undefined): Readable {
+  const codings = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).split(',').map((c) => c.trim().toLowerCase()).filter((c) => c && c !== 'identity')
+  let out = body
+  for (const coding of codings.reverse()) {
+    const next = coding === 'gzip' || coding === 'x-gzip' ? createGunzip() : coding === 'deflate' ? createInflate() : coding === 'br' ? createBrotliDecompress() : undefined
+    if (!next) throw Object.assign(new Error(`unsupported content-encoding ${coding}`), {code: 'EENCODING'})
+    out.on('error', (err) => next.destroy(err))
+    out = out.pipe(next)
+  }
+  return out
+}
 
 export interface WireRequest {
   url: string
@@ -84,8 +121,11 @@ export class FetchTransport implements Transport {
       })
       const headers: Record<string, string> = {}
       res.headers.forEach((v, k) => (headers[k] = v))
-      return {status: res.status, headers, text: await res.text()}
+      // fetch has already undone the content-encoding: what is counted is the decoded body.
+      const text = res.body ? await readCapped(res.body, req, () => void res.body?.cancel().catch(() => undefined)) : ''
+      return {status: res.status, headers, text}
     } catch (err) {
+      if (err instanceof ResponseTooLargeError) throw err
       if (!isBadPort(err)) throw wireError(err)
     }
     this.fallback ??= new PoolTransport(1)
@@ -123,8 +163,15 @@ export class PoolTransport implements Transport {
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
       })
-      return {status: res.statusCode, headers: res.headers, text: await res.body.text()}
+      const body = decoded(res.body, res.headers['content-encoding'])
+      const text = await readCapped(body, req, () => {
+        body.destroy()
+        res.body.destroy()
+      })
+      const {'content-encoding': _decoded, ...headers} = res.headers
+      return {status: res.statusCode, headers, text}
     } catch (err) {
+      if (err instanceof ResponseTooLargeError) throw err
       throw wireError(err)
     }
   }

@@ -6,7 +6,9 @@
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
+import {brotliCompressSync, deflateSync, gzipSync} from 'node:zlib'
 import {FetchTransport, PoolTransport, type Transport} from '../../src/api/transport.js'
+import {ResponseTooLargeError} from '../../src/errors.js'
 
 const servers: Server[] = []
 const sockets = new Set<Socket>()
@@ -119,5 +121,59 @@ describe.each(transports)('%s transport', (_name, make) => {
     } finally {
       await t.close()
     }
+  })
+})
+
+describe.each(transports)('%s transport: the answer is capped once decoded', (_name, make) => {
+  const request = (url: string) => ({url, method: 'GET', headers: {'accept-encoding': 'gzip, deflate, br'}, timeoutMs: 20_000})
+
+  it('decodes gzip, deflate and br answers', async () => {
+    const json = JSON.stringify({data: {id: 'x', note: 'é'.repeat(1000)}})
+    for (const [coding, encode] of [['gzip', gzipSync], ['deflate', deflateSync], ['br', brotliCompressSync]] as const) {
+      const url = await serve((_req, _body, res) => {
+        res.writeHead(200, {'content-type': 'application/json', 'content-encoding': coding})
+        res.end(encode(Buffer.from(json)))
+      })
+      const t = make()
+      const res = await t.send(request(url))
+      await t.close()
+      expect(JSON.parse(res.text), coding).toEqual(JSON.parse(json))
+    }
+  })
+
+  it('a body past the cap fails with one line (exit 1) instead of filling memory', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 'a')
+    const url = await serve((_req, _body, res) => {
+      res.writeHead(200, {'content-type': 'application/json'})
+      let sent = 0
+      const more = () => {
+        while (sent < 64 && res.write(chunk)) sent++
+        if (sent < 64) res.once('drain', more)
+        else res.end()
+      }
+      more()
+    })
+    const t = make()
+    const err = await failure(t.send(request(url)))
+    await t.close()
+    expect(err).toBeInstanceOf(ResponseTooLargeError)
+    expect((err as unknown as ResponseTooLargeError).exitCode).toBe(1)
+    expect(err.message).toMatch(/GET \/: the answer is over 16 MiB once decoded; payops stopped reading it/)
+  })
+
+  it('a gzip bomb (2 MB that inflate to 2 GiB) is stopped while it inflates', async () => {
+    const bomb = gzipSync(Buffer.alloc(256 * 1024 * 1024), {level: 9})
+    const url = await serve((_req, _body, res) => {
+      res.writeHead(200, {'content-type': 'application/json', 'content-encoding': 'gzip'})
+      // The same 256 MiB of zeros eight times over: a 2 GiB answer.
+      for (let i = 0; i < 8; i++) res.write(bomb)
+      res.end()
+    })
+    const before = process.memoryUsage().rss
+    const t = make()
+    const err = await failure(t.send(request(url)))
+    await t.close()
+    expect(err).toBeInstanceOf(ResponseTooLargeError)
+    expect(process.memoryUsage().rss - before).toBeLessThan(256 * 1024 * 1024)
   })
 })
