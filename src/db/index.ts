@@ -62,6 +62,10 @@ export class DatabaseVersionError extends UsageError {}
 
 type Driver = {binding: Database['binding']; open(path: string, create: boolean, readOnly?: boolean): Native}
 interface NativeStatement {
+  /** node:sqlite: read every integer as a BigInt. */
+  setReadBigInts?(on: boolean): void
+  /** better-sqlite3: the same. */
+  safeIntegers?(on: boolean): void
   run(...p: SqlValue[]): {changes: number | bigint; lastInsertRowid: number | bigint}
   get(...p: SqlValue[]): unknown
   all(...p: SqlValue[]): unknown[]
@@ -129,6 +133,19 @@ export function refuseSymlinks(path: string, what = 'state file'): void {
   }
 }
 
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+
+/** A row with its BigInt values made numbers where that is exact. */
+function exact(row: unknown): unknown {
+  if (!row || typeof row !== 'object') return row ?? undefined
+  const out = row as Record<string, unknown>
+  for (const k in out) {
+    const v = out[k]
+    if (typeof v === 'bigint' && v <= SAFE && v >= -SAFE) out[k] = Number(v)
+  }
+  return out
+}
+
 function wrap(native: Native, path: string, binding: Database['binding']): Database {
   const statements = new Map<string, Statement>()
   let depth = 0
@@ -140,14 +157,20 @@ function wrap(native: Native, path: string, binding: Database['binding']): Datab
       let s = statements.get(sql)
       if (s) return s
       const n = native.prepare(sql)
+      // Integers are read exactly on both bindings: a number when it is safe, else a BigInt (never a
+      // rounded number, as better-sqlite3 gives, nor an error, as node:sqlite throws).
+      if (n.setReadBigInts) n.setReadBigInts(true)
+      else n.safeIntegers?.(true)
       s = {
         run: (...p) => {
           const r = n.run(...p)
           return {changes: Number(r.changes), lastInsertRowid: r.lastInsertRowid}
         },
-        get: <T>(...p: SqlValue[]) => (n.get(...p) ?? undefined) as T | undefined,
-        all: <T>(...p: SqlValue[]) => n.all(...p) as T[],
-        iterate: <T>(...p: SqlValue[]) => n.iterate(...p) as IterableIterator<T>,
+        get: <T>(...p: SqlValue[]) => exact(n.get(...p)) as T | undefined,
+        all: <T>(...p: SqlValue[]) => n.all(...p).map(exact) as T[],
+        iterate: <T>(...p: SqlValue[]) => (function* () {
+          for (const row of n.iterate(...p)) yield exact(row) as T
+        })(),
       }
       statements.set(sql, s)
       return s

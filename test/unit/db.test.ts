@@ -127,3 +127,17 @@ describe('openDatabase read-only', () => {
     expect(() => openDatabase(path, {purpose: 'notes', migrations: [...notes.migrations, 'CREATE TABLE x (y)']}, {readOnly: true})).toThrow(/is not at notes schema 3/)
   })
 })
+
+describe('integers', () => {
+  it('are read exactly on every binding: numbers while safe, BigInts past 2^53 (never rounded)', () => {
+    const dir = tempDir()
+    const db = openDatabase(join(dir.path, 'big.sqlite'), {purpose: 'big', migrations: ['CREATE TABLE t (v INTEGER)']})
+    db.prepare('INSERT INTO t (v) VALUES (?)').run(42)
+    db.prepare('INSERT INTO t (v) VALUES (?)').run(9007199254740993n)
+    db.prepare('INSERT INTO t (v) VALUES (?)').run(-9007199254740993n)
+    expect(db.prepare('SELECT v FROM t ORDER BY rowid').all()).toEqual([{v: 42}, {v: 9007199254740993n}, {v: -9007199254740993n}])
+    expect(db.prepare('SELECT SUM(v) AS s FROM t WHERE v > 0').get()).toEqual({s: 9007199254741035n})
+    expect([...db.prepare('SELECT v FROM t ORDER BY rowid LIMIT 1').iterate()]).toEqual([{v: 42}])
+    db.close()
+  })
+})
