@@ -38,7 +38,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** Flags of commands that act on the API (offline commands do not list them). */
   static actionFlags = {
-    debug: Flags.boolean({summary: 'Trace every HTTP attempt on stderr, with keys redacted (PAYOPS_DEBUG=1).', helpGroup: GLOBAL}),
+    debug: Flags.boolean({summary: 'Trace every HTTP attempt on stderr, keys and credential headers redacted (PAYOPS_DEBUG=1).', helpGroup: GLOBAL}),
     yes: Flags.boolean({char: 'y', summary: 'Assume yes to confirmations (required for LIVE actions without a terminal).', helpGroup: GLOBAL}),
   }
 
