@@ -112,3 +112,25 @@ export async function activityAmounts(emu: Emulator, id: string, direction: 'cre
   expect(r.code, r.stderr).toBe(0)
   return r.stdout.trim() ? r.stdout.trim().split('\n').map((l) => (JSON.parse(l) as {amount_in_minor_units: number}).amount_in_minor_units) : []
 }
+
+/**
+ * What an import stopped by Ctrl-C must say, checked against what moved: exit 6, the summary's
+ * counts adding up, `moved` (the amounts the source was debited, from the API) being the first
+ * `created` rows of the file, and both totals and the closing sentence naming exactly that sum.
+ */
+export function expectInterruptedImport(r: {code: number; stdout: string; stderr: string}, amountsInFile: number[], moved: number[]): void {
+  expect(r.code, r.stderr).toBe(6)
+  const out = JSON.parse(r.stdout) as {interrupted: boolean; created: number; not_sent: number; total_this_run: unknown; total_overall: unknown}
+  const rows = amountsInFile.length
+  expect(out.interrupted).toBe(true)
+  expect(out.created).toBeGreaterThanOrEqual(3)
+  expect(out.created).toBeLessThan(rows)
+  expect(out.created + out.not_sent).toBe(rows)
+  expect([...moved].sort((x, y) => x - y)).toEqual(amountsInFile.slice(0, out.created))
+  const sum = moved.reduce((s, v) => s + v, 0)
+  expect(out.total_this_run).toEqual({USD: sum})
+  expect(out.total_overall).toEqual({USD: sum})
+  expect(out).not.toHaveProperty('totals')
+  const money = (sum / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+  expect(r.stderr).toMatch(new RegExp(`Interrupted: ${out.created} of ${rows} rows done, ${out.not_sent} not sent \\(${money} USD moved by this run\\)`))
+}
