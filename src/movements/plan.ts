@@ -137,7 +137,7 @@ function planMoveCancel(r: Extract<MovementRequest, {kind: 'move.cancel'}>, port
   }
 }
 
-function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.create'}>, ports: MovementPorts): Plan {
+async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.create'}>, ports: MovementPorts): Promise<Plan> {
   if (r.currency.trim() === '') throw new UsageError('--currency is empty.')
   const currency = normalizeCurrency(r.currency)
   const minor = minorOf(r.amount, currency)
@@ -154,6 +154,10 @@ function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.create'
     client_metadata: r.metadata,
   }
   validateTransferCreate(input)
+  // A currency other than the source account's is refused before sending, as for moves (read from
+  // the account list; an account the list does not show is left to the API to refuse).
+  const source = await ports.api.treasury.findAccount(r.from)
+  if (source?.currency_code) checkAsserted(currency, source.currency_code.toUpperCase(), 'source account')
   return {
     request: r,
     noun: 'account transfer',

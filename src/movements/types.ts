@@ -107,7 +107,7 @@ export interface MovementApi {
   moves: Pick<MovesApi, 'create' | 'approve' | 'cancel'>
   subaccounts: Pick<SubaccountsApi, 'get'>
   transfers: Pick<TransfersApi, 'create' | 'approve' | 'pendingForApproval'>
-  treasury: Pick<TreasuryApi, 'resolveAmount' | 'simulateCredit'>
+  treasury: Pick<TreasuryApi, 'resolveAmount' | 'simulateCredit' | 'findAccount'>
 }
 
 /** Everything the pipeline needs from the world, handed in (tests pass fakes). */

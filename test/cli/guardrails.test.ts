@@ -100,7 +100,8 @@ describe('profile limits', () => {
     const accounts = (await cli(['treasury', 'accounts', 'list'])).json() as Array<{id: string; currency_code: string}>
     const [usd1, usd2] = accounts.filter((x) => x.currency_code === 'USD')
     await cli(['profiles', 'set', 'sandbox', 'max-amount', '100.00', 'USD'])
-    const over = await nothingSent(() => cli(['transfers', 'create', '--from', usd1.id, '--to', usd2.id, '--amount', '100.01', '--currency', 'USD', '--rail', 'wire']))
+    // Refused after reading the account list (for the source's currency): no transfer is sent.
+    const over = await onlyReads(['GET /api/treasury/accounts'], () => cli(['transfers', 'create', '--from', usd1.id, '--to', usd2.id, '--amount', '100.01', '--currency', 'USD', '--rail', 'wire']))
     expect(over.code).toBe(3)
     expect(over.stderr).toMatch(/100\.01 USD is over the max-amount 100\.00 USD/)
     expect(over.stderr).not.toMatch(/Idempotency-Key/)

@@ -107,10 +107,20 @@ describe('transfers create', () => {
     expect(again.stderr).toMatch(/400 VALIDATION_ERROR: account transfer cannot be approved in status approved/)
   })
 
-  it('API rejections: incompatible currency and ACH across currencies (exit 8), unknown account (exit 4)', async () => {
-    const cur = await create(['--from', main, '--to', reserve, '--amount', '1', '--currency', 'GBP', '--rail', 'wire'])
-    expect(cur.code).toBe(8)
-    expect(cur.stderr).toMatch(/incompatible currency/)
+  it('a currency other than the source account\'s is refused before sending (exit 2), by `api` too', async () => {
+    const before = await transferCount()
+    const cur = await onlyReads(['GET /api/treasury/accounts'], () => create(['--from', main, '--to', reserve, '--amount', '1', '--currency', 'GBP', '--rail', 'wire']))
+    expect(cur.code).toBe(2)
+    expect(cur.stderr).toMatch(/--currency GBP does not match the source account's currency USD; nothing was sent\./)
+    const raw = await onlyReads(['GET /api/treasury/accounts'], () =>
+      runAs(emu, 'test', ['api', 'POST', '/api/treasury/account-transfers', '--input', '-'], {input: JSON.stringify({from_account_id: gbp, to_account_id: main, amount_in_minor_units: 100, currency_code: 'USD', rail: 'wire'})}),
+    )
+    expect(raw.code).toBe(2)
+    expect(raw.stderr).toMatch(/does not match the source account's currency GBP/)
+    expect(await transferCount()).toBe(before)
+  })
+
+  it('API rejections: ACH across currencies (exit 8), unknown account (exit 4)', async () => {
     const ach = await create(['--from', main, '--to', gbp, '--amount', '1', '--currency', 'USD', '--rail', 'standard_ach', '-o', 'json'])
     expect(ach.code).toBe(8)
     expect(errorJson(ach.stderr).error).toMatchObject({status: 400, error_code: 'VALIDATION_ERROR'})
@@ -160,8 +170,8 @@ describe('transfers create', () => {
     expect(await transferCount()).toBe(count)
   })
 
-  it('on a live key it shows the summary and refuses without a terminal (exit 3)', async () => {
-    const r = await nothingSent(() => create(['--from', 'A', '--to', 'B', '--amount', '12.34', '--currency', 'USD', '--rail', 'wire'], 'live'))
+  it('on a live key it shows the summary and refuses without a terminal (exit 3): only the account list is read', async () => {
+    const r = await onlyReads(['GET /api/treasury/accounts'], () => create(['--from', 'A', '--to', 'B', '--amount', '12.34', '--currency', 'USD', '--rail', 'wire'], 'live'))
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/LIVE/)
     expect(r.stderr).toMatch(/amount:\s+12\.34 USD/)

@@ -9,6 +9,8 @@ import {fakeOrigin} from './doubles.js'
 
 const FROM = 'acc_from'
 const TO = 'acc_to'
+/** The source account as the account list shows it (its currency is checked before sending). */
+const treasury = {findAccount: async (id: string) => (id === FROM ? {id, label: 'From', currency_code: 'USD'} : undefined)}
 
 function transfer(status: string): AccountTransfer {
   return {id: 'tr_1', from_account_id: FROM, to_account_id: TO, amount_in_minor_units: 150000, currency_code: 'USD', rail: 'wire', status, created_at: '2026-11-23T12:00:00Z', scheduled_date: null}
@@ -31,7 +33,7 @@ const request = {kind: 'transfer.create' as const, from: FROM, to: TO, amount: {
 describe('runTransferCreate', () => {
   it('a 202 is noted, --wait follows the list to settled on the fake clock, and the final state is rendered', async () => {
     const {api, seen} = fakeClient(['approved', 'initiated', 'settled'])
-    const t = testContext({api: {transfers: api}})
+    const t = testContext({api: {transfers: api, treasury}})
     const spins: string[] = []
     await runTransferCreate({request, guard: {}, wait: true, waitTimeoutSec: 60, pollIntervalMs: 1000}, t.ctx, {
       start: (_, s) => spins.push(`start ${s}`),
@@ -48,7 +50,7 @@ describe('runTransferCreate', () => {
 
   it('--wait-timeout ends with the last status shown on stdout and exit 7', async () => {
     const {api} = fakeClient(['approved'])
-    const t = testContext({api: {transfers: api}})
+    const t = testContext({api: {transfers: api, treasury}})
     const err = await runTransferCreate({request, guard: {}, wait: true, waitTimeoutSec: 5, pollIntervalMs: 1000}, t.ctx).catch((e) => e)
     expect(err.exitCode).toBe(7)
     expect(err.message).toMatch(/Timed out after 5s waiting for account transfer tr_1; last status: approved/)
@@ -57,11 +59,11 @@ describe('runTransferCreate', () => {
 
   it('without --wait it renders the answer at once; on LIVE without a terminal nothing is sent', async () => {
     const {api, seen} = fakeClient(['approved'], 201)
-    const t = testContext({api: {transfers: api}})
+    const t = testContext({api: {transfers: api, treasury}})
     await runTransferCreate({request, guard: {}, wait: false, waitTimeoutSec: 5, pollIntervalMs: 1000}, t.ctx)
     expect(JSON.parse(t.stdout())).toMatchObject({status: 'approved'})
     const live = fakeClient(['approved'])
-    const l = testContext({api: {transfers: live.api}, live: true})
+    const l = testContext({api: {transfers: live.api, treasury}, live: true})
     await expect(runTransferCreate({request, guard: {}, wait: false, waitTimeoutSec: 5, pollIntervalMs: 1000}, l.ctx)).rejects.toMatchObject({exitCode: 3})
     expect(live.seen).toEqual([])
     expect(seen).toHaveLength(1)
@@ -71,7 +73,7 @@ describe('runTransferCreate', () => {
 describe('runTransferCreate: Ctrl-C while waiting', () => {
   it('stops waiting with the last state on stdout, "Stopped waiting; transfer X is <status>", exit 130', async () => {
     const {api} = fakeClient(['approved', 'initiated'])
-    const t = testContext({api: {transfers: api}})
+    const t = testContext({api: {transfers: api, treasury}})
     const spins: string[] = []
     const running = runTransferCreate({request, guard: {}, wait: true, waitTimeoutSec: 60, pollIntervalMs: 1000}, t.ctx, {
       start: () => undefined,

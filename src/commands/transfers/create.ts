@@ -9,7 +9,7 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
   static override areas = ['transfers', 'treasury'] as const
   static override summary = 'Transfer funds between two treasury accounts.'
   static override description = [
-    '--currency is required and must be the source account\'s currency; --amount is parsed exactly with its minor-unit exponent.',
+    '--currency is required and must be the source account\'s currency (read from the account list: another one is refused before sending); --amount is parsed exactly with its minor-unit exponent.',
     'Always sends an Idempotency-Key (generated when not given, printed on stderr): re-running with the same key returns the same transfer instead of a second one, and a key that already names another transfer (other accounts, amount, currency or rail) is refused (exit 5).',
     '--metadata k=v sends string values; --metadata-json \'{...}\' sends a JSON object whose values may be any JSON (numbers, booleans, objects), merged with --metadata (a key in both is refused).',
     'With auto-approval (the default) the transfer is approved and initiated at once; when the API answers 202 (async initiation) it continues in the background. --wait polls the transfer list until the status is final (settled, failed, canceled), with a spinner on a terminal; --wait-timeout ends the wait with exit 7 and Ctrl-C with exit 130, the last state printed either way.',
