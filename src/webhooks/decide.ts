@@ -2,6 +2,7 @@
  * What the listener decides about one request, as pure functions: the route, the signature and
  * timestamp, the envelope, duplicates; and the counts the Ctrl-C summary shows.
  */
+import {createHash} from 'node:crypto'
 import {MAX_EVENT_DEPTH} from './limits.js'
 import {escapeControls, jsonDepth} from './safety.js'
 import {describeFailure, verify, type VerifyFailure} from './signature.js'
@@ -40,26 +41,52 @@ export const REJECTION_STATUS: Record<Rejection, number> = {
   too_many_connections: 503,
 }
 
-/** Remembers the latest `capacity` event ids (oldest forgotten first). */
+/** An id longer than this is remembered by its SHA-256 (an event id is short; a hostile one need not be). */
+const LONG_ID = 128
+
+/**
+ * Remembers the latest `capacity` event ids (oldest forgotten first), and never more than
+ * `maxChars` characters of them: a long id is kept as its digest, so memory is bounded in bytes
+ * (about 100,000 ids of at most 128 characters) whatever the senders put in `id`.
+ */
 export class RecentIds {
   private readonly ids = new Set<string>()
-  constructor(private readonly capacity = 100_000) {}
+  private chars = 0
+  constructor(
+    private readonly capacity = 100_000,
+    private readonly maxChars = 8 * 1024 * 1024,
+  ) {}
+
+  private keyOf(id: string): string {
+    return id.length > LONG_ID ? `sha256:${createHash('sha256').update(id).digest('hex')}` : id
+  }
 
   has(id: string): boolean {
-    return this.ids.has(id)
+    return this.ids.has(this.keyOf(id))
   }
 
   add(id: string): void {
-    if (this.ids.has(id)) return
-    this.ids.add(id)
-    if (this.ids.size > this.capacity) this.ids.delete(this.ids.values().next().value as string)
+    const key = this.keyOf(id)
+    if (this.ids.has(key)) return
+    this.ids.add(key)
+    this.chars += key.length
+    while (this.ids.size > this.capacity || this.chars > this.maxChars) {
+      const oldest = this.ids.values().next().value as string
+      this.ids.delete(oldest)
+      this.chars -= oldest.length
+    }
   }
 
   /** True when `id` was already seen; records it otherwise. */
   seen(id: string): boolean {
-    if (this.ids.has(id)) return true
+    if (this.has(id)) return true
     this.add(id)
     return false
+  }
+
+  /** Characters of the ids kept (the memory they hold is about twice this, plus the set's own). */
+  get storedChars(): number {
+    return this.chars
   }
 
   get size(): number {

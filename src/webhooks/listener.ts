@@ -93,6 +93,8 @@ export class WebhookListener {
   private undici?: typeof import('undici')
   private readonly queueFullLog: ThrottledLog
   private readonly dropLog: ThrottledLog
+  /** Rejections by reason: the first line at once, then one line a second with the count and the latest. */
+  private readonly rejectionLogs = new Map<string, {log: ThrottledLog; latest: string}>()
   private readonly rejectedSockets = new WeakSet<Duplex>()
 
   constructor(private readonly opts: ListenerOptions) {
@@ -188,7 +190,7 @@ export class WebhookListener {
     this.count(reason)
     const why = reason === 'request_timeout' ? 'the request did not arrive in time' : reason === 'headers_too_large' ? 'the request headers are too large' : `the HTTP parser rejected the request (${err.code ?? 'error'})`
     const peer = (socket as Socket).remoteAddress
-    this.opts.log(`rejected ${status} ${reason}: ${why}${peer ? ` (from ${peer})` : ''}`)
+    this.logRejection(reason, `rejected ${status} ${reason}: ${why}${peer ? ` (from ${peer})` : ''}`)
     if (socket.writable && !inResponse?.headersSent) {
       const payload = JSON.stringify({error: reason, message: why})
       const text = {400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large'}[status as 400 | 408 | 431]
@@ -218,7 +220,20 @@ export class WebhookListener {
     this.count(d.reason)
     this.answer(res, d.status, {error: d.reason, message: d.message}, headers)
     if (d.reason === 'queue_full') return this.queueFullLog.hit()
-    this.opts.log(`rejected ${d.status} ${d.reason}: ${d.message} (${req.method ?? '?'} ${escapeControls((req.url ?? '/').split('?')[0])})`)
+    this.logRejection(d.reason, `rejected ${d.status} ${d.reason}: ${d.message} (${req.method ?? '?'} ${escapeControls((req.url ?? '/').split('?')[0])})`)
+  }
+
+  /** A flood of rejected requests is not a flood of log lines: one a second per reason, with the count. */
+  private logRejection(reason: string, line: string): void {
+    let entry = this.rejectionLogs.get(reason)
+    if (!entry) {
+      const made: {log?: ThrottledLog; latest: string} = {latest: line}
+      made.log = new ThrottledLog(this.opts.log, (n) => (n === 1 ? made.latest : `${n} requests rejected (${reason}) in the last second; the latest: ${made.latest}`))
+      entry = made as {log: ThrottledLog; latest: string}
+      this.rejectionLogs.set(reason, entry)
+    }
+    entry.latest = line
+    entry.log.hit()
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -328,6 +343,7 @@ export class WebhookListener {
     }
     this.queueFullLog.flush()
     this.dropLog.flush()
+    for (const r of this.rejectionLogs.values()) r.log.flush()
     const queue = this.queue
     if (queue && !(await queue.drain(graceMs))) {
       const dropped = queue.stop()

@@ -139,6 +139,39 @@ describe('decide: depth and admission', () => {
   })
 })
 
+describe('bounded by design', () => {
+  it('remembers event ids within a byte budget: a long id is kept as its digest, the oldest go first', () => {
+    const seen = new RecentIds(100_000, 10_000)
+    const huge = (i: number) => `evt_${i}_${'x'.repeat(1024 * 1024)}`
+    for (let i = 0; i < 50; i++) seen.add(huge(i))
+    expect(seen.storedChars).toBeLessThanOrEqual(10_000)
+    expect(seen.has(huge(49))).toBe(true)
+    expect(seen.seen(huge(49))).toBe(true)
+    for (let i = 0; i < 2000; i++) seen.add(`evt_short_${i}`)
+    expect(seen.storedChars).toBeLessThanOrEqual(10_000)
+    expect(seen.has('evt_short_1999')).toBe(true)
+    expect(seen.has('evt_short_0')).toBe(false)
+    expect(seen.has(huge(49))).toBe(false)
+  })
+
+  it('a flood of rejected requests logs one line a second per reason, with the count', async () => {
+    const {url, logs, l} = await startListener()
+    const body = envelope('evt_flood')
+    const statuses: number[] = []
+    for (let round = 0; round < 15; round++) {
+      statuses.push(...(await Promise.all(Array.from({length: 20}, () => post(url, body, {'x-webhook-signature': '0'.repeat(64), 'x-webhook-timestamp': String(now())}).then((r) => r.status)))))
+    }
+    expect(new Set(statuses)).toEqual(new Set([401]))
+    await l.close(200)
+    const lines = logs.filter((line) => line.includes('bad_signature'))
+    expect(lines.length).toBeGreaterThanOrEqual(1)
+    expect(lines.length).toBeLessThanOrEqual(5)
+    const counted = lines.reduce((n, line) => n + Number(/^(\d+) requests rejected/.exec(line)?.[1] ?? 1), 0)
+    expect(counted).toBe(300)
+    expect(lines.slice(1).every((line) => /^\d+ requests rejected \(bad_signature\) in the last second; the latest: rejected 401 bad_signature/.test(line))).toBe(true)
+  })
+})
+
 describe('ForwardQueue', () => {
   it('runs at most `concurrency` jobs, queues at most `capacity`, refuses the rest, and drains', async () => {
     let running = 0
