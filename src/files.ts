@@ -1,6 +1,6 @@
 /** Reading what the operator hands over: a file named on the command line, or stdin. */
 import {createHash} from 'node:crypto'
-import {createReadStream, readFileSync, realpathSync} from 'node:fs'
+import {createReadStream, lstatSync, readFileSync, realpathSync} from 'node:fs'
 import type {Readable} from 'node:stream'
 import {UsageError} from './errors.js'
 
@@ -45,4 +45,13 @@ export async function readAll(stream: Readable): Promise<Buffer> {
 /** A file named on the command line, or everything on `stdin` when it is `-`. */
 export function readFileOrStdin(path: string, flag: string, stdin: Readable): Promise<Buffer> {
   return path === '-' ? readAll(stdin) : Promise.resolve(readFileArg(path, flag))
+}
+
+/** Whether `path` is a symbolic link (false when there is nothing there): state files are never opened through one. */
+export function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink()
+  } catch {
+    return false
+  }
 }

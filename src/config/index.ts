@@ -3,7 +3,8 @@
  * PAYOPS_CONFIG_DIR or the user's config directory (created 0700 when payops creates it). Writes go through `conf`; the hot path that
  * only resolves a profile reads the same file directly, without loading conf.
  */
-import {existsSync, lstatSync, mkdirSync, readFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync} from 'node:fs'
+import {isSymlink} from '../files.js'
 import {LockBusyError, lockDirOf, lockExclusive} from '../lock.js'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
@@ -53,13 +54,7 @@ export function keyMode(key: string | undefined): 'live' | 'test' | 'unknown' {
 
 /** The profile file holds API keys: it is never read or written through a symlink. */
 function refuseSymlink(file: string): void {
-  let link = false
-  try {
-    link = lstatSync(file).isSymbolicLink()
-  } catch {
-    return
-  }
-  if (link) throw new UsageError(`The profile file ${file} is a symbolic link; payops does not read or write API keys through one. Replace it with the file itself.`)
+  if (isSymlink(file)) throw new UsageError(`The profile file ${file} is a symbolic link; payops does not read or write API keys through one. Replace it with the file itself.`)
 }
 
 /** Reads the profile file without conf (fast path for every API command). */

@@ -10,7 +10,8 @@
  * differences, so the rest of payops sees one small interface. When Node 20 is dropped, the
  * optional dependency goes and nothing else changes.
  */
-import {closeSync, existsSync, lstatSync, openSync} from 'node:fs'
+import {closeSync, existsSync, openSync} from 'node:fs'
+import {isSymlink} from '../files.js'
 import {createRequire} from 'node:module'
 import {PayopsError, UsageError} from '../errors.js'
 
@@ -123,13 +124,7 @@ function loadBuiltin(): {DatabaseSync: new (path: string, opts?: object) => unkn
 /** A state file must be a regular file (or absent), never a symlink: the same for its WAL and journal files. */
 export function refuseSymlinks(path: string, what = 'state file'): void {
   for (const p of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) {
-    let isLink = false
-    try {
-      isLink = lstatSync(p).isSymbolicLink()
-    } catch {
-      continue
-    }
-    if (isLink) throw new UsageError(`${p} is a symbolic link; payops does not open a ${what} through one. Remove it or name another file.`)
+    if (isSymlink(p)) throw new UsageError(`${p} is a symbolic link; payops does not open a ${what} through one. Remove it or name another file.`)
   }
 }
 
