@@ -10,6 +10,11 @@ export interface Movement {
   label?: string
 }
 
+/** Every limit of every set the movement breaks (each set is one profile's, named in the reasons). */
+export function violationsOfSets(sets: {profile: string; limits: Limits}[], m: Movement): string[] {
+  return sets.flatMap((s) => limitViolations(s.limits, m, s.profile))
+}
+
 /** Every limit the movement breaks, as one-line reasons naming the limit (empty when allowed). */
 export function limitViolations(limits: Limits | undefined, m: Movement, profile: string): string[] {
   if (!limits) return []

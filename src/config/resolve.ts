@@ -3,7 +3,7 @@
  * (flag > environment > profile), so provenance can be shown and a stray PAYOPS_API_KEY noticed.
  */
 import {UsageError} from '../errors.js'
-import {keyMode, type Profile, type ProfileFile} from './index.js'
+import {keyMode, type Limits, type Profile, type ProfileFile} from './index.js'
 
 export type Source = 'flag' | 'env' | 'profile' | 'none'
 
@@ -24,6 +24,37 @@ export interface ResolvedContext {
   mode: 'live' | 'test' | 'unknown'
   /** The environment's key differs from the key stored in the selected profile. */
   envKeyOverridesProfile: boolean
+  /** Every profile whose limits bind the key in use (see {@link limitSetsFor}). */
+  limitSets: LimitSet[]
+}
+
+/** One profile's limits, named for messages. */
+export interface LimitSet {
+  profile: string
+  limits: Limits
+}
+
+const hasAny = (l: Limits | undefined): l is Limits => Boolean(l && (Object.keys(l.max_amount ?? {}).length || l.allowed_destinations?.length))
+
+/**
+ * Limits bind to the key that moves the money, not to a profile's name: the selected profile's
+ * limits, and those of every profile that stores the key in use (a key from the environment or a
+ * flag included). A LIVE key that no profile stores is held to the limits of every LIVE profile
+ * on this machine: an operator who limited LIVE money here is not escaped by a key handed in
+ * another way. Each set is checked on its own, so the strictest of them decides.
+ */
+export function limitSetsFor(file: ProfileFile, profileName: string | undefined, apiKey: string | undefined): LimitSet[] {
+  const out: LimitSet[] = []
+  const add = (name: string, p: Profile | undefined) => {
+    if (hasAny(p?.limits) && !out.some((s) => s.profile === name)) out.push({profile: name, limits: p!.limits!})
+  }
+  if (profileName) add(profileName, file.profiles[profileName])
+  if (!apiKey) return out
+  const entries = Object.entries(file.profiles)
+  const storing = entries.filter(([, p]) => p.api_key === apiKey)
+  for (const [name, p] of storing) add(name, p)
+  if (keyMode(apiKey) === 'live' && storing.length === 0) for (const [name, p] of entries) if (keyMode(p.api_key) === 'live') add(name, p)
+  return out
 }
 
 export interface ContextFlags {
@@ -89,5 +120,6 @@ export function resolveContext(flags: ContextFlags, env: NodeJS.ProcessEnv, file
     baseUrlProvenance,
     mode: keyMode(apiKey),
     envKeyOverridesProfile: key.source === 'env' && Boolean(profile?.api_key) && profile?.api_key !== apiKey,
+    limitSets: limitSetsFor(file, profile ? profileName : undefined, apiKey),
   }
 }

@@ -7,7 +7,7 @@ import type {CommandContext} from '../context/index.js'
 import {ApiError, ExitCode, PartialError, type ExitCodeValue} from '../errors.js'
 import {BulkReport, type ItemResult} from '../api/bulk.js'
 import {redactKey} from '../api/redact.js'
-import {limitViolations, type Movement} from '../guardrails.js'
+import {violationsOfSets, type Movement} from '../guardrails.js'
 import {RESULT_COLUMNS} from '../output/columns.js'
 import type {Column} from '../output/index.js'
 import {guard, type GuardOptions} from './guard.js'
@@ -31,7 +31,7 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
     history: auditHistory(ctx.configDir),
     prompter: ctx.prompter,
     paint: ctx.out.paint,
-    profile: {name: r.profileName ?? null, live: r.mode === 'live', limits: r.profile?.limits, keyLabel: redactKey(r.apiKey)},
+    profile: {name: r.profileName ?? null, live: r.mode === 'live', limitSets: r.limitSets, keyLabel: redactKey(r.apiKey)},
     yes: Boolean(flags.yes),
     overrideLimits: Boolean(flags['override-limits']),
     newKey: () => randomUUID(),
@@ -108,7 +108,7 @@ function guardPorts(ctx: CommandContext, flags: GuardFlags): MovementPorts {
     history: {byKey: () => undefined, byResource: () => undefined},
     prompter: ctx.prompter,
     paint: ctx.out.paint,
-    profile: {name: r.profileName ?? null, live: r.mode === 'live', limits: r.profile?.limits, keyLabel: redactKey(r.apiKey)},
+    profile: {name: r.profileName ?? null, live: r.mode === 'live', limitSets: r.limitSets, keyLabel: redactKey(r.apiKey)},
     yes: Boolean(flags.yes),
     overrideLimits: Boolean(flags['override-limits']),
     newKey: () => '',
@@ -130,6 +130,5 @@ export async function confirmBatch(ctx: CommandContext, flags: GuardFlags, summa
 
 /** Every limit the movements break (bulk commands list them all). */
 export function limitReport(ctx: CommandContext, movements: Movement[]): string[] {
-  const profile = ctx.profile.profileName ?? '(no profile)'
-  return movements.flatMap((m) => limitViolations(ctx.profile.profile?.limits, m, profile))
+  return movements.flatMap((m) => violationsOfSets(ctx.profile.limitSets, m))
 }

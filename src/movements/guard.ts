@@ -5,7 +5,7 @@
  * Without a terminal --yes confirms what needs no override; nothing else passes.
  */
 import {NotConfirmedError} from '../errors.js'
-import {limitViolations} from '../guardrails.js'
+import {violationsOfSets} from '../guardrails.js'
 import {toDecimalString} from '../money.js'
 import type {MovementPorts, Plan} from './types.js'
 
@@ -14,19 +14,19 @@ export type Guarded = Pick<Plan, 'summary' | 'checks' | 'typed' | 'unknown' | 'e
 
 const plainPaint = {live: (s: string) => s, bold: (s: string) => s, red: (s: string) => s}
 
-/** The profile has a max-amount or an allow-list. */
+/** Some profile's max-amount or allow-list binds the key in use. */
 export function hasLimits(ports: Pick<MovementPorts, 'profile'>): boolean {
-  const l = ports.profile.limits
-  return Boolean(l && (Object.keys(l.max_amount ?? {}).length || l.allowed_destinations?.length))
+  return ports.profile.limitSets.length > 0
 }
 
 /** Every limit the plans break, as one-line reasons (empty when allowed). */
 export function violationsOf(plans: Guarded[], ports: MovementPorts): string[] {
-  const profile = ports.profile.name ?? '(no profile)'
+  const sets = ports.profile.limitSets
+  const names = sets.map((s) => `"${s.profile}"`).join(', ')
   const out: string[] = []
   for (const plan of plans) {
-    if (plan.unknown && hasLimits(ports)) out.push(`${plan.unknown}, so the limits of profile "${profile}" cannot be checked`)
-    for (const m of plan.checks) out.push(...limitViolations(ports.profile.limits, m, profile))
+    if (plan.unknown && sets.length) out.push(`${plan.unknown}, so the limits of profile ${names} cannot be checked`)
+    for (const m of plan.checks) out.push(...violationsOfSets(sets, m))
   }
   return out
 }

@@ -2,7 +2,7 @@
  * The movement pipeline's vocabulary: what a caller asks for (a request), what the pipeline
  * decides before sending (a plan), and what it learned after (an outcome).
  */
-import type {Limits} from '../config/index.js'
+import type {LimitSet} from '../config/resolve.js'
 import type {AuditHook, ApiResponse} from '../api/client.js'
 import type {MovesApi} from '../api/moves.js'
 import type {SubaccountsApi} from '../api/subaccounts.js'
@@ -97,7 +97,8 @@ export interface Paint {
 export interface ProfileView {
   name: string | null
   live: boolean
-  limits?: Limits
+  /** The limits that bind the key in use, each named by its profile (see limitSetsFor). */
+  limitSets: LimitSet[]
   /** The key, redacted: `live_…a1b2`. */
   keyLabel: string
 }

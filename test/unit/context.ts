@@ -129,6 +129,7 @@ export function testContext(o: TestContextOptions = {}): TestContext {
     baseUrlProvenance: {source: 'profile', detail: 'profile "test-profile"'},
     mode: o.live ? 'live' : 'test',
     envKeyOverridesProfile: false,
+    limitSets: o.limits ? [{profile: 'test-profile', limits: o.limits}] : [],
   }
   const auditHook = {
     intent: async (info: AuditInfo) => void audit.push({kind: 'intent', info}),

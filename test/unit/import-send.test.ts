@@ -72,7 +72,7 @@ function ports(opts: {outcomeDelay: () => Promise<void>; answer?: (key: string) 
       byResource: () => undefined,
     },
     prompter: {interactive: false, confirm: async () => false, input: async () => '', password: async () => '', note: () => undefined},
-    profile: {name: 'p', live: false, keyLabel: 'test_…abcd'},
+    profile: {name: 'p', live: false, limitSets: [], keyLabel: 'test_…abcd'},
     yes: true,
     overrideLimits: false,
     newKey: () => 'generated',

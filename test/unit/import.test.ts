@@ -329,7 +329,7 @@ describe('pipelineSender', () => {
     }),
     history: {byKey: () => undefined, byResource: () => undefined},
     prompter: {interactive: false, confirm: async () => false, input: async () => '', password: async () => '', note: () => undefined},
-    profile: {name: 'p', live: true, keyLabel: 'live_…x'},
+    profile: {name: 'p', live: true, limitSets: [], keyLabel: 'live_…x'},
     yes: false,
     overrideLimits: false,
     newKey: () => 'never',

@@ -44,7 +44,7 @@ function fake(opts: {
   create?: () => ApiResponse<Move>
   approve?: () => ApiResponse<Move>
   live?: boolean
-  limits?: MovementPorts['profile']['limits']
+  limits?: MovementPorts['profile']['limitSets'][number]['limits']
   interactive?: boolean
   answer?: string
   yes?: boolean
@@ -95,7 +95,7 @@ function fake(opts: {
     },
     history: historyOf(() => (opts.records ?? []) as AuditRecord[]),
     prompter,
-    profile: {name: 'p', live: opts.live ?? false, limits: opts.limits, keyLabel: 'test_…abcd'},
+    profile: {name: 'p', live: opts.live ?? false, limitSets: opts.limits ? [{profile: 'p', limits: opts.limits}] : [], keyLabel: 'test_…abcd'},
     yes: opts.yes ?? false,
     overrideLimits: opts.override ?? false,
     newKey: () => 'generated-key',
