@@ -6,6 +6,8 @@ export interface AuditInfo {
   method: string
   path: string
   idempotency_key?: string | null
+  /** A digest of what the request asked (from, to, amount, currency, metadata): see movementDetails. */
+  details?: string | null
   amount_in_minor_units?: number | null
   currency_code?: string | null
   from?: string | null

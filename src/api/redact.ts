@@ -2,6 +2,7 @@
  * Keeps API keys and signing secrets out of every message, error and trace. Exact secrets
  * registered at run time are replaced, and anything shaped like a key is masked as a fallback.
  */
+import {createHash} from 'node:crypto'
 
 const KEY_SHAPE = /\b(live|test)_[A-Za-z0-9]{12,}\b/g
 const SECRET_SHAPE = /\bwhsec_[A-Za-z0-9+/=_-]{8,}/g
@@ -15,6 +16,14 @@ export function redactKey(key: string | undefined | null): string {
   const prefix = m ? m[1] : ''
   if (key.length <= prefix.length + 8) return `${prefix}…`
   return `${prefix}…${key.slice(-4)}`
+}
+
+/**
+ * A key's id in the audit trail: the first 16 hex digits of a SHA-256 of the key (which cannot be
+ * turned back into the key), so that records can be told apart by the key that made them.
+ */
+export function keyIdOf(key: string | undefined | null): string | null {
+  return key ? createHash('sha256').update(`payops key id\0${key}`).digest('hex').slice(0, 16) : null
 }
 
 const secrets = new Set<string>()

@@ -30,9 +30,13 @@ export interface AuditFields {
   op: string
   profile: string | null
   mode: 'live' | 'test' | 'unknown'
+  /** The id of the key that sent it (keyIdOf: a hash, never the key); absent in older records. */
+  key_id?: string | null
   method: string
   path: string
   idempotency_key?: string | null
+  /** A digest of what the request asked (movementDetails), to tell a key reused for another movement. */
+  details?: string | null
   request_id?: string | null
   status?: number | null
   resource_id?: string | null

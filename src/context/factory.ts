@@ -4,7 +4,7 @@
  * API client with its audit hook, the terminal prompter and the movement pipeline's ports.
  */
 import type {Api, ApiArea} from '../api/index.js'
-import {markedHeaders, redactKey} from '../api/redact.js'
+import {keyIdOf, markedHeaders, redactKey} from '../api/redact.js'
 import {auditHook} from '../audit/hook.js'
 import {configDir as defaultConfigDir, readProfiles} from '../config/index.js'
 import {NameBook} from '../config/names.js'
@@ -61,7 +61,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
   let hook: ReturnType<typeof auditHook> | undefined
   const audit = () => {
     const r = profile()
-    return (hook ??= auditHook(dir, {profile: r.profileName ?? null, mode: r.mode}, (line) => out.warn(line)))
+    return (hook ??= auditHook(dir, {profile: r.profileName ?? null, mode: r.mode, key_id: keyIdOf(r.apiKey)}, (line) => out.warn(line)))
   }
 
   const build = async (): Promise<Api> => {

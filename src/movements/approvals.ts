@@ -1,8 +1,9 @@
 /**
  * The approval queue: what awaits an approval. Account transfers in `created` come from the
  * service (the documented list, status=created). Moves cannot be listed by the API, so the moves
- * are those this machine created without auto-approval (every `moves create`, import row and `api`
- * money call is in the audit trail) that no later record shows approved, settled or canceled —
+ * are those this machine created with the key in use without auto-approval (every `moves create`,
+ * import row and `api` money call is in the audit trail) that no later record shows approved,
+ * settled or canceled —
  * labelled as known locally. On a terminal the operator picks some and they are approved through
  * the movement pipeline (limits, typed confirmation of the total on LIVE); otherwise the list is
  * printed, ready for `payops moves approve -`.
@@ -10,6 +11,7 @@
 import type {AuditRecord} from '../audit/index.js'
 import type {CommandContext} from '../context/index.js'
 import {formatMoney} from '../money.js'
+import {keyIdOf} from '../api/redact.js'
 import type {Column} from '../output/index.js'
 import {runBatch, type GuardFlags} from './command.js'
 import type {MovementRequest} from './types.js'
@@ -78,6 +80,15 @@ export function pendingMovesOf(records: AuditRecord[]): PendingItem[] {
   return out
 }
 
+/**
+ * Records of requests the key in use made: only its moves can be approved with it (another key's
+ * move answers 404). Records written before keys were recorded count when profile and mode match.
+ */
+export function madeWith(apiKey: string | undefined, profile: string | null, mode: string): (r: AuditRecord) => boolean {
+  const id = keyIdOf(apiKey)
+  return (r) => (r.key_id ? r.key_id === id : r.profile === profile && r.mode === mode)
+}
+
 /** Everything awaiting approval: transfers from the service, moves known locally, with names. */
 export async function listPending(ctx: CommandContext, kinds: {moves: boolean; transfers: boolean}): Promise<PendingItem[]> {
   const items: PendingItem[] = []
@@ -105,7 +116,7 @@ export async function listPending(ctx: CommandContext, kinds: {moves: boolean; t
   }
   if (kinds.moves) {
     const {readAudit} = await import('../audit/index.js')
-    const moves = pendingMovesOf(readAudit(ctx.configDir))
+    const moves = pendingMovesOf(readAudit(ctx.configDir).filter(madeWith(ctx.profile.apiKey, ctx.profile.profileName ?? null, ctx.profile.mode)))
     if (moves.length) {
       const api = await ctx.api(['subaccounts'])
       const names = new Map<string, string | null>()

@@ -6,7 +6,7 @@
 import type {CommandContext} from '../context/index.js'
 import {ApiError, ExitCode, PartialError, type ExitCodeValue} from '../errors.js'
 import {BulkReport, type ItemResult} from '../api/bulk.js'
-import {redactKey} from '../api/redact.js'
+import {keyIdOf, redactKey} from '../api/redact.js'
 import {violationsOfSets, type Movement} from '../guardrails.js'
 import {RESULT_COLUMNS} from '../output/columns.js'
 import type {Column} from '../output/index.js'
@@ -28,7 +28,7 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
   return {
     api,
     audit: ctx.audit(),
-    history: auditHistory(ctx.configDir),
+    history: auditHistory(ctx.configDir, keyIdOf(r.apiKey)),
     prompter: ctx.prompter,
     paint: ctx.out.paint,
     profile: {name: r.profileName ?? null, live: r.mode === 'live', limitSets: r.limitSets, keyLabel: redactKey(r.apiKey)},
@@ -105,7 +105,7 @@ function guardPorts(ctx: CommandContext, flags: GuardFlags): MovementPorts {
   const r = ctx.profile
   return {
     api: undefined as never,
-    history: {byKey: () => undefined, byResource: () => undefined},
+    history: {byKey: () => undefined, byResource: () => undefined, claimOf: () => undefined},
     prompter: ctx.prompter,
     paint: ctx.out.paint,
     profile: {name: r.profileName ?? null, live: r.mode === 'live', limitSets: r.limitSets, keyLabel: redactKey(r.apiKey)},

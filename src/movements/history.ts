@@ -4,8 +4,25 @@
  * Every import row, every `moves create` and every `payops api` money call is in the trail, so a
  * move created from this machine can be approved with its amount shown.
  */
+import {createHash} from 'node:crypto'
 import {readAudit, type AuditRecord} from '../audit/index.js'
-import type {History, Known} from './types.js'
+import type {Claim, History, Known} from './types.js'
+
+/**
+ * A digest of what a movement asks: route, amount, currency and client metadata (keys sorted).
+ * Two requests with one Idempotency-Key and different digests ask for two different movements.
+ */
+export function movementDetails(d: {from: string | null; to: string; amount_in_minor_units: number; currency_code: string; rail?: string; metadata?: Record<string, unknown>}): string {
+  const meta = Object.entries(d.metadata ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return createHash('sha256').update(JSON.stringify([d.from, d.to, d.amount_in_minor_units, d.currency_code.toUpperCase(), meta, ...(d.rail ? [d.rail] : [])])).digest('hex').slice(0, 32)
+}
+
+/** An outcome that shows the request made nothing: an answer below 500 that is not 2XX, or a run that stopped before sending. */
+const madeNothing = (r: AuditRecord) =>
+  r.kind === 'outcome' && ((typeof r.status === 'number' && (r.status < 200 || (r.status >= 300 && r.status < 500))) || (r.status == null && r.error_code === NOT_SENT))
+
+/** The error code of an outcome recorded for a movement that was never sent. */
+export const NOT_SENT = 'not_sent'
 
 const succeeded = (r: AuditRecord) => r.kind === 'outcome' && typeof r.status === 'number' && r.status >= 200 && r.status < 300
 
@@ -21,10 +38,35 @@ function known(r: AuditRecord): Known {
   }
 }
 
-export function historyOf(read: () => AuditRecord[]): History {
+/** The history of `read`'s records; with `keyId`, only records of that key (and older ones without a key id). */
+export function historyOf(read: () => AuditRecord[], keyId?: string | null): History {
   let records: AuditRecord[] | undefined
-  const all = () => (records ??= read())
+  const all = () => (records ??= keyId ? read().filter((r) => !r.key_id || r.key_id === keyId) : read())
   return {
+    claimOf(key) {
+      const list = all()
+      const settledOps = new Set<string>()
+      for (let i = list.length - 1; i >= 0; i--) {
+        const r = list[i]
+        if (r.idempotency_key !== key) continue
+        // A refusal made nothing, and an answer naming another movement (a conflict) names it by an earlier request.
+        if (madeNothing(r) || r.outcome === 'conflict') {
+          settledOps.add(r.op)
+          continue
+        }
+        if (r.kind === 'outcome') {
+          if (succeeded(r) && r.resource_id) {
+            // The intent (earlier in the trail) holds the digest of what was asked.
+            const intent = list.slice(0, i).reverse().find((x) => x.kind === 'intent' && x.op === r.op)
+            return {...known(r), details: intent?.details ?? r.details ?? null}
+          }
+          continue
+        }
+        if (settledOps.has(r.op)) continue
+        return {...known(r), id: null, status: null, details: r.details ?? null}
+      }
+      return undefined
+    },
     byKey(key) {
       const list = all()
       for (let i = list.length - 1; i >= 0; i--) {
@@ -49,6 +91,6 @@ export function historyOf(read: () => AuditRecord[]): History {
 }
 
 /** The history of the audit trail in `dir` (read once, on first use). */
-export function auditHistory(dir: string): History {
-  return historyOf(() => readAudit(dir))
+export function auditHistory(dir: string, keyId?: string | null): History {
+  return historyOf(() => readAudit(dir), keyId)
 }

@@ -4,13 +4,15 @@
  * refused), names are resolved for the summary, and approvals of moves take their amount from
  * this machine's audit trail (the API has no way to read one move).
  */
-import {AuthError, UsageError} from '../errors.js'
+import {AuthError, ConflictError, UsageError} from '../errors.js'
 import {formatMoney, normalizeCurrency, parseAmount, parseMinorUnits, toDecimalString} from '../money.js'
 import {validateMoveCreate} from '../api/moves.js'
 import {validateTransferCreate} from '../api/transfers.js'
 import {validateSimulateCredit} from '../api/treasury.js'
 import {hasLimits} from './guard.js'
-import type {AmountInput, Known, MovementPorts, MovementRequest, Plan} from './types.js'
+import type {AmountInput, Described, Known, MovementPorts, MovementRequest, Plan} from './types.js'
+import {movementDetails} from './history.js'
+import {describe} from './sentence.js'
 
 const skipAudit = {skipAudit: true}
 
@@ -45,6 +47,28 @@ function describeKnown(k: Known | undefined): string | undefined {
   return formatMoney(k.amount_in_minor_units, k.currency_code)
 }
 
+/**
+ * A key this machine's audit trail knows for another movement (route, amount, currency or
+ * metadata) is refused before anything is sent: the service would answer with the first movement,
+ * or refuse, and either way this request would not be carried out.
+ */
+function refuseReusedKey(ports: MovementPorts, noun: Plan['noun'], key: string, details: string, asked: Described): void {
+  const claim = ports.history.claimOf(key)
+  if (!claim) return
+  const same = claim.details
+    ? claim.details === details
+    : claim.to === asked.to && (claim.from == null || claim.from === asked.from) && claim.amount_in_minor_units === asked.amount_in_minor_units
+  if (same) return
+  const what = claim.amount_in_minor_units != null ? describe({from: claim.from ?? undefined, to: claim.to ?? undefined, amount_in_minor_units: claim.amount_in_minor_units, currency_code: claim.currency_code ?? undefined}, claim.currency_code) : 'another request'
+  const sameRoute = claim.details && claim.to === asked.to && claim.from === asked.from && claim.amount_in_minor_units === asked.amount_in_minor_units
+  const other = sameRoute ? (noun === 'move' ? ', other metadata' : ', another rail or metadata') : ''
+  throw new ConflictError(
+    `Idempotency-Key ${key} was used on this machine for ${claim.id ? `${noun} ${claim.id}` : `a ${noun} whose outcome is unknown`} (${what}${other}); this request (${describe(asked, asked.currency_code)}) was not sent. Use a new key for a new ${noun}.`,
+    claim.id ?? '',
+    key,
+  )
+}
+
 async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>, ports: MovementPorts): Promise<Plan> {
   // A malformed amount or body fails before any request.
   const early = earlyMinor(r.amount, r.currency)
@@ -74,6 +98,8 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
   const key = r.idempotencyKey ?? ports.newKey()
   const amount = formatMoney(minor, currency)
   const input = {from_subaccount_id: r.from, to_subaccount_id: r.to, amount_in_minor_units: minor, auto_approve: r.autoApprove, client_metadata: r.metadata}
+  const details = movementDetails({from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, metadata: r.metadata})
+  if (r.idempotencyKey !== undefined) refuseReusedKey(ports, 'move', key, details, {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency})
   return {
     request: r,
     noun: 'move',
@@ -82,7 +108,7 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
     keyGenerated: r.idempotencyKey === undefined,
-    audit: {method: 'POST', path: '/api/subaccounts/move', amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to},
+    audit: {method: 'POST', path: '/api/subaccounts/move', details, amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to},
     expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency},
     currency,
     autoApprove: r.autoApprove,
@@ -154,6 +180,8 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
     client_metadata: r.metadata,
   }
   validateTransferCreate(input)
+  const details = movementDetails({from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, rail: r.rail, metadata: r.metadata})
+  if (r.idempotencyKey !== undefined) refuseReusedKey(ports, 'account transfer', key, details, {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, rail: r.rail})
   // A currency other than the source account's is refused before sending, as for moves (read from
   // the account list; an account the list does not show is left to the API to refuse).
   const source = await ports.api.treasury.findAccount(r.from)
@@ -166,7 +194,7 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
     keyGenerated: r.idempotencyKey === undefined,
-    audit: {method: 'POST', path: '/api/treasury/account-transfers', amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to},
+    audit: {method: 'POST', path: '/api/treasury/account-transfers', details, amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to},
     expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, rail: r.rail},
     currency,
     autoApprove: r.autoApprove,

@@ -83,6 +83,16 @@ export interface History {
   byKey(key: string): Known | undefined
   /** What an earlier successful request recorded about this resource (amount, currency, from, to). */
   byResource(id: string): Known | undefined
+  /**
+   * What this Idempotency-Key was last sent with, when that request may have made something (it
+   * answered 2XX, or its outcome is unknown): the key then names that movement on the server.
+   */
+  claimOf(key: string): Claim | undefined
+}
+
+/** What a key was sent with: its details digest (absent in older records), route and amount. */
+export interface Claim extends Known {
+  details: string | null
 }
 
 export type {Prompter} from '../context/index.js'
@@ -152,7 +162,7 @@ export interface Plan {
   idempotencyKey: string | null
   keyGenerated: boolean
   /** What the audit trail records before sending. */
-  audit: {method: string; path: string; amount_in_minor_units: number | null; currency_code: string | null; from: string | null; to: string | null}
+  audit: {method: string; path: string; details?: string; amount_in_minor_units: number | null; currency_code: string | null; from: string | null; to: string | null}
   /** For create kinds: what the answer must describe, else the key names another movement. */
   expected?: Described
   currency: string | null

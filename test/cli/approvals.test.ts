@@ -61,6 +61,29 @@ describe('payops approvals', () => {
     expect(after).toEqual([])
   }, 120_000)
 
+  it('holds only what the key in use can approve: another profile\'s moves are not listed, and the README pipe approves them all (exit 0)', async () => {
+    await cli(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.live})
+    const sandboxMove = (await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '3.00', '--no-auto-approve'])).json().id
+    const la = (await cli(['subaccounts', 'create', '--name', 'Live A', '-p', 'prod', '--yes'])).json().id
+    const lb = (await cli(['subaccounts', 'create', '--name', 'Live B', '-p', 'prod', '--yes'])).json().id
+    const liveMove = (await cli(['-p', 'prod', 'moves', 'create', '--from', la, '--to', lb, '--amount', '4.00', '--no-auto-approve', '--yes'])).json().id
+    const live = (await cli(['-p', 'prod', 'approvals', '--kind', 'moves', '-o', 'json'])).json() as Array<{id: string}>
+    expect(live.map((x) => x.id)).toEqual([liveMove])
+    const sandbox = (await cli(['approvals', '--kind', 'moves', '-o', 'json'])).json() as Array<{id: string}>
+    expect(sandbox.map((x) => x.id)).toContain(sandboxMove)
+    expect(sandbox.map((x) => x.id)).not.toContain(liveMove)
+    // The same key from the environment under another profile name sees the same queue.
+    const byKey = (await cli(['-p', 'sandbox', 'approvals', '--kind', 'moves', '-o', 'json'], {env: {PAYOPS_API_KEY: emu.keys.live}})).json() as Array<{id: string}>
+    expect(byKey.map((x) => x.id)).toEqual([liveMove])
+    // `approvals -o json | jq -r '.[] | select(.kind=="move") | .id' | payops moves approve -`
+    const ids = live.map((x) => x.id).join('\n') + '\n'
+    const approved = await cli(['-p', 'prod', 'moves', 'approve', '-', '--yes'], {input: ids})
+    expect(approved.code, approved.stderr).toBe(0)
+    expect((await cli(['subaccounts', 'get', lb, '-p', 'prod'])).json().total_incoming_in_minor_units).toBe(400)
+    expect((await cli(['-p', 'prod', 'approvals', '--kind', 'moves', '-o', 'json'])).json()).toEqual([])
+    expect((await cli(['moves', 'cancel', sandboxMove])).code).toBe(0)
+  })
+
   it('on a terminal it offers a checkbox list and approves what was picked', async () => {
     const id = (await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '21.00', '--no-auto-approve'])).json().id
     const other = (await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '22.00', '--no-auto-approve'])).json().id

@@ -132,11 +132,47 @@ describe('a key that names another movement', () => {
     const r = await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '9.00', '--idempotency-key', key])
     expect(r.code).toBe(5)
     expect(r.stdout).toBe('')
-    expect(r.stderr).toContain(`Idempotency-Key ${key} already names move ${first.json().id} (7.00 USD ${a} → ${b}, settled); this request (9.00 USD ${a} → ${c}) was not carried out`)
+    expect(r.stderr).toContain(`Idempotency-Key ${key} was used on this machine for move ${first.json().id} (7.00 USD ${a} → ${b}); this request (9.00 USD ${a} → ${c}) was not sent`)
     expect((await totals(c)).incoming).toBe(cBefore.incoming)
     const json = JSON.parse(r.stderr.split('\n').find((l) => l.startsWith('{"error"'))!)
     expect(json.error).toMatchObject({type: 'ConflictError', exit_code: 5, kind: 'conflict', id: first.json().id, idempotency_key: key})
-    expect(auditRecords().filter((x) => x.idempotency_key === key && x.kind === 'outcome').map((x) => x.outcome)).toEqual(['created', 'conflict'])
+    // Refused from this machine's audit trail, before sending: the trail holds the first request only.
+    expect(auditRecords().filter((x) => x.idempotency_key === key && x.kind === 'outcome').map((x) => x.outcome)).toEqual(['created'])
+  })
+
+  it('a key the trail knows for a created 1.00 move, reused with 9.99 to another destination: refused before sending, the first move untouched', async () => {
+    const key = `kc-${Date.now()}`
+    const first = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00', '--no-auto-approve', '--idempotency-key', key])
+    expect(first.code, first.stderr).toBe(0)
+    const before = {b: await totals(b), c: await totals(c)}
+    const r = await onlyReads([lookup(a)], () => cli(['moves', 'create', '--from', a, '--to', c, '--amount', '9.99', '--idempotency-key', key]))
+    expect(r.code, r.stderr).toBe(5)
+    expect(r.stderr).toContain(`was used on this machine for move ${first.json().id} (1.00 USD ${a} → ${b}); this request (9.99 USD ${a} → ${c}) was not sent`)
+    expect(await totals(b)).toEqual(before.b)
+    expect(await totals(c)).toEqual(before.c)
+    // The first move still awaits approval: nothing settled it.
+    expect((await cli(['approvals', '--kind', 'moves'])).json().map((x: {id: string}) => x.id)).toContain(first.json().id)
+  })
+
+  it('the same key with other metadata only is refused too (the metadata would be silently the old one)', async () => {
+    const key = `km-${Date.now()}`
+    const first = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '2.00', '--metadata', 'ref=one', '--idempotency-key', key])
+    expect(first.code, first.stderr).toBe(0)
+    const r = await onlyReads([lookup(a)], () => cli(['moves', 'create', '--from', a, '--to', b, '--amount', '2.00', '--metadata', 'ref=two', '--idempotency-key', key]))
+    expect(r.code, r.stderr).toBe(5)
+    expect(r.stderr).toMatch(/other metadata\); this request .* was not sent/)
+    const same = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '2.00', '--metadata', 'ref=one', '--idempotency-key', key])
+    expect(same.code, same.stderr).toBe(0)
+    expect(outcomeOf(same).kind).toBe('replayed')
+  })
+
+  it('a key whose earlier request made nothing (answered 404) is free for another movement', async () => {
+    const key = `kf-${Date.now()}`
+    const bad = await cli(['moves', 'create', '--from', a, '--to', '00000000-0000-4000-8000-000000000000', '--amount', '1.00', '--idempotency-key', key])
+    expect(bad.code, bad.stderr).toBe(4)
+    expect(auditRecords().filter((x) => x.idempotency_key === key).map((x) => [x.kind, x.status ?? null])).toEqual([['intent', null], ['outcome', 404]])
+    const ok = await cli(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00', '--idempotency-key', key])
+    expect(ok.code, ok.stderr).toBe(0)
   })
 
   it('transfers: another amount and rail under the same key are exit 5', async () => {
@@ -147,7 +183,7 @@ describe('a key that names another movement', () => {
     expect(first.code, first.stderr).toBe(0)
     const r = await cli(['transfers', 'create', '--from', main.id, '--to', other.id, '--amount', '2000.00', '--currency', 'USD', '--rail', 'standard_ach', '--idempotency-key', key])
     expect(r.code).toBe(5)
-    expect(r.stderr).toMatch(/already names account transfer .*20\.00 USD .* by wire.*this request \(2,000\.00 USD .* by standard_ach\) was not carried out/)
+    expect(r.stderr).toMatch(/was used on this machine for account transfer .*20\.00 USD .*; this request \(2,000\.00 USD .* by standard_ach\) was not sent/)
   })
 })
 

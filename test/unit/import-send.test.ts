@@ -70,6 +70,7 @@ function ports(opts: {outcomeDelay: () => Promise<void>; answer?: (key: string) 
         return undefined
       },
       byResource: () => undefined,
+      claimOf: () => undefined,
     },
     prompter: {interactive: false, confirm: async () => false, input: async () => '', password: async () => '', note: () => undefined},
     profile: {name: 'p', live: false, limitSets: [], keyLabel: 'test_…abcd'},
