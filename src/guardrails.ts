@@ -10,6 +10,47 @@ export interface Movement {
   label?: string
 }
 
+/** Amounts per currency code, in exact minor units. */
+export type Totals = Map<string, bigint>
+
+/** Adds the movements to `into` per currency (upper case). */
+export function addTotals(into: Totals, movements: Iterable<{amount_in_minor_units: number; currency: string}>): Totals {
+  for (const m of movements) {
+    const c = m.currency.toUpperCase()
+    into.set(c, (into.get(c) ?? 0n) + BigInt(m.amount_in_minor_units))
+  }
+  return into
+}
+
+/**
+ * The daily caps the asked totals break, given what moved today under the key: a cap per currency;
+ * once a profile has any, a currency without one is refused (as max-amount does).
+ */
+export function dailyViolations(sets: {profile: string; limits: Limits}[], asked: Totals, movedToday: Totals): string[] {
+  const out: string[] = []
+  for (const {profile, limits} of sets) {
+    const caps = limits.daily_max
+    if (!caps || Object.keys(caps).length === 0) continue
+    for (const [currency, amount] of asked) {
+      const cap = caps[currency]
+      if (cap === undefined) {
+        out.push(`profile "${profile}" has daily-max limits for ${Object.keys(caps).join(', ')} but none for ${currency}`)
+        continue
+      }
+      const today = movedToday.get(currency) ?? 0n
+      if (today + amount > BigInt(cap)) {
+        out.push(
+          `daily-max ${formatMoney(cap, currency)} of profile "${profile}": ${formatMoney(today, currency)} moved today (UTC) under this key + ${formatMoney(amount, currency)} asked = ${formatMoney(today + amount, currency)}`,
+        )
+      }
+    }
+  }
+  return out
+}
+
+/** Some set has a daily cap (today's total must then be read). */
+export const hasDailyCap = (sets: {limits: Limits}[]): boolean => sets.some((s) => Object.keys(s.limits.daily_max ?? {}).length > 0)
+
 /** Every limit of every set the movement breaks (each set is one profile's, named in the reasons). */
 export function violationsOfSets(sets: {profile: string; limits: Limits}[], m: Movement): string[] {
   return sets.flatMap((s) => limitViolations(s.limits, m, s.profile))

@@ -13,6 +13,8 @@ import {UsageError} from '../errors.js'
 export interface Limits {
   /** Maximum amount per movement, in minor units, per currency code. */
   max_amount?: Record<string, number>
+  /** Maximum total moved per UTC day under the key (every command and `api` together), per currency code. */
+  daily_max?: Record<string, number>
   /** The only destinations money may move to. */
   allowed_destinations?: string[]
 }

@@ -4,7 +4,12 @@ import {formatMoney, normalizeCurrency, parseAmount} from '../money.js'
 import type {Profile} from './index.js'
 import {validateBaseUrl} from './validate.js'
 
-export const SETTING_KEYS = ['max-amount', 'allowed-destinations', 'base-url'] as const
+export const SETTING_KEYS = ['max-amount', 'daily-max', 'allowed-destinations', 'base-url'] as const
+
+/** The per-currency amount limits: a single movement's maximum, and the total moved per UTC day under a key. */
+const AMOUNT_LIMITS = {'max-amount': 'max_amount', 'daily-max': 'daily_max'} as const
+type AmountSetting = keyof typeof AMOUNT_LIMITS
+const isAmountSetting = (key: string): key is AmountSetting => key in AMOUNT_LIMITS
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
@@ -29,16 +34,17 @@ export interface SettingOptions {
 export function applySetting(profile: Profile, key: string, values: string[], opts: SettingOptions = {}): {profile: Profile; message: string} {
   const next: Profile = {...profile, limits: {...profile.limits}}
   if (opts.add && key !== 'allowed-destinations') throw new UsageError('--add applies only to allowed-destinations.')
+  if (isAmountSetting(key)) {
+    const field = AMOUNT_LIMITS[key]
+    if (values.length !== 2) throw new UsageError(`Usage: profiles set NAME ${key} AMOUNT CURRENCY (e.g. 5000.00 USD).`)
+    const currency = normalizeCurrency(values[1])
+    const minor = parseAmount(values[0], currency)
+    const before = next.limits![field]?.[currency]
+    next.limits![field] = {...next.limits![field], [currency]: minor}
+    const was = before === undefined ? '' : ` (was ${formatMoney(before, currency)})`
+    return {profile: next, message: `${key} ${formatMoney(minor, currency)} set${was}.`}
+  }
   switch (key) {
-    case 'max-amount': {
-      if (values.length !== 2) throw new UsageError('Usage: profiles set NAME max-amount AMOUNT CURRENCY (e.g. 5000.00 USD).')
-      const currency = normalizeCurrency(values[1])
-      const minor = parseAmount(values[0], currency)
-      const before = next.limits!.max_amount?.[currency]
-      next.limits!.max_amount = {...next.limits!.max_amount, [currency]: minor}
-      const was = before === undefined ? '' : ` (was ${formatMoney(before, currency)})`
-      return {profile: next, message: `max-amount ${formatMoney(minor, currency)} set${was}.`}
-    }
     case 'allowed-destinations': {
       const ids = parseDestinations(values, `profiles set NAME allowed-destinations ID,ID,... [--add]`)
       const before = profile.limits?.allowed_destinations ?? []
@@ -73,23 +79,25 @@ export function unsetSetting(profile: Profile, key: string, values: string[], na
   const limits = {...profile.limits}
   let message: string
   switch (key) {
-    case 'max-amount': {
-      const max = {...limits.max_amount}
+    case 'max-amount':
+    case 'daily-max': {
+      const field = AMOUNT_LIMITS[key]
+      const max = {...limits[field]}
       const have = Object.keys(max)
-      const has = have.length ? `it has max-amount for ${have.map((c) => `${c} (${formatMoney(max[c], c)})`).join(', ')}` : 'it has no max-amount at all'
+      const has = have.length ? `it has ${key} for ${have.map((c) => `${c} (${formatMoney(max[c], c)})`).join(', ')}` : `it has no ${key} at all`
       if (values.length === 0) {
-        if (have.length === 0) throw new UsageError(`Profile "${name}" has no max-amount to remove.`)
-        delete limits.max_amount
-        message = `max-amount removed for ${have.join(', ')}.`
+        if (have.length === 0) throw new UsageError(`Profile "${name}" has no ${key} to remove.`)
+        delete limits[field]
+        message = `${key} removed for ${have.join(', ')}.`
         break
       }
       const currencies = [...new Set(values.map((v) => normalizeCurrency(v)))]
       const absent = currencies.filter((c) => max[c] === undefined)
-      if (absent.length > 0) throw new UsageError(`Profile "${name}" has no max-amount for ${absent.join(', ')}: ${has}. Nothing was changed.`)
+      if (absent.length > 0) throw new UsageError(`Profile "${name}" has no ${key} for ${absent.join(', ')}: ${has}. Nothing was changed.`)
       for (const c of currencies) delete max[c]
-      limits.max_amount = max
-      if (Object.keys(max).length === 0) delete limits.max_amount
-      message = `max-amount removed for ${currencies.join(', ')}.`
+      limits[field] = max
+      if (Object.keys(max).length === 0) delete limits[field]
+      message = `${key} removed for ${currencies.join(', ')}.`
       break
     }
     case 'allowed-destinations': {
@@ -112,7 +120,7 @@ export function unsetSetting(profile: Profile, key: string, values: string[], na
       break
     }
     default:
-      throw new UsageError(`Unknown setting "${key}" (use max-amount or allowed-destinations).`)
+      throw new UsageError(`Unknown setting "${key}" (use max-amount, daily-max or allowed-destinations).`)
   }
   const next: Profile = {...profile, limits}
   if (Object.keys(limits).length === 0) delete next.limits

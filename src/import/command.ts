@@ -7,6 +7,10 @@
 import type {CommandContext} from '../context/index.js'
 import {NotConfirmedError, PartialError, UsageError} from '../errors.js'
 import {confirmBatch, limitReport, portsOf, type GuardFlags} from '../movements/command.js'
+import {dailyViolations, hasDailyCap} from '../guardrails.js'
+import {auditHistory} from '../movements/history.js'
+import {utcDayStart} from '../movements/guard.js'
+import {keyIdOf} from '../api/redact.js'
 import {formatMoney, toDecimalString} from '../money.js'
 import type {Column} from '../output/index.js'
 import {rowsProgress} from '../output/progress.js'
@@ -119,6 +123,7 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     if (plan.currenciesSet) overLimits = enforceLimits(ctx, opts, plan.pending())
   }
   const totals = plan.summary.pendingTotals
+  enforceDailyCap(ctx, opts, totals)
   // The confirmation checks the limits of each move on its own: the rows over them are enough.
   const movements = overLimits.map(movementOf)
   const summaryLine = `Import ${plural(pendingCount, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rowCount} rows already done)` : ''}`
@@ -180,9 +185,8 @@ function movementOf(r: PlannedRow) {
  * Returns the rows over the limits.
  */
 function enforceLimits(ctx: CommandContext, opts: ImportOptions, rows: Iterable<PlannedRow>): PlannedRow[] {
-  const limits = ctx.profile.profile?.limits
-  // No limits: nothing to read row by row.
-  if (!Object.keys(limits?.max_amount ?? {}).length && !limits?.allowed_destinations?.length) return []
+  // No limits bind the key: nothing to read row by row.
+  if (!ctx.profile.limitSets.some((s) => Object.keys(s.limits.max_amount ?? {}).length || s.limits.allowed_destinations?.length)) return []
   const violations: string[] = []
   const over: PlannedRow[] = []
   for (const r of rows) {
@@ -197,6 +201,20 @@ function enforceLimits(ctx: CommandContext, opts: ImportOptions, rows: Iterable<
     throw new NotConfirmedError(`${plural(violations.length, 'row breaks', 'rows break')} the profile's limits; nothing was sent (--override-limits overrides it after confirmation).`)
   }
   return over
+}
+
+/**
+ * The whole file against the daily caps, before the first row: what is still to send, with what
+ * moved today under the key (rows this batch already sent today are in the audit trail).
+ */
+function enforceDailyCap(ctx: CommandContext, opts: ImportOptions, totals: Record<string, number>): void {
+  const sets = ctx.profile.limitSets
+  if (!hasDailyCap(sets)) return
+  const asked = new Map(Object.entries(totals).map(([c, v]) => [c.toUpperCase(), BigInt(v)]))
+  const v = dailyViolations(sets, asked, auditHistory(ctx.configDir, keyIdOf(ctx.profile.apiKey)).movedSince(utcDayStart(Date.now())))
+  if (!v.length) return
+  for (const line of v) ctx.out.note(line)
+  if (!opts.guard['override-limits']) throw new NotConfirmedError(`The import breaks the daily cap: ${v[0]}. Nothing was sent (--override-limits overrides it after confirmation).`)
 }
 
 /**

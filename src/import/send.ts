@@ -60,7 +60,7 @@ export function pipelineSender(ports: MovementPorts): RowSender {
     // again); the answer's Date header and the move's times tell a replay from a new move. Looking
     // a row's key up in the whole audit trail, which grows by two records a row, would make a
     // large import read hundreds of megabytes before its first row.
-    history: {byKey: () => undefined, byResource: (id) => ports.history.byResource(id), claimOf: () => undefined},
+    history: {byKey: () => undefined, byResource: (id) => ports.history.byResource(id), claimOf: () => undefined, movedSince: () => new Map()},
     ...(audit && {
       audit: {
         intent: (info) => audit.intent(info),

@@ -105,7 +105,7 @@ function guardPorts(ctx: CommandContext, flags: GuardFlags): MovementPorts {
   const r = ctx.profile
   return {
     api: undefined as never,
-    history: {byKey: () => undefined, byResource: () => undefined, claimOf: () => undefined},
+    history: auditHistory(ctx.configDir, keyIdOf(r.apiKey)),
     prompter: ctx.prompter,
     paint: ctx.out.paint,
     profile: {name: r.profileName ?? null, live: r.mode === 'live', limitSets: r.limitSets, keyLabel: redactKey(r.apiKey)},

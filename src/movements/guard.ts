@@ -5,12 +5,12 @@
  * Without a terminal --yes confirms what needs no override; nothing else passes.
  */
 import {NotConfirmedError} from '../errors.js'
-import {violationsOfSets} from '../guardrails.js'
+import {addTotals, dailyViolations, hasDailyCap, violationsOfSets} from '../guardrails.js'
 import {toDecimalString} from '../money.js'
 import type {MovementPorts, Plan} from './types.js'
 
 /** What the guard reads of a plan (bulk callers build one for a whole batch). */
-export type Guarded = Pick<Plan, 'summary' | 'checks' | 'typed' | 'unknown' | 'evenOnTest' | 'plainConfirm'>
+export type Guarded = Pick<Plan, 'summary' | 'checks' | 'typed' | 'unknown' | 'evenOnTest' | 'plainConfirm'> & {autoApprove?: boolean | null}
 
 const plainPaint = {live: (s: string) => s, bold: (s: string) => s, red: (s: string) => s}
 
@@ -28,7 +28,18 @@ export function violationsOf(plans: Guarded[], ports: MovementPorts): string[] {
     if (plan.unknown && sets.length) out.push(`${plan.unknown}, so the limits of profile ${names} cannot be checked`)
     for (const m of plan.checks) out.push(...violationsOfSets(sets, m))
   }
+  // Daily caps: what these plans move, with what moved today (UTC, as the audit trail's times) under the
+  // key. A create without auto-approval moves nothing yet: its approval is what the cap checks.
+  if (hasDailyCap(sets)) {
+    const asked = addTotals(new Map(), plans.filter((p) => p.autoApprove !== false).flatMap((p) => p.checks))
+    if (asked.size) out.push(...dailyViolations(sets, asked, ports.history.movedSince(utcDayStart(Date.now()))))
+  }
   return out
+}
+
+/** Midnight UTC of the day `ms` falls in. */
+export function utcDayStart(ms: number): number {
+  return ms - (((ms % 86_400_000) + 86_400_000) % 86_400_000)
 }
 
 /** The summary lines the operator sees before confirming. */

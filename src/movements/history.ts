@@ -7,6 +7,7 @@
 import {createHash} from 'node:crypto'
 import {readAudit, type AuditRecord} from '../audit/index.js'
 import type {Claim, History, Known} from './types.js'
+import type {Totals} from '../guardrails.js'
 
 /**
  * A digest of what a movement asks: route, amount, currency and client metadata (keys sorted).
@@ -38,11 +39,53 @@ function known(r: AuditRecord): Known {
   }
 }
 
+/** The requests that move money out of an account: creates and approvals of moves and transfers. */
+const OUTFLOW = [/^POST \/api\/subaccounts\/move$/, /^POST \/api\/subaccounts\/move\/[^/]+\/approve$/, /^POST \/api\/treasury\/account-transfers$/, /^POST \/api\/treasury\/account-transfers\/[^/]+\/approve$/]
+/** States in which the money of a movement is moved or committed to move. */
+const MOVED = new Set(['approved', 'initiated', 'debited', 'settled'])
+
+/**
+ * The money moved out since `since` (ms) by the records' key, per currency: every outflow this
+ * machine made (`created` or `advanced`, in a moved or committed state), and, on the careful side,
+ * every one whose outcome is unknown (no outcome, a network error or a 5XX) unless a later record
+ * of the same key or path settled what it did.
+ */
+export function movedSince(records: AuditRecord[], since: number): Totals {
+  const totals: Totals = new Map()
+  const resolved = new Set<string>()
+  const add = (r: AuditRecord) => {
+    if (r.amount_in_minor_units == null || !r.currency_code) return
+    const c = r.currency_code.toUpperCase()
+    totals.set(c, (totals.get(c) ?? 0n) + BigInt(r.amount_in_minor_units))
+  }
+  const outcomes = new Map<string, AuditRecord>()
+  for (const r of records) if (r.kind === 'outcome') outcomes.set(r.op, r)
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i]
+    if (Date.parse(r.time) < since) break
+    if (!OUTFLOW.some((re) => re.test(`${r.method} ${r.path}`))) continue
+    const tag = r.idempotency_key ?? r.path
+    if (r.kind === 'outcome') {
+      // A later answer that made or moved it (not one that calls it an earlier request's) settles an unknown attempt.
+      if (succeeded(r) && r.outcome !== 'replayed') resolved.add(tag)
+      if (succeeded(r) && (r.outcome === 'created' || r.outcome === 'advanced') && MOVED.has(String(r.resource_status ?? '').toLowerCase())) add(r)
+      continue
+    }
+    const o = outcomes.get(r.op)
+    const unknown = !o || (o.status == null && o.error_code !== NOT_SENT) || (typeof o.status === 'number' && o.status >= 500)
+    if (unknown && !resolved.has(tag)) add(r)
+  }
+  return totals
+}
+
 /** The history of `read`'s records; with `keyId`, only records of that key (and older ones without a key id). */
 export function historyOf(read: () => AuditRecord[], keyId?: string | null): History {
   let records: AuditRecord[] | undefined
   const all = () => (records ??= keyId ? read().filter((r) => !r.key_id || r.key_id === keyId) : read())
   return {
+    movedSince(since) {
+      return movedSince(all(), since)
+    },
     claimOf(key) {
       const list = all()
       const settledOps = new Set<string>()

@@ -3,6 +3,7 @@
  * decides before sending (a plan), and what it learned after (an outcome).
  */
 import type {LimitSet} from '../config/resolve.js'
+import type {Totals} from '../guardrails.js'
 import type {AuditHook, ApiResponse} from '../api/client.js'
 import type {MovesApi} from '../api/moves.js'
 import type {SubaccountsApi} from '../api/subaccounts.js'
@@ -88,6 +89,8 @@ export interface History {
    * answered 2XX, or its outcome is unknown): the key then names that movement on the server.
    */
   claimOf(key: string): Claim | undefined
+  /** The money moved out since `since` (ms), per currency (see movedSince). */
+  movedSince(since: number): Totals
 }
 
 /** What a key was sent with: its details digest (absent in older records), route and amount. */

@@ -71,6 +71,7 @@ function ports(opts: {outcomeDelay: () => Promise<void>; answer?: (key: string) 
       },
       byResource: () => undefined,
       claimOf: () => undefined,
+      movedSince: () => new Map(),
     },
     prompter: {interactive: false, confirm: async () => false, input: async () => '', password: async () => '', note: () => undefined},
     profile: {name: 'p', live: false, limitSets: [], keyLabel: 'test_…abcd'},

@@ -327,7 +327,7 @@ describe('pipelineSender', () => {
       },
       subaccounts: {get: async () => Promise.reject(new Error('a row is never looked up again'))},
     }),
-    history: {byKey: () => undefined, byResource: () => undefined, claimOf: () => undefined},
+    history: {byKey: () => undefined, byResource: () => undefined, claimOf: () => undefined, movedSince: () => new Map()},
     prompter: {interactive: false, confirm: async () => false, input: async () => '', password: async () => '', note: () => undefined},
     profile: {name: 'p', live: true, limitSets: [], keyLabel: 'live_…x'},
     yes: false,

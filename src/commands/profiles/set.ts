@@ -10,12 +10,15 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   static override description = `Keys:
   max-amount AMOUNT CURRENCY     refuse any single movement over AMOUNT in CURRENCY (repeat per currency;
                                  once any max-amount is set, movements in other currencies are refused too)
+  daily-max AMOUNT CURRENCY      refuse a movement that would take the total moved today (UTC) under this
+                                 profile's key past AMOUNT in CURRENCY: every command and \`api\` count
   allowed-destinations ID,...    refuse movements to any other destination (UUIDs); replaces the list,
                                  or adds to it with --add
   base-url URL                   change the base URL
 Movements that break a limit are refused before any request (exit 3) unless --override-limits is given and confirmed.`
   static override examples = [
     '<%= config.bin %> profiles set prod max-amount 5000.00 USD',
+    '<%= config.bin %> profiles set prod daily-max 50000.00 USD',
     '<%= config.bin %> profiles set prod allowed-destinations SUB_A,SUB_B',
     '<%= config.bin %> profiles set prod allowed-destinations SUB_C --add',
   ]
