@@ -57,6 +57,14 @@ export class NotConfirmedError extends PayopsError {
   }
 }
 
+/** Something local that a command needs is not there (a record this machine does not have). Exit 4. */
+export class LocalNotFoundError extends PayopsError {
+  override name = 'NotFoundError'
+  constructor(message: string) {
+    super(message, ExitCode.NOT_FOUND)
+  }
+}
+
 /**
  * The audit trail's end does not match its head (records cut off, head or log deleted or changed):
  * writers refuse to continue it, so nothing is sent. Exit 1.

@@ -8,6 +8,8 @@ export interface AuditInfo {
   idempotency_key?: string | null
   /** A digest of what the request asked (from, to, amount, currency, metadata): see movementDetails. */
   details?: string | null
+  /** An approval through `approvals review`: who created what is approved. */
+  maker?: string | null
   amount_in_minor_units?: number | null
   currency_code?: string | null
   from?: string | null

@@ -5,7 +5,7 @@
 import type {AuditHook} from '../api/client.js'
 import {AuditTrailError, UsageError} from '../errors.js'
 
-export function auditHook(dir: string, base: {profile: string | null; mode: 'live' | 'test' | 'unknown'; key_id: string | null}, warn: (line: string) => void): AuditHook {
+export function auditHook(dir: string, base: {profile: string | null; mode: 'live' | 'test' | 'unknown'; key_id: string | null; operator: string | null; os_user: string; host: string}, warn: (line: string) => void): AuditHook {
   let log: Promise<import('./index.js').AuditLog> | undefined
   const open = () => (log ??= import('./index.js').then((m) => new m.AuditLog(dir)))
   return {

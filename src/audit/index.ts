@@ -32,6 +32,12 @@ export interface AuditFields {
   mode: 'live' | 'test' | 'unknown'
   /** The id of the key that sent it (keyIdOf: a hash, never the key); absent in older records. */
   key_id?: string | null
+  /** Who sent it: the profile's operator name, the OS user and the host (absent in older records). */
+  operator?: string | null
+  os_user?: string
+  host?: string
+  /** An approval through `approvals review`: who created what was approved, as the request file says. */
+  maker?: string | null
   method: string
   path: string
   idempotency_key?: string | null

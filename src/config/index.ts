@@ -17,12 +17,19 @@ export interface Limits {
   daily_max?: Record<string, number>
   /** The only destinations money may move to. */
   allowed_destinations?: string[]
+  /**
+   * Maker-checker: a movement (over the threshold in its currency, or any without one) is created
+   * without auto-approval, and its creator may not approve it.
+   */
+  approval?: {policy: 'maker-checker'; threshold?: Record<string, number>}
 }
 
 export interface Profile {
   api_key?: string
   base_url?: string
   limits?: Limits
+  /** Who uses this profile, written into every audit record (`profiles set NAME operator-name ...`). */
+  operator_name?: string
   created_at?: string
 }
 

@@ -34,7 +34,7 @@ export interface LimitSet {
   limits: Limits
 }
 
-const hasAny = (l: Limits | undefined): l is Limits => Boolean(l && (Object.keys(l.max_amount ?? {}).length || Object.keys(l.daily_max ?? {}).length || l.allowed_destinations?.length))
+const hasAny = (l: Limits | undefined): l is Limits => Boolean(l && (Object.keys(l.max_amount ?? {}).length || Object.keys(l.daily_max ?? {}).length || l.allowed_destinations?.length || l.approval))
 
 /**
  * Limits bind to the key that moves the money, not to a profile's name: the selected profile's

@@ -4,7 +4,7 @@ import {formatMoney, normalizeCurrency, parseAmount} from '../money.js'
 import type {Profile} from './index.js'
 import {validateBaseUrl} from './validate.js'
 
-export const SETTING_KEYS = ['max-amount', 'daily-max', 'allowed-destinations', 'base-url'] as const
+export const SETTING_KEYS = ['max-amount', 'daily-max', 'allowed-destinations', 'approval-policy', 'operator-name', 'base-url'] as const
 
 /** The per-currency amount limits: a single movement's maximum, and the total moved per UTC day under a key. */
 const AMOUNT_LIMITS = {'max-amount': 'max_amount', 'daily-max': 'daily_max'} as const
@@ -29,11 +29,38 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 export interface SettingOptions {
   /** allowed-destinations: add to the list instead of replacing it. */
   add?: boolean
+  /** approval-policy: the amount above which it applies (`1000.00`, its currency as the next value, or `1000.00 USD`). */
+  threshold?: string
+}
+
+/** `maker-checker [CUR]` with --threshold AMOUNT (or `--threshold "AMOUNT CUR"`). */
+function approvalPolicy(values: string[], threshold: string | undefined): NonNullable<Profile['limits']>['approval'] {
+  const usage = 'Usage: profiles set NAME approval-policy maker-checker [--threshold AMOUNT CURRENCY]'
+  if (values[0] !== 'maker-checker') throw new UsageError(`Unknown approval policy "${values[0] ?? ''}": the policy is maker-checker. ${usage}`)
+  if (threshold === undefined) {
+    if (values.length > 1) throw new UsageError(usage)
+    return {policy: 'maker-checker'}
+  }
+  const parts = [...threshold.trim().split(/\s+/), ...values.slice(1)]
+  if (parts.length !== 2) throw new UsageError(`--threshold needs an amount and a currency (e.g. --threshold 1000.00 USD). ${usage}`)
+  const currency = normalizeCurrency(parts[1])
+  return {policy: 'maker-checker', threshold: {[currency]: parseAmount(parts[0], currency)}}
+}
+
+/** A name to tell operators apart: 1 to 100 printable characters. */
+function operatorName(values: string[]): string {
+  const name = values.join(' ').trim()
+  // eslint-disable-next-line no-control-regex
+  if (!name || name.length > 100 || /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/.test(name)) {
+    throw new UsageError('Usage: profiles set NAME operator-name "First Last" (1 to 100 printable characters).')
+  }
+  return name
 }
 
 export function applySetting(profile: Profile, key: string, values: string[], opts: SettingOptions = {}): {profile: Profile; message: string} {
   const next: Profile = {...profile, limits: {...profile.limits}}
   if (opts.add && key !== 'allowed-destinations') throw new UsageError('--add applies only to allowed-destinations.')
+  if (opts.threshold !== undefined && key !== 'approval-policy') throw new UsageError('--threshold applies only to approval-policy.')
   if (isAmountSetting(key)) {
     const field = AMOUNT_LIMITS[key]
     if (values.length !== 2) throw new UsageError(`Usage: profiles set NAME ${key} AMOUNT CURRENCY (e.g. 5000.00 USD).`)
@@ -60,6 +87,21 @@ export function applySetting(profile: Profile, key: string, values: string[], op
       next.limits!.allowed_destinations = ids
       if (before.length === 0) return {profile: next, message: `${plural(ids.length, 'allowed destination')} set.`}
       return {profile: next, message: `Replaced the ${plural(before.length, 'allowed destination')} with ${ids.length} (use --add to add to the list instead).`}
+    }
+    case 'approval-policy': {
+      const before = next.limits!.approval
+      next.limits!.approval = approvalPolicy(values, opts.threshold)
+      const over = Object.entries(next.limits!.approval!.threshold ?? {}).map(([c, v]) => formatMoney(v, c))
+      const what = over.length ? `movements over ${over[0]}` : 'every movement'
+      return {
+        profile: next,
+        message: `maker-checker set${before ? ' (replacing the earlier policy)' : ''}: ${what} under this profile's key is created without auto-approval, and the operator who created it cannot approve it.`,
+      }
+    }
+    case 'operator-name': {
+      next.operator_name = operatorName(values)
+      if (!Object.keys(next.limits!).length) delete next.limits
+      return {profile: next, message: `operator name set to "${next.operator_name}"; every audit record from this profile carries it.`}
     }
     case 'base-url': {
       if (values.length !== 1) throw new UsageError('Usage: profiles set NAME base-url URL')
@@ -119,8 +161,21 @@ export function unsetSetting(profile: Profile, key: string, values: string[], na
       message = `Removed ${plural(ids.length, 'allowed destination')}; ${rest.length} left.`
       break
     }
+    case 'approval-policy': {
+      if (!limits.approval) throw new UsageError(`Profile "${name}" has no approval-policy to remove.`)
+      if (values.length) throw new UsageError('Usage: profiles unset NAME approval-policy')
+      delete limits.approval
+      message = 'approval-policy removed: movements are approved as their flags say again.'
+      break
+    }
+    case 'operator-name': {
+      if (!profile.operator_name) throw new UsageError(`Profile "${name}" has no operator-name to remove.`)
+      const next: Profile = {...profile}
+      delete next.operator_name
+      return {profile: next, message: 'operator name removed.'}
+    }
     default:
-      throw new UsageError(`Unknown setting "${key}" (use max-amount, daily-max or allowed-destinations).`)
+      throw new UsageError(`Unknown setting "${key}" (use max-amount, daily-max, allowed-destinations, approval-policy or operator-name).`)
   }
   const next: Profile = {...profile, limits}
   if (Object.keys(limits).length === 0) delete next.limits

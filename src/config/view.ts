@@ -9,6 +9,7 @@ export interface ProfileView extends Record<string, unknown> {
   api_key: string
   base_url: string | null
   limits: Profile['limits'] | null
+  operator_name: string | null
 }
 
 export function profileView(name: string, profile: Profile, active: boolean): ProfileView {
@@ -19,5 +20,6 @@ export function profileView(name: string, profile: Profile, active: boolean): Pr
     api_key: redactKey(profile.api_key),
     base_url: profile.base_url ?? null,
     limits: profile.limits ?? null,
+    operator_name: profile.operator_name ?? null,
   }
 }

@@ -5,6 +5,7 @@
  */
 import type {Api, ApiArea} from '../api/index.js'
 import {keyIdOf, markedHeaders, redactKey} from '../api/redact.js'
+import {currentOperator} from '../config/identity.js'
 import {auditHook} from '../audit/hook.js'
 import {configDir as defaultConfigDir, readProfiles} from '../config/index.js'
 import {NameBook} from '../config/names.js'
@@ -61,7 +62,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
   let hook: ReturnType<typeof auditHook> | undefined
   const audit = () => {
     const r = profile()
-    return (hook ??= auditHook(dir, {profile: r.profileName ?? null, mode: r.mode, key_id: keyIdOf(r.apiKey)}, (line) => out.warn(line)))
+    return (hook ??= auditHook(dir, {profile: r.profileName ?? null, mode: r.mode, key_id: keyIdOf(r.apiKey), ...currentOperator(r.profile?.operator_name)}, (line) => out.warn(line)))
   }
 
   const build = async (): Promise<Api> => {

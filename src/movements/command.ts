@@ -7,6 +7,7 @@ import type {CommandContext} from '../context/index.js'
 import {ApiError, ExitCode, PartialError, type ExitCodeValue} from '../errors.js'
 import {BulkReport, type ItemResult} from '../api/bulk.js'
 import {keyIdOf, redactKey} from '../api/redact.js'
+import {currentOperator} from '../config/identity.js'
 import {violationsOfSets, type Movement} from '../guardrails.js'
 import {RESULT_COLUMNS} from '../output/columns.js'
 import type {Column} from '../output/index.js'
@@ -31,7 +32,7 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
     history: auditHistory(ctx.configDir, keyIdOf(r.apiKey)),
     prompter: ctx.prompter,
     paint: ctx.out.paint,
-    profile: {name: r.profileName ?? null, live: r.mode === 'live', limitSets: r.limitSets, keyLabel: redactKey(r.apiKey)},
+    profile: {name: r.profileName ?? null, live: r.mode === 'live', limitSets: r.limitSets, keyLabel: redactKey(r.apiKey), operator: currentOperator(r.profile?.operator_name)},
     yes: Boolean(flags.yes),
     overrideLimits: Boolean(flags['override-limits']),
     newKey: () => randomUUID(),
@@ -108,7 +109,7 @@ function guardPorts(ctx: CommandContext, flags: GuardFlags): MovementPorts {
     history: auditHistory(ctx.configDir, keyIdOf(r.apiKey)),
     prompter: ctx.prompter,
     paint: ctx.out.paint,
-    profile: {name: r.profileName ?? null, live: r.mode === 'live', limitSets: r.limitSets, keyLabel: redactKey(r.apiKey)},
+    profile: {name: r.profileName ?? null, live: r.mode === 'live', limitSets: r.limitSets, keyLabel: redactKey(r.apiKey), operator: currentOperator(r.profile?.operator_name)},
     yes: Boolean(flags.yes),
     overrideLimits: Boolean(flags['override-limits']),
     newKey: () => '',

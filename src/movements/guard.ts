@@ -10,7 +10,7 @@ import {toDecimalString} from '../money.js'
 import type {MovementPorts, Plan} from './types.js'
 
 /** What the guard reads of a plan (bulk callers build one for a whole batch). */
-export type Guarded = Pick<Plan, 'summary' | 'checks' | 'typed' | 'unknown' | 'evenOnTest' | 'plainConfirm'> & {autoApprove?: boolean | null}
+export type Guarded = Pick<Plan, 'summary' | 'checks' | 'typed' | 'unknown' | 'evenOnTest' | 'plainConfirm' | 'alwaysTyped'> & {autoApprove?: boolean | null}
 
 const plainPaint = {live: (s: string) => s, bold: (s: string) => s, red: (s: string) => s}
 
@@ -124,7 +124,7 @@ export async function guard(plans: Guarded[], ports: MovementPorts, opts: GuardO
   if (violations.length > 10) lines.push(`  ${p.red(`and ${violations.length - 10} more over the limits`)}`)
   ports.prompter.note(lines.join('\n'))
   const plain = plans.every((x) => x.plainConfirm) && !violations.length
-  const mustType = (live || violations.length > 0) && !plain
+  const mustType = (live || violations.length > 0 || plans.some((x) => x.alwaysTyped)) && !plain
   const what = live ? (plain ? 'a LIVE action' : 'a LIVE money movement') : violations.length ? 'to override limits' : 'this action'
   if (!ports.prompter.interactive) {
     if (ports.yes) return

@@ -39,6 +39,9 @@ function known(r: AuditRecord): Known {
   }
 }
 
+/** The requests that create a movement. */
+const CREATES = new Set(['POST /api/subaccounts/move', 'POST /api/treasury/account-transfers'])
+
 /** The requests that move money out of an account: creates and approvals of moves and transfers. */
 const OUTFLOW = [/^POST \/api\/subaccounts\/move$/, /^POST \/api\/subaccounts\/move\/[^/]+\/approve$/, /^POST \/api\/treasury\/account-transfers$/, /^POST \/api\/treasury\/account-transfers\/[^/]+\/approve$/]
 /** States in which the money of a movement is moved or committed to move. */
@@ -121,14 +124,21 @@ export function historyOf(read: () => AuditRecord[], keyId?: string | null): His
     byResource(id) {
       const list = all()
       let found: Known | undefined
+      let creator: AuditRecord | undefined
       for (let i = list.length - 1; i >= 0; i--) {
         const r = list[i]
         if (r.resource_id !== id || !succeeded(r)) continue
+        if (CREATES.has(`${r.method} ${r.path}`) && r.outcome !== 'replayed') creator = r
         if (!found && r.amount_in_minor_units != null && r.currency_code && r.to) found = known(r)
-        // The key of the request that made it (a create), for the next step after a 207.
-        if (found && r.idempotency_key) return {...found, idempotency_key: r.idempotency_key}
       }
-      return found
+      if (!found || !creator) return found
+      // The key and the maker of the request that made it (a create), for the next step after a 207 and for maker-checker.
+      return {
+        ...found,
+        idempotency_key: creator.idempotency_key ?? found.idempotency_key,
+        created_by: creator.os_user ? {operator: creator.operator ?? null, os_user: creator.os_user, host: creator.host ?? 'unknown'} : null,
+        created_record: creator.hash,
+      }
     },
   }
 }

@@ -12,6 +12,7 @@ import {validateSimulateCredit} from '../api/treasury.js'
 import {hasLimits} from './guard.js'
 import type {AmountInput, Described, Known, MovementPorts, MovementRequest, Plan} from './types.js'
 import {movementDetails} from './history.js'
+import {heldForApproval, makerCheckerFor, refuseOwnApproval} from './maker-checker.js'
 import {describe} from './sentence.js'
 
 const skipAudit = {skipAudit: true}
@@ -69,6 +70,15 @@ function refuseReusedKey(ports: MovementPorts, noun: Plan['noun'], key: string, 
   )
 }
 
+/** A create the maker-checker policy covers is made without auto-approval, and the operator told so. */
+function holdIfMakerChecker(ports: MovementPorts, autoApprove: boolean, minor: number, currency: string, noun: string): boolean {
+  if (!autoApprove) return false
+  const profile = makerCheckerFor(ports.profile.limitSets, minor, currency)
+  if (!profile) return true
+  ports.prompter.note(heldForApproval(profile, minor, currency, noun))
+  return false
+}
+
 async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>, ports: MovementPorts): Promise<Plan> {
   // A malformed amount or body fails before any request.
   const early = earlyMinor(r.amount, r.currency)
@@ -97,13 +107,14 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
   }
   const key = r.idempotencyKey ?? ports.newKey()
   const amount = formatMoney(minor, currency)
-  const input = {from_subaccount_id: r.from, to_subaccount_id: r.to, amount_in_minor_units: minor, auto_approve: r.autoApprove, client_metadata: r.metadata}
+  const autoApprove = holdIfMakerChecker(ports, r.autoApprove, minor, currency, 'move')
+  const input = {from_subaccount_id: r.from, to_subaccount_id: r.to, amount_in_minor_units: minor, auto_approve: autoApprove, client_metadata: r.metadata}
   const details = movementDetails({from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, metadata: r.metadata})
   if (r.idempotencyKey !== undefined) refuseReusedKey(ports, 'move', key, details, {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency})
   return {
     request: r,
     noun: 'move',
-    summary: {action: `Move ${amount}${r.autoApprove ? '' : ' (created, not approved)'}`, amount, from: label(r.from, fromName), to: label(r.to, toName)},
+    summary: {action: `Move ${amount}${autoApprove ? '' : ' (created, not approved)'}`, amount, from: label(r.from, fromName), to: label(r.to, toName)},
     checks: [{amount_in_minor_units: minor, currency, to: r.to}],
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
@@ -111,24 +122,28 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
     audit: {method: 'POST', path: '/api/subaccounts/move', details, amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to},
     expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency},
     currency,
-    autoApprove: r.autoApprove,
+    autoApprove,
     send: () => ports.api.moves.create(input, key, skipAudit),
   }
 }
 
 function planMoveApprove(r: Extract<MovementRequest, {kind: 'move.approve'}>, ports: MovementPorts): Plan {
-  const recorded = ports.history.byResource(r.id)
-  const known = needsDetails(ports) ? recorded : undefined
+  const recorded = r.known ?? ports.history.byResource(r.id)
+  refuseOwnApproval(ports.profile.limitSets, recorded, ports.profile.operator, 'move', r.id)
+  // A review file states what is approved: the typed confirmation shows its amount.
+  const known = needsDetails(ports) || r.known ? recorded : undefined
   const amount = describeKnown(known)
   const base = {
     recorded,
     request: r,
     noun: 'move' as const,
+    // A checker's review always confirms by typing, on a test key too.
+    ...(r.maker !== undefined && {evenOnTest: true, alwaysTyped: true}),
     idempotencyKey: null,
     keyGenerated: false,
     currency: known?.currency_code ?? null,
     send: () => ports.api.moves.approve(r.id, skipAudit),
-    audit: {method: 'POST', path: `/api/subaccounts/move/${r.id}/approve`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
+    audit: {method: 'POST', maker: r.maker ?? null, path: `/api/subaccounts/move/${r.id}/approve`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
   }
   if (amount && known?.to) {
     return {
@@ -169,13 +184,14 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
   const minor = minorOf(r.amount, currency)
   const key = r.idempotencyKey ?? ports.newKey()
   const amount = formatMoney(minor, currency)
+  const autoApprove = holdIfMakerChecker(ports, r.autoApprove, minor, currency, 'account transfer')
   const input = {
     from_account_id: r.from,
     to_account_id: r.to,
     amount_in_minor_units: minor,
     currency_code: currency,
     rail: r.rail,
-    auto_approve: r.autoApprove,
+    auto_approve: autoApprove,
     scheduled_date: r.scheduledDate,
     client_metadata: r.metadata,
   }
@@ -189,7 +205,7 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
   return {
     request: r,
     noun: 'account transfer',
-    summary: {action: `Transfer ${amount} by ${r.rail}${r.autoApprove ? '' : ' (created, not approved)'}`, amount, from: knownName(ports, r.from), to: knownName(ports, r.to), details: {rail: r.rail, scheduled: r.scheduledDate}},
+    summary: {action: `Transfer ${amount} by ${r.rail}${autoApprove ? '' : ' (created, not approved)'}`, amount, from: knownName(ports, r.from), to: knownName(ports, r.to), details: {rail: r.rail, scheduled: r.scheduledDate}},
     checks: [{amount_in_minor_units: minor, currency, to: r.to}],
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
@@ -197,7 +213,7 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
     audit: {method: 'POST', path: '/api/treasury/account-transfers', details, amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to},
     expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, rail: r.rail},
     currency,
-    autoApprove: r.autoApprove,
+    autoApprove,
     send: () => ports.api.transfers.create(input, key, skipAudit),
   }
 }
@@ -206,22 +222,25 @@ async function planTransferApprove(r: Extract<MovementRequest, {kind: 'transfer.
   const base = {
     request: r,
     noun: 'account transfer' as const,
+    ...(r.maker !== undefined && {evenOnTest: true, alwaysTyped: true}),
     idempotencyKey: null,
     keyGenerated: false,
     send: () => ports.api.transfers.approve(r.id, skipAudit),
   }
   if (!needsDetails(ports)) {
-    const known = ports.history.byResource(r.id)
+    const known = r.known ?? ports.history.byResource(r.id)
     return {
       ...base,
       summary: {action: `Approve account transfer ${r.id}`},
       checks: [],
       currency: known?.currency_code ?? null,
-      audit: {method: 'POST', path: `/api/treasury/account-transfers/${r.id}/approve`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
+      audit: {method: 'POST', maker: r.maker ?? null, path: `/api/treasury/account-transfers/${r.id}/approve`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
     }
   }
   // Transfers awaiting approval can be read from the documented list (status=created).
   const t = await ports.api.transfers.pendingForApproval(r.id)
+  const recorded = r.known ?? ports.history.byResource(t.id)
+  refuseOwnApproval(ports.profile.limitSets, {...recorded, amount_in_minor_units: t.amount_in_minor_units, currency_code: t.currency_code}, ports.profile.operator, 'account transfer', t.id)
   const amount = formatMoney(t.amount_in_minor_units, t.currency_code)
   return {
     ...base,
@@ -229,7 +248,7 @@ async function planTransferApprove(r: Extract<MovementRequest, {kind: 'transfer.
     checks: [{amount_in_minor_units: t.amount_in_minor_units, currency: t.currency_code, to: t.to_account_id, label: `transfer ${t.id}`}],
     typed: toDecimalString(t.amount_in_minor_units, t.currency_code),
     currency: t.currency_code,
-    audit: {method: 'POST', path: `/api/treasury/account-transfers/${r.id}/approve`, amount_in_minor_units: t.amount_in_minor_units, currency_code: t.currency_code, from: t.from_account_id, to: t.to_account_id},
+    audit: {method: 'POST', maker: r.maker ?? null, path: `/api/treasury/account-transfers/${r.id}/approve`, amount_in_minor_units: t.amount_in_minor_units, currency_code: t.currency_code, from: t.from_account_id, to: t.to_account_id},
   }
 }
 

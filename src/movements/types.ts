@@ -3,6 +3,7 @@
  * decides before sending (a plan), and what it learned after (an outcome).
  */
 import type {LimitSet} from '../config/resolve.js'
+import type {Operator} from '../config/identity.js'
 import type {Totals} from '../guardrails.js'
 import type {AuditHook, ApiResponse} from '../api/client.js'
 import type {MovesApi} from '../api/moves.js'
@@ -28,7 +29,7 @@ export type MovementRequest =
       metadata?: Record<string, string>
       idempotencyKey?: string
     }
-  | {kind: 'move.approve'; id: string}
+  | {kind: 'move.approve'; id: string; /** What a review file says of it (amount, route, maker), when this machine's trail does not know it. */ known?: Known; maker?: string}
   | {kind: 'move.cancel'; id: string}
   | {
       kind: 'transfer.create'
@@ -42,7 +43,7 @@ export type MovementRequest =
       metadata?: Record<string, unknown>
       idempotencyKey?: string
     }
-  | {kind: 'transfer.approve'; id: string}
+  | {kind: 'transfer.approve'; id: string; known?: Known; maker?: string}
   | {
       kind: 'credit.simulate'
       account: string
@@ -76,6 +77,10 @@ export interface Known {
   to?: string | null
   /** The Idempotency-Key of the request that made it (its create), when this machine sent it. */
   idempotency_key?: string | null
+  /** Who created it (the create's audit record), when this machine did. */
+  created_by?: Operator | null
+  /** The hash of the create's audit record. */
+  created_record?: string | null
 }
 
 /** Lookups in the local record of earlier requests (the audit trail). */
@@ -114,6 +119,8 @@ export interface ProfileView {
   limitSets: LimitSet[]
   /** The key, redacted: `live_…a1b2`. */
   keyLabel: string
+  /** Who is sending (the maker-checker guard compares it with a movement's creator). */
+  operator?: Operator
 }
 
 /** The API areas the pipeline uses. */
@@ -160,12 +167,14 @@ export interface Plan {
   unknown?: string
   /** Confirm on test keys too (never, for single movements; bulk callers decide). */
   evenOnTest?: boolean
+  /** Confirmed by typing the amount (or the id's last 6 characters) whatever the key: a checker's review. */
+  alwaysTyped?: boolean
   /** The LIVE confirmation is a yes/no (cancel moves no money). */
   plainConfirm?: boolean
   idempotencyKey: string | null
   keyGenerated: boolean
   /** What the audit trail records before sending. */
-  audit: {method: string; path: string; details?: string; amount_in_minor_units: number | null; currency_code: string | null; from: string | null; to: string | null}
+  audit: {method: string; path: string; details?: string; maker?: string | null; amount_in_minor_units: number | null; currency_code: string | null; from: string | null; to: string | null}
   /** For create kinds: what the answer must describe, else the key names another movement. */
   expected?: Described
   currency: string | null

@@ -184,7 +184,9 @@ export const ROTATION_COLUMNS: Column[] = [
 /** A profile's limits as stored (max-amount in minor units per currency, allowed destinations). */
 export interface ProfileLimits {
   max_amount?: Record<string, number>
+  daily_max?: Record<string, number>
   allowed_destinations?: string[]
+  approval?: {policy: string; threshold?: Record<string, number>}
 }
 
 /**
@@ -195,6 +197,11 @@ export interface ProfileLimits {
 export function formatLimits(l: ProfileLimits | null | undefined, opts: {ids?: boolean} = {}): string {
   if (!l) return ''
   const parts = Object.entries(l.max_amount ?? {}).map(([cur, v]) => `max ${formatMoney(v, cur)}`)
+  parts.push(...Object.entries(l.daily_max ?? {}).map(([cur, v]) => `daily ${formatMoney(v, cur)}`))
+  if (l.approval) {
+    const over = Object.entries(l.approval.threshold ?? {}).map(([cur, v]) => formatMoney(v, cur))
+    parts.push(`${l.approval.policy}${over.length ? ` over ${over.join(', ')}` : ''}`)
+  }
   const dests = l.allowed_destinations ?? []
   if (dests.length) parts.push(opts.ids ? `allowed destinations: ${dests.join(', ')}` : `${dests.length} allowed destination${dests.length === 1 ? '' : 's'}`)
   return parts.join('; ')
@@ -209,4 +216,18 @@ export const PROFILE_COLUMNS: Column[] = [
   {key: 'api_key', header: 'key'},
   {key: 'base_url', header: 'base url'},
   {key: 'limits', get: describeLimits},
+]
+
+/** An approval request (`approvals request`). */
+export const APPROVAL_REQUEST_COLUMNS: Column[] = [
+  {key: 'kind'},
+  {key: 'id'},
+  {key: 'amount', money: {amount: 'amount_in_minor_units', currency: 'currency_code'}},
+  {key: 'from'},
+  {key: 'to'},
+  {key: 'created_by', header: 'created by', get: (r) => {
+    const o = r.created_by as {operator: string | null; os_user: string; host: string}
+    return `${o.operator ? `${o.operator} ` : ''}(${o.os_user}@${o.host})`
+  }},
+  {key: 'audit_record', header: 'record', get: (r) => String(r.audit_record).slice(0, 12)},
 ]

@@ -14,6 +14,9 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
                                  profile's key past AMOUNT in CURRENCY: every command and \`api\` count
   allowed-destinations ID,...    refuse movements to any other destination (UUIDs); replaces the list,
                                  or adds to it with --add
+  approval-policy maker-checker  a move or transfer (over --threshold AMOUNT CURRENCY, or any) is created
+                                 without auto-approval, and whoever created it cannot approve it
+  operator-name "First Last"     who uses this profile: written into every audit record
   base-url URL                   change the base URL
 Movements that break a limit are refused before any request (exit 3) unless --override-limits is given and confirmed.`
   static override examples = [
@@ -21,9 +24,12 @@ Movements that break a limit are refused before any request (exit 3) unless --ov
     '<%= config.bin %> profiles set prod daily-max 50000.00 USD',
     '<%= config.bin %> profiles set prod allowed-destinations SUB_A,SUB_B',
     '<%= config.bin %> profiles set prod allowed-destinations SUB_C --add',
+    '<%= config.bin %> profiles set prod approval-policy maker-checker --threshold 10000.00 USD',
+    '<%= config.bin %> profiles set prod operator-name "Ana Ruiz"',
   ]
   static override flags = {
     add: Flags.boolean({summary: 'With allowed-destinations: add the ids to the existing list instead of replacing it.'}),
+    threshold: Flags.string({summary: 'With approval-policy: the amount above which it applies, then its currency (`--threshold 10000.00 USD`).'}),
   }
   static override strict = false
   static override args = {
@@ -38,7 +44,7 @@ Movements that break a limit are refused before any request (exit 3) unless --ov
     let message = ''
     // Applied to the profile as it is in the file under its lock: a concurrent change is kept.
     const next = await store.update(this.args.name, (current) => {
-      const applied = applySetting(current, this.args.key, values, {add: this.flags.add})
+      const applied = applySetting(current, this.args.key, values, {add: this.flags.add, threshold: this.flags.threshold})
       message = applied.message
       return applied.profile
     })

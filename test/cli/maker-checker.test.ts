@@ -1,0 +1,123 @@
+/**
+ * Maker-checker: under the policy a movement is created without auto-approval whatever the flags
+ * say, its creator cannot approve it, and a checker on another config directory reviews the
+ * request file, types the amount and approves it; both identities are in the audit trail.
+ */
+import {existsSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {readAudit} from '../../src/audit/index.js'
+import {activityAmounts, expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+
+let emu: Emulator
+const maker = tempDir()
+const checker = tempDir()
+let a: string
+let b: string
+
+const ana = (args: string[], opts: RunOptions = {}) => run(args, {configDir: maker.path, ...opts})
+const bob = (args: string[], opts: RunOptions = {}) => run(args, {configDir: checker.path, ...opts})
+const credits = () => activityAmounts(emu, b, 'credit')
+
+beforeAll(async () => {
+  emu = await startEmulator()
+  await ana(['profiles', 'add', 'ops', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {input: emu.keys.test})
+  await bob(['profiles', 'add', 'ops', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {input: emu.keys.test})
+  a = (await ana(['subaccounts', 'create', '--name', 'MC A'])).json().id
+  b = (await ana(['subaccounts', 'create', '--name', 'MC B'])).json().id
+})
+afterAll(async () => {
+  await emu?.stop()
+  maker.cleanup()
+  checker.cleanup()
+})
+
+describe('settings', () => {
+  it('approval-policy and operator-name are set, shown and validated', async () => {
+    expect((await ana(['profiles', 'set', 'ops', 'approval-policy', 'two-eyes'])).stderr).toMatch(/Unknown approval policy "two-eyes"/)
+    expect((await ana(['profiles', 'set', 'ops', 'approval-policy', 'maker-checker', '--threshold', '10.00'])).code).toBe(2)
+    expect((await ana(['profiles', 'set', 'ops', 'max-amount', '5', 'USD', '--threshold', '1'])).stderr).toMatch(/--threshold applies only to approval-policy/)
+    expect((await ana(['profiles', 'set', 'ops', 'operator-name', 'Ana\u001b[2J'])).code).toBe(2)
+    const set = await ana(['profiles', 'set', 'ops', 'approval-policy', 'maker-checker', '--threshold', '10.00', 'USD'])
+    expect(set.code, set.stderr).toBe(0)
+    expect(set.json().limits).toEqual({approval: {policy: 'maker-checker', threshold: {USD: 1000}}})
+    expect((await ana(['profiles', 'set', 'ops', 'operator-name', 'Ana', 'Ruiz'])).json().operator_name).toBe('Ana Ruiz')
+    expect((await bob(['profiles', 'set', 'ops', 'operator-name', 'Bob Li'])).code).toBe(0)
+  })
+})
+
+describe('maker-checker', () => {
+  let held: string
+  let canceled: string
+
+  it('a move under the threshold settles as usual; over it, it is created without auto-approval and the operator is told', async () => {
+    const small = await ana(['moves', 'create', '--from', a, '--to', b, '--amount', '10.00'])
+    expect(small.code, small.stderr).toBe(0)
+    expect(small.json().status).toBe('settled')
+    const big = await ana(['moves', 'create', '--from', a, '--to', b, '--amount', '50.00'])
+    expect(big.code, big.stderr).toBe(0)
+    expect(big.json().status).toBe('created')
+    expect(big.stderr).toMatch(/maker-checker \(profile "ops"\): this move of 50\.00 USD is created without auto-approval/)
+    held = big.json().id
+    expect(await credits()).toEqual([1000])
+    const rec = readAudit(maker.path).find((r) => r.kind === 'outcome' && r.resource_id === held)!
+    expect(rec).toMatchObject({operator: 'Ana Ruiz', os_user: expect.any(String), host: expect.any(String)})
+  })
+
+  it('the maker cannot approve it: exit 3 naming her, nothing sent', async () => {
+    const r = await expectNothingSent(emu, () => ana(['moves', 'approve', held, '--yes']), maker.path)
+    expect(r.code, r.stderr).toBe(3)
+    expect(r.stderr).toMatch(new RegExp(`move ${held} was created by Ana Ruiz \\(.*@.*\\), who cannot also approve it`))
+  })
+
+  it('the same key under another profile name is held to the same policy', async () => {
+    await ana(['profiles', 'add', 'spare', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.test_other})
+    const r = await ana(['-p', 'spare', 'moves', 'create', '--from', a, '--to', b, '--amount', '20.00'], {env: {PAYOPS_API_KEY: emu.keys.test}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json().status).toBe('created')
+    canceled = r.json().id
+    expect((await ana(['moves', 'cancel', canceled])).code).toBe(0)
+  })
+
+  it('approvals request writes the file; review by the maker is refused; the checker on another config dir types the amount and approves', async () => {
+    const file = join(maker.path, 'req.json')
+    const req = await ana(['approvals', 'request', held, '--out', file])
+    expect(req.code, req.stderr).toBe(0)
+    const body = JSON.parse(readFileSync(file, 'utf8'))
+    expect(body).toMatchObject({kind: 'move', id: held, amount_in_minor_units: 5000, currency_code: 'USD', from: a, to: b, created_by: {operator: 'Ana Ruiz'}})
+    expect(readAudit(maker.path).some((r) => r.hash === body.audit_record && r.resource_id === held)).toBe(true)
+    expect((await ana(['approvals', 'request', held, '--out', file])).stderr).toMatch(/already exists/)
+
+    const own = await expectNothingSent(emu, () => ana(['approvals', 'review', file, '--yes']), maker.path)
+    expect(own.code).toBe(3)
+    expect(own.stderr).toMatch(/who cannot also approve it/)
+
+    const wrong = await bob(['approvals', 'review', file], {tty: true, answers: ['5.00']})
+    expect(wrong.code).toBe(3)
+    expect(await credits()).toEqual([1000])
+    const ok = await bob(['approvals', 'review', file], {tty: true, answers: ['50.00']})
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(ok.stderr).toMatch(/created by: Ana Ruiz/)
+    expect(await credits()).toEqual([5000, 1000])
+    const rec = readAudit(checker.path).find((r) => r.kind === 'outcome' && r.path === `/api/subaccounts/move/${held}/approve`)!
+    expect(rec).toMatchObject({operator: 'Bob Li', maker: expect.stringMatching(/^Ana Ruiz \(/), amount_in_minor_units: 5000, status: 201})
+  })
+
+  it('bad request files are one clear line, exit 2; a move that is not pending or not known here cannot be requested', async () => {
+    const bad = join(checker.path, 'bad.json')
+    writeFileSync(bad, '{"payops_approval_request": 1, "kind": "move"}')
+    expect((await bob(['approvals', 'review', bad])).stderr).toMatch(/is not a valid approval request: id/)
+    writeFileSync(bad, 'x'.repeat(70_000))
+    expect((await bob(['approvals', 'review', bad])).stderr).toMatch(/not an approval request \(at most 65536\)/)
+    expect((await bob(['approvals', 'review', join(checker.path, 'none.json')])).code).toBe(2)
+    const link = join(checker.path, 'link.json')
+    symlinkSync(join(maker.path, 'req.json'), link)
+    expect((await bob(['approvals', 'review', link])).stderr).toMatch(/symbolic link/)
+    const unknown = await bob(['approvals', 'request', held, '--out', join(checker.path, 'r2.json')])
+    expect(unknown.code).toBe(4)
+    expect(existsSync(join(checker.path, 'r2.json'))).toBe(false)
+    const done = await ana(['approvals', 'request', canceled, '--out', join(maker.path, 'r3.json')])
+    expect(done.code).toBe(2)
+    expect(done.stderr).toMatch(/does not await approval any more/)
+  })
+})
