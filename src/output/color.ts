@@ -55,7 +55,8 @@ export function trustedPaint(enabled: boolean): Paint {
   if (!enabled) return raw
   const style = (paint: (s: string) => string) => {
     const [open, close] = paint('\u0000').split('\u0000').map(trustedSgr)
-    return (s: string) => open + (close ? s.replaceAll(close, close + open) : s) + close
+    // As chalk: an empty string stays empty; a nested close re-opens the outer style.
+    return (s: string) => (s ? open + (close ? s.replaceAll(close, close + open) : s) + close : '')
   }
   const bold = style(raw.bold)
   const styles = {bold, dim: style(raw.dim), red: style(raw.red), green: style(raw.green), yellow: style(raw.yellow), cyan: style(raw.cyan), live: style(raw.live)}
