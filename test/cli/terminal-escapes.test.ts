@@ -206,6 +206,13 @@ describe('a hostile server', () => {
     expectInert(obj)
     // The API layer reads a message as one line (a run of whitespace, the CR, becomes a space); the rest is exact.
     expect(JSON.parse(obj).error).toMatchObject({message: MESSAGE.replace('\r', ' '), error_code: `BAD${ESC}[31m`})
+
+    // --debug traces the answer's body too: escaped alike.
+    const traced = await onHostile(['subaccounts', 'get', 'sub_1', '-o', 'table', '--debug'])
+    expect(traced.code).toBe(8)
+    // (JSON.stringify leaves U+202E raw in the body the server sent; the trace shows it escaped.)
+    expect(traced.stderr).toMatch(/^\[debug\] ← 400 .*body .*all is fine\\u202e"\}$/m)
+    expectInert(traced.stderr)
   })
 
   it('a warning and a cursor hint are escaped on stderr', async () => {
