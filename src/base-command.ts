@@ -16,6 +16,7 @@ import {host} from './context/host.js'
 import {PayopsError, UsageError} from './errors.js'
 import type {Summary} from './movements/types.js'
 import {FORMATS, type Column, type Output} from './output/index.js'
+import {terminalLines} from './output/safe.js'
 import {outputFor, type OutputFlags} from './output/select.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -97,7 +98,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (err.code === 'EEXIT') throw err
     const {code, line, json} = classify(err)
     this.out.error(redact(line), json)
-    if (this.debugOn && !(err instanceof PayopsError) && err.stack) host().io.stderr.write(redact(err.stack) + '\n')
+    // The stack's lines as lines; a message from outside in it escaped like any other text.
+    if (this.debugOn && !(err instanceof PayopsError) && err.stack) host().io.stderr.write(terminalLines(redact(err.stack).split('\n')))
     host().exitCode = code
   }
 

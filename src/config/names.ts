@@ -2,6 +2,11 @@
  * A local book of names: subaccount names and treasury labels payops has seen, kept in the config
  * dir (names.json, 0600), so tables and the approval queue can show `Payroll (ef63a1b2…)` instead
  * of a bare id without asking the service again. Only names and ids; never a key.
+ *
+ * Names come from the service and are kept exactly as data (a name may hold anything). The book is
+ * shared by every profile of the config dir, so a name is never trusted for display: every path that
+ * shows one (table cells, the LIVE summary, outcome sentences, the approval checkbox) goes through
+ * the one rule of src/output/safe.ts and shows its control and format characters escaped.
  */
 import {randomBytes} from 'node:crypto'
 import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'

@@ -12,6 +12,7 @@ import {NameBook} from '../config/names.js'
 import {resolveContext, type ResolvedContext} from '../config/resolve.js'
 import {AuthError, UsageError} from '../errors.js'
 import type {Output} from '../output/index.js'
+import {terminalLines} from '../output/safe.js'
 import {readAudit, readAuditHead, verifyAudit} from '../audit/index.js'
 import {ProfileStore} from '../config/index.js'
 import {readAll} from '../files.js'
@@ -42,7 +43,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
   const io = opts.io ?? host.io
   const out = opts.out
   const dir = defaultConfigDir(io.env)
-  const trace = opts.debug ? (line: string) => io.stderr.write(`[debug] ${line}\n`) : undefined
+  const trace = opts.debug ? (line: string) => io.stderr.write(terminalLines(`[debug] ${line}`)) : undefined
   let resolved: ResolvedContext | undefined
   let api: Promise<Api> | undefined
   const names = new NameBook(dir)

@@ -23,8 +23,8 @@ export interface Prompter {
   password(message: string): Promise<string>
   /** Picks any number of choices (a checkbox list); the values chosen. */
   select?(message: string, choices: Array<{value: string; name: string}>): Promise<string[]>
-  /** A line (or lines) on stderr. */
-  note(text: string): void
+  /** A line on stderr, or lines given as an array (text from outside in them is escaped). */
+  note(text: string | readonly string[]): void
 }
 
 export type {Clock, IOStreams} from './host.js'

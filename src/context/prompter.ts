@@ -1,5 +1,10 @@
-/** The terminal prompter (@inquirer/prompts on stderr); none without a terminal. */
+/**
+ * The terminal prompter (@inquirer/prompts on stderr); none without a terminal. Every message and
+ * every choice is shown through the one rule for text from outside (src/output/safe.ts): a name
+ * in a question or a checkbox can neither forge a line nor hide one.
+ */
 import {InterruptedError} from '../errors.js'
+import {terminalLine} from '../output/safe.js'
 import type {HostPrompter} from './host.js'
 import type {IOStreams, Prompter} from './index.js'
 
@@ -13,8 +18,24 @@ function aborted(err: unknown): Error {
   return err as Error
 }
 
-export function terminalPrompter(io: IOStreams, note: (text: string) => void, scripted?: HostPrompter): Prompter {
+/** Choices as shown: each name escaped, the values (what is acted on) exact. */
+const shownChoices = (choices: Array<{value: string; name: string}>) => choices.map((c) => ({...c, name: terminalLine(c.name)}))
+
+export function terminalPrompter(io: IOStreams, note: (text: string | readonly string[]) => void, scripted?: HostPrompter): Prompter {
   const interactive = io.stdinIsTTY && io.stderrIsTTY
+  const ask = terminalPrompterOf(io, note, interactive, scripted)
+  return {
+    interactive,
+    note,
+    confirm: (m) => ask.confirm(terminalLine(m)),
+    input: (m) => ask.input(terminalLine(m)),
+    password: (m) => ask.password(terminalLine(m)),
+    select: (m, c) => ask.select!(terminalLine(m), shownChoices(c)),
+  }
+}
+
+/** The prompts themselves, handed messages already made safe. */
+function terminalPrompterOf(io: IOStreams, note: (text: string | readonly string[]) => void, interactive: boolean, scripted?: HostPrompter): Prompter {
   if (scripted) {
     return {
       interactive,

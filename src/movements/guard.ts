@@ -122,7 +122,7 @@ export async function guard(plans: Guarded[], ports: MovementPorts, opts: GuardO
   const lines = summaryLines(plans, ports, opts.action)
   for (const v of violations.slice(0, 10)) lines.push(`  ${p.red('over limit:')} ${v}`)
   if (violations.length > 10) lines.push(`  ${p.red(`and ${violations.length - 10} more over the limits`)}`)
-  ports.prompter.note(lines.join('\n'))
+  ports.prompter.note(lines)
   const plain = plans.every((x) => x.plainConfirm) && !violations.length
   const mustType = (live || violations.length > 0 || plans.some((x) => x.alwaysTyped)) && !plain
   const what = live ? (plain ? 'a LIVE action' : 'a LIVE money movement') : violations.length ? 'to override limits' : 'this action'

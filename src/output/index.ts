@@ -1,15 +1,21 @@
 /**
  * Rendering: table, json, ndjson and csv on stdout; warnings, hints and progress on stderr only.
  * The output layer never calls the API: it is handed resources, arrays or async iterables.
+ *
+ * Text from outside never drives the terminal (src/output/safe.ts): every human write here (table
+ * cells and headers, sentences, notes, warnings, errors, hints) escapes control characters, C1,
+ * bidi overrides and invisible format characters, letting through only our own line breaks and
+ * the colour codes of `paint`; JSON escapes them as JSON does and CSV cells are formula-guarded.
+ * A command that renders through this class is safe by default.
  */
 import type {Writable} from 'node:stream'
 import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
 import {cellText, fitWidths, headerOf, labelled, project, selectColumns, truncateCell, type Column} from './cells.js'
-import {colorize, type Paint} from './color.js'
+import {colorize, trustedPaint, type Paint} from './color.js'
 
 export {cellText, getPath, selectColumns, type Column} from './cells.js'
-import {escapeControls} from './safe.js'
+import {escapeControls, guardCsvCell, safeJson, terminalLine, terminalLines} from './safe.js'
 import {favourMemory} from '../memory.js'
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const
@@ -51,7 +57,10 @@ export class Output {
   private readonly stderr: Writable
   private readonly width?: number
   private readonly namer?: (id: string) => string | undefined
+  /** Colours for messages composed by commands (their codes pass the human writers). */
   readonly paint: Paint
+  /** Colours of the table renderer, applied to cells already escaped. */
+  private readonly ink: Paint
 
   constructor(opts: OutputOptions) {
     this.format = opts.format
@@ -60,7 +69,8 @@ export class Output {
     this.query = opts.query
     this.stdout = opts.stdout
     this.stderr = opts.stderr
-    this.paint = colorize(opts.color)
+    this.paint = trustedPaint(opts.color)
+    this.ink = colorize(opts.color)
     this.width = opts.width
     this.namer = opts.namer
   }
@@ -69,9 +79,12 @@ export class Output {
     return this.format !== 'table'
   }
 
-  /** A line on stderr (notes, hints). */
-  note(message: string): void {
-    this.stderr.write(message.endsWith('\n') ? message : `${message}\n`)
+  /**
+   * A line on stderr (notes, hints), or several given as an array: text from outside in it is
+   * escaped (a newline inside a string too), our own colours pass.
+   */
+  note(message: string | readonly string[]): void {
+    this.stderr.write(terminalLines(message))
   }
 
   /**
@@ -79,7 +92,7 @@ export class Output {
    * formats (beside the resource on stdout), the sentence on a terminal.
    */
   outcome(fields: Record<string, unknown>, sentence: string): void {
-    if (this.machine) this.stderr.write(`${JSON.stringify({outcome: fields})}\n`)
+    if (this.machine) this.stderr.write(`${safeJson({outcome: fields})}\n`)
     else this.note(sentence)
   }
 
@@ -89,7 +102,7 @@ export class Output {
    * on a terminal a hint with the next cursor when there is more.
    */
   page(p: {hasMore: boolean; nextCursor?: string | null; previousCursor?: string | null}): void {
-    if (this.machine) this.stderr.write(`${JSON.stringify({page: {has_more: p.hasMore, next_cursor: p.nextCursor ?? null, previous_cursor: p.previousCursor ?? null}})}\n`)
+    if (this.machine) this.stderr.write(`${safeJson({page: {has_more: p.hasMore, next_cursor: p.nextCursor ?? null, previous_cursor: p.previousCursor ?? null}})}\n`)
     else if (p.hasMore && p.nextCursor) this.note(this.paint.dim(`More items: --cursor ${p.nextCursor} (or --all)`))
   }
 
@@ -121,15 +134,16 @@ export class Output {
     if (this.query) return this.queried(this.selection ? project(row, cols) : row)
     switch (this.format) {
       case 'json':
-        return this.write(JSON.stringify(this.selection ? project(row, cols) : row, null, 2) + '\n')
+        return this.write(safeJson(this.selection ? project(row, cols) : row, 2) + '\n')
       case 'ndjson':
-        return this.write(JSON.stringify(this.selection ? project(row, cols) : row) + '\n')
+        return this.write(safeJson(this.selection ? project(row, cols) : row) + '\n')
       case 'csv':
         return this.write(await this.csv([row], cols, true))
       case 'table': {
-        const width = Math.max(...cols.map((c) => headerOf(c).length))
+        const headers = cols.map((c) => escapeControls(headerOf(c)))
+        const width = Math.max(...headers.map((h) => h.length))
         const room = this.width ? Math.max(10, this.width - width - 2) : Infinity
-        const lines = cols.map((c) => `${this.paint.bold(headerOf(c).padEnd(width))}  ${this.cell(c, truncateCell(this.tableText(c, row), room))}`)
+        const lines = cols.map((c, i) => `${this.ink.bold(headers[i].padEnd(width))}  ${this.cell(c, truncateCell(this.tableText(c, row), room))}`)
         return this.write(lines.join('\n') + '\n')
       }
     }
@@ -181,7 +195,7 @@ export class Output {
         const json = this.format === 'json'
         let chunk = json ? '[' : ''
         for await (const it of items) {
-          const text = JSON.stringify(this.selection ? project(it, cols) : it)
+          const text = safeJson(this.selection ? project(it, cols) : it)
           chunk += json ? (count ? ',\n  ' : '\n  ') + text : text + '\n'
           count++
           if (chunk.length >= 65_536) {
@@ -227,15 +241,14 @@ export class Output {
     }
   }
 
-  /** Renders any JSON value (the `api` command, query results). */
-  /** One line of text on stdout, as it is (banners; never data a script parses). */
+  /** One line of text on stdout for people (a sentence, a banner; never data a script parses): text from outside in it escaped. */
   writeLine(text: string): Promise<void> {
-    return this.write(`${text}\n`)
+    return this.write(`${terminalLine(text)}\n`)
   }
 
   /** One compact JSON line on stdout, whatever the format (a start-up line scripts read). */
   jsonLine(value: unknown): Promise<void> {
-    return this.write(`${JSON.stringify(value)}\n`)
+    return this.write(`${safeJson(value)}\n`)
   }
 
   /** --query and --columns apply to data; a command whose output is not data refuses them (exit 2). */
@@ -244,6 +257,7 @@ export class Output {
     if (this.selection !== undefined) throw new UsageError(`--columns does not apply to ${what}.`)
   }
 
+  /** Renders any JSON value (the `api` command, query results). */
   async value(value: unknown): Promise<void> {
     return this.emit(await this.applyQuery(this.selection ? this.projectValue(value) : value))
   }
@@ -258,35 +272,42 @@ export class Output {
 
   private async emit(v: unknown): Promise<void> {
     if (this.format === 'ndjson' && Array.isArray(v)) {
-      for (const it of v) await this.write(JSON.stringify(it) + '\n')
+      for (const it of v) await this.write(safeJson(it) + '\n')
       return
     }
-    if (this.format === 'ndjson') return this.write(JSON.stringify(v) + '\n')
-    return this.write(JSON.stringify(v, null, 2) + '\n')
+    if (this.format === 'ndjson') return this.write(safeJson(v) + '\n')
+    return this.write(safeJson(v, 2) + '\n')
   }
 
   private async queried(value: unknown): Promise<void> {
     const v = await this.applyQuery(value)
     if (this.format === 'table' || this.format === 'csv') {
-      if (v === null || typeof v !== 'object') return this.write(`${v === null || v === undefined ? '' : String(v)}\n`)
+      if (v === null || typeof v !== 'object') return this.write(`${this.scalar(v)}\n`)
     }
     return this.emit(v)
   }
 
   private async csv(rows: Record<string, unknown>[], cols: Column[], header: boolean): Promise<string> {
     const {stringify} = await import('csv-stringify/sync')
-    const records = rows.map((r) => cols.map((c) => cellText(c, r, true)))
-    return stringify(header ? [cols.map((c) => c.key), ...records] : records, {record_delimiter: '\r\n', quoted_match: /[\r\n]/})
+    const records = rows.map((r) => csvRecord(cols, r))
+    return stringify(header ? [csvHeader(cols), ...records] : records, {record_delimiter: '\r\n', quoted_match: /[\r\n]/})
+  }
+
+  /** A scalar --query result as a line: escaped in a table, exact (a formula guarded) in csv. */
+  private scalar(v: unknown): string {
+    const text = v === null || v === undefined ? '' : String(v)
+    return this.format === 'csv' ? guardCsvCell(text) : escapeControls(text)
   }
 
   private async table(rows: Record<string, unknown>[], cols: Column[], withHeader: boolean): Promise<string> {
     const {default: Table} = await import('cli-table3')
     const texts = rows.map((r) => cols.map((c) => this.tableText(c, r)))
     // On a terminal the table fits its width (--wide turns this off): the widest columns are cut with ….
-    const natural = cols.map((c, i) => Math.max(headerOf(c).length, ...texts.map((t) => t[i].length)))
+    const headers = cols.map((c) => escapeControls(headerOf(c)))
+    const natural = cols.map((c, i) => Math.max(headers[i].length, ...texts.map((t) => t[i].length)))
     const widths = this.width ? fitWidths(natural, this.width) : natural
     const table = new Table({
-      head: withHeader ? cols.map((c, i) => this.paint.bold(truncateCell(headerOf(c), widths[i]))) : [],
+      head: withHeader ? cols.map((c, i) => this.ink.bold(truncateCell(headers[i], widths[i]))) : [],
       chars: {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  '},
       style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
     })
@@ -294,16 +315,19 @@ export class Output {
     return table.toString() + '\n'
   }
 
-  /** A cell's text in a table: an id column shows the name known for the id. */
+  /**
+   * A cell's text in a table, where values enter the human renderer: escaped (src/output/safe.ts);
+   * an id column shows the name known for the id (the names book's name, escaped alike).
+   */
   private tableText(col: Column, row: Record<string, unknown>): string {
     const text = cellText(col, row)
-    return col.names && text && this.namer ? labelled(text, this.namer(text)) : text
+    return escapeControls(col.names && text && this.namer ? labelled(text, this.namer(text)) : text)
   }
 
-  /** A cell's text painted for a terminal: status colour, or its style. */
+  /** A cell's text (already escaped) painted for a terminal: status colour, or its style. */
   private cell(col: Column, text: string): string {
-    if (col.status) return this.paint.status(text)
-    if (col.style) return this.paint[col.style](text)
+    if (col.status) return this.ink.status(text)
+    if (col.style) return this.ink[col.style](text)
     return text
   }
 
@@ -340,16 +364,16 @@ export class Output {
     const text = (row: Record<string, unknown>): string => {
       if (query) {
         const v = query(shaped(row))
-        if (this.machine && this.format !== 'csv') return JSON.stringify(v ?? null) + '\n'
-        return `${v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`
+        if (this.machine && this.format !== 'csv') return safeJson(v ?? null) + '\n'
+        return `${v !== null && typeof v === 'object' ? safeJson(v) : this.scalar(v)}\n`
       }
       switch (this.format) {
         case 'json':
         case 'ndjson':
-          return JSON.stringify(shaped(row)) + '\n'
+          return safeJson(shaped(row)) + '\n'
         case 'csv': {
-          const records = [cols.map((c) => cellText(c, row, true))]
-          if (header) records.unshift(cols.map((c) => c.key))
+          const records = [csvRecord(cols, row)]
+          if (header) records.unshift(csvHeader(cols))
           header = false
           return stringify!(records, {record_delimiter: '\r\n', quoted_match: /[\r\n]/})
         }
@@ -382,9 +406,22 @@ export class Output {
     return (value) => jmespath.search(value as never, expression)
   }
 
-  /** Renders a failed command: one line on stderr, plus `{"error": {...}}` in machine formats. */
+  /**
+   * Renders a failed command: one line on stderr (a server's message in it escaped), plus
+   * `{"error": {...}}` in machine formats.
+   */
   error(line: string, json?: Record<string, unknown>): void {
-    this.stderr.write(`${this.paint.red('Error:')} ${line}\n`)
-    if (json && this.format !== 'table') this.stderr.write(JSON.stringify({error: json}) + '\n')
+    this.stderr.write(terminalLines(`${this.paint.red('Error:')} ${line}`))
+    if (json && this.format !== 'table') this.stderr.write(safeJson({error: json}) + '\n')
   }
+}
+
+/** A CSV record: each cell as csv shows it, guarded against spreadsheet formulas. */
+function csvRecord(cols: Column[], row: Record<string, unknown>): string[] {
+  return cols.map((c) => guardCsvCell(cellText(c, row, true)))
+}
+
+/** The CSV header row (a raw answer's keys may come from the server): guarded alike. */
+function csvHeader(cols: Column[]): string[] {
+  return cols.map((c) => guardCsvCell(c.key))
 }

@@ -1,9 +1,11 @@
 /**
  * A one-line spinner on a terminal's stderr (`transfers create --wait`): the text, a turning
  * frame and the latest status, redrawn in place; on stop, one line with the final status.
- * It writes only to the stream it is given (the command context's stderr).
+ * It writes only to the stream it is given (the command context's stderr). The text and the
+ * statuses (a server's words) are escaped: they never move the cursor the spinner relies on.
  */
 import type {Writable} from 'node:stream'
+import {terminalLine} from './safe.js'
 
 export interface Spinner {
   start(text: string, status: string): void
@@ -22,19 +24,19 @@ export function terminalSpinner(stream: Writable, intervalMs = 100): Spinner {
   const draw = () => stream.write(`${CLEAR_LINE}${FRAMES[frame++ % FRAMES.length]} ${text}... ${current}`)
   return {
     start(t, s) {
-      text = t
-      current = s
+      text = terminalLine(t)
+      current = terminalLine(s)
       draw()
       timer = setInterval(draw, intervalMs)
       timer.unref()
     },
     status(s) {
-      current = s
+      current = terminalLine(s)
     },
     stop(s) {
       if (timer) clearInterval(timer)
       timer = undefined
-      stream.write(`${CLEAR_LINE}${text}... ${s}\n`)
+      stream.write(`${CLEAR_LINE}${text}... ${terminalLine(s)}\n`)
     },
   }
 }

@@ -69,7 +69,7 @@ function fake(opts: {
       asked.push(m)
       return opts.answer ?? ''
     },
-    note: (t) => void notes.push(t),
+    note: (t) => void notes.push(typeof t === 'string' ? t : t.join('\n')),
   }
   const ports: MovementPorts = {
     api: apiDouble({
