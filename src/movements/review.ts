@@ -125,7 +125,7 @@ export async function reviewApprovalRequest(ctx: CommandContext, file: string, f
       `  created by: ${describeOperator(req.created_by)}${req.created_at ? ` at ${req.created_at}` : ''}`,
       `  record:     ${req.audit_record}`,
       `  requested:  by ${describeOperator(req.requested_by)} at ${req.requested_at}`,
-    ].join('\n'),
+    ],
   )
   if (sameOperator(req.created_by, me)) {
     throw new NotConfirmedError(`maker-checker: ${noun} ${req.id} was created by ${describeOperator(req.created_by)}, who cannot also approve it. Nothing was sent.`)
