@@ -45,6 +45,14 @@ export function historyOf(read: () => AuditRecord[]): History {
       }
       return found
     },
+    lastStatus(id) {
+      const list = all()
+      for (let i = list.length - 1; i >= 0; i--) {
+        const r = list[i]
+        if (r.resource_id === id && succeeded(r) && r.resource_status) return r.resource_status
+      }
+      return undefined
+    },
   }
 }
 

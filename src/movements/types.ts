@@ -83,6 +83,8 @@ export interface History {
   byKey(key: string): Known | undefined
   /** What an earlier successful request recorded about this resource (amount, currency, from, to). */
   byResource(id: string): Known | undefined
+  /** The status the latest successful request on this resource recorded (an approve after its create, say). */
+  lastStatus?(id: string): string | undefined
 }
 
 export type {Prompter} from '../context/index.js'
