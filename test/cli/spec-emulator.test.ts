@@ -250,5 +250,38 @@ describe('--drift: the documented drift, absorbed', () => {
     const transfers = await cli(['transfers', 'list', '-o', 'json'])
     expect(transfers.code, transfers.stderr).toBe(0)
     expect(Array.isArray(transfers.json())).toBe(true)
+
+    // payers, payees, payins: optional fields absent, the deprecated payin amount read as the amount.
+    const payees = await cli(['payees', 'list', '--limit', '2', '-o', 'json'])
+    expect(payees.code, payees.stderr).toBe(0)
+    const payee = await cli(['payees', 'get', payees.json()[0].id])
+    expect(payee.code, payee.stderr).toBe(0)
+    expect(payee.json()).toMatchObject({id: payees.json()[0].id, name: payees.json()[0].name})
+    expect((await cli(['payers', 'list', '--limit', '2'])).code).toBe(0)
+    const seeded = (await emu.control<{data: Array<{id: string; amount_in_minor_units: number}>}>('GET', '/_emulator/payins?entity=test')).data[0]
+    const payin = await cli(['payins', 'get', seeded.id])
+    expect(payin.code, payin.stderr).toBe(0)
+    expect(payin.json()).toMatchObject({id: seeded.id, amount_in_minor_units: seeded.amount_in_minor_units})
   }, 60_000)
+})
+
+describe('emulator start --drift', () => {
+  it('starts drifting, and a reset or DELETE /_emulator/faults returns to drifting; {"drift": false} turns it off', async () => {
+    const started = await startEmulator(['--drift'])
+    try {
+      const create = async () => {
+        const r = await fetch(`${started.baseUrl}/api/subaccounts`, {method: 'POST', headers: {'x-api-key': started.keys.test, 'content-type': 'application/json'}, body: JSON.stringify({name: 'D'})})
+        return ((await r.json()) as {data: Record<string, unknown>}).data
+      }
+      expect(await create()).not.toHaveProperty('total_incoming_in_minor_units')
+      expect((await started.control('GET', '/_emulator/faults')).data.drift).toBe(true)
+      await started.control('POST', '/_emulator/faults', {drift: false})
+      expect(await create()).toHaveProperty('total_incoming_in_minor_units')
+      await started.reset()
+      expect(await create()).toMatchObject({total_incoming_cents: 0, routing_number: expect.any(String)})
+      expect(await create()).not.toHaveProperty('routing_numbers')
+    } finally {
+      expect(await started.stop()).toBe(0)
+    }
+  }, 30_000)
 })
