@@ -75,8 +75,9 @@ export function findMove(entity: Entity, id: string): MoveRecord {
 }
 
 /**
- * Approves a `created` move (an `approved` one skips that step) and settles it, unless the control
- * API armed a settlement failure: then it stays `approved` and a warning comes back.
+ * Approves a `created` move and settles it, unless the control API armed a settlement failure:
+ * then it stays `approved` and a warning comes back. Only create, approve and the replay of a
+ * `created` move call it: nothing continues an `approved` move (the spec's state table).
  */
 function approveAndSettle(app: AppContext, entity: Entity, move: MoveRecord): {warning?: string} {
   if (move.status === 'created') app.store.moves.setStatus(move, 'approved')
