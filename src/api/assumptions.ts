@@ -29,13 +29,18 @@ export const ASSUMPTIONS: Assumption[] = [
   {
     topic: 'Approve-move response shape',
     assumed:
-      'May be the drifted example shape (`source_subaccount_id`, `destination_subaccount_id`, `SETTLED`, `settled_at`, `description`); normalised to the Move fields. The emulator answers in that shape.',
+      'May be the drifted example shape (`source_subaccount_id`, `destination_subaccount_id`, `currency_code`, `SETTLED`, `settled_at`, `description`), which lists no amount; normalised to the Move fields. An answer without an amount takes it from this machine\'s audit trail when that recorded the move (and the answer does not contradict it), else the amount is shown as unknown. The emulator answers in that shape; with `--drift`, without any amount field.',
   },
   {topic: 'Idempotency-Key replay status', assumed: 'The replayed move comes back with 200 and its state in upper case (`CREATED`, `SETTLED`); normalised to lower case.'},
   {
     topic: 'Idempotency-Key reuse with a different body',
     assumed:
-      'The server may answer with the original move (200; the emulator does) or refuse; payops compares the answer with the request (from, to, amount; for transfers also currency and rail; for credits the amount) and a difference is exit 5, "key K already names move M …; this request … was not carried out".',
+      'The spec says "A key that was used for one move cannot be used for another move" without a status: 409 `IDEMPOTENCY_KEY_CONFLICT` with that sentence as its message (the code the spec already gives a key that cannot be replayed; a 400 would read as a malformed body), and nothing changes. "Another move" is another from, to, amount or `client_metadata`; `auto_approve` is not compared, because the state table continues a `created` move when its create is replayed with auto_approve true. payops reports any 409 to a move create as exit 5 naming the key: "this request … was not carried out; nothing was moved by it". A server that answers the original move instead (200) is caught too: payops compares the answer with the request (from, to, amount; for transfers also currency and rail; for credits the amount), and a difference is exit 5, "key K already names move M …; this request … was not carried out".',
+  },
+  {
+    topic: 'Replay of a move that is not `created`',
+    assumed:
+      'The state table continues only a `created` move; any other (an `approved` one left by a failed settlement included) is answered as it is (200, upper-case state) and not settled. payops reports such a replay of an `approved` move as exit 6 (asked to settle, not settled) and says the move stays approved: the API offers no way to continue it.',
   },
   {
     topic: 'Telling a replay from a creation',

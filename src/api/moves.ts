@@ -1,7 +1,7 @@
 import type {ApiClient, SendOptions} from './client.js'
 import {fillPath} from './client.js'
 import {PATHS} from './paths.js'
-import {Move, MoveCreateRequest} from './schemas/moves.js'
+import {ApprovedMove, Move, MoveCreateRequest} from './schemas/moves.js'
 import {describeIssues} from './schemas/common.js'
 import {UsageError} from '../errors.js'
 
@@ -29,8 +29,9 @@ export class MovesApi {
     return this.client.request({method: 'POST', path: PATHS.moveCreate, body, idempotencyKey, schema: Move, ...opts})
   }
 
+  /** The answer may lack the amount (the spec's approve example shows none): see ApprovedMove. */
   approve(id: string, opts: SendOptions = {}) {
-    return this.client.request({method: 'POST', path: fillPath(PATHS.moveApprove, {move_id: id}), body: {}, schema: Move, ...opts})
+    return this.client.request({method: 'POST', path: fillPath(PATHS.moveApprove, {move_id: id}), body: {}, schema: ApprovedMove, ...opts})
   }
 
   cancel(id: string, opts: SendOptions = {}) {

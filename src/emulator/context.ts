@@ -4,6 +4,7 @@
  */
 import type {Store} from './store/index.js'
 import type {EventBus} from './events.js'
+import type {DriftSwitch} from './drift.js'
 import type {TransportFaults} from './faults.js'
 
 /** Failures the control API arms for tests; each armed failure is consumed once. */
@@ -47,6 +48,8 @@ export interface AppContext {
   events: EventBus
   /** Transport faults (5xx before/after commit, resets, latency) on `/api/` requests. */
   transport?: TransportFaults
+  /** Answers in the documented drift (`--drift`, or `drift` on POST /_emulator/faults); see drift.ts. */
+  drift?: DriftSwitch
   log: (line: string) => void
   /** Run when the emulator closes, before the server stops (cancel timers, abort requests). */
   onClose?: Array<() => void | Promise<void>>

@@ -27,6 +27,8 @@ export const FaultConfig = z.object({
   queue: z.optional(z.array(z.object({kind: z.enum(FAULT_KINDS), phase: z.optional(z.enum(['before', 'after']))}))),
   /** Only requests whose method is listed (default: all). */
   methods: z.optional(z.array(z.string())),
+  /** Answers in the documented drift (not a transport fault; kept here so one control call sets up a run). */
+  drift: z.optional(z.boolean({message: 'drift must be a boolean'})),
 })
 export type FaultConfig = z.infer<typeof FaultConfig>
 

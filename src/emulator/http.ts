@@ -12,6 +12,7 @@ import type {IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:ht
 import {readCappedBody} from '../body.js'
 import {isLoopbackHost} from '../net.js'
 import type {AppContext} from './context.js'
+import {driftBody} from './drift.js'
 import {HttpError, validationError} from './errors.js'
 import type {Fault} from './faults.js'
 import {RequestContext} from './handler.js'
@@ -79,7 +80,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
     app.commit?.()
     // 'after': the handler committed its change; the client sees only the fault.
     if (fault && fault.kind !== 'latency') return injectFault(req, res, fault, requestId, app)
-    send(res, reply.status, reply.body, requestId, {...reply.headers, ...(await drainUnread(req))})
+    const body = isApi && app.drift?.on ? driftBody(method, match.pattern, reply.status, reply.body) : reply.body
+    send(res, reply.status, body, requestId, {...reply.headers, ...(await drainUnread(req))})
   } catch (err) {
     app.commit?.()
     if (err instanceof HttpError) {

@@ -9,6 +9,7 @@ import type {AddressInfo} from 'node:net'
 import {host as currentHost} from '../context/host.js'
 import {UsageError} from '../errors.js'
 import {Faults, RequestLog, type AppContext} from './context.js'
+import {DriftSwitch} from './drift.js'
 import {EventBus} from './events.js'
 import {TransportFaults, type FaultConfig} from './faults.js'
 import {createRequestListener} from './http.js'
@@ -34,6 +35,8 @@ export interface EmulatorOptions {
   log?: (line: string) => void
   /** Transport faults from the start (also settable at run time via /_emulator/faults). */
   faults?: FaultConfig
+  /** Answer in the documented drift from the start (`--drift`; switchable at run time via /_emulator/faults). */
+  drift?: boolean
 }
 
 export type {EmulatorKeys} from './store/index.js'
@@ -63,7 +66,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     await stateFile.init()
     stateFile.watch()
   }
-  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(), transport, log, onClose: [], commit: stateFile && (() => stateFile.commit())}
+  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(), transport, drift: new DriftSwitch(opts.drift ?? false), log, onClose: [], commit: stateFile && (() => stateFile.commit())}
   const router = registerRoutes(new Router(), app)
 
   const server = createServer({keepAlive: true}, createRequestListener(router, app))

@@ -20,6 +20,8 @@ export interface StartOptions {
   faultRate?: string
   faultKinds: string
   seed?: number
+  /** Answer in the documented drift (drift.ts). */
+  drift?: boolean
 }
 
 export function faultOptions(rate: string | undefined, kinds: string, seed: number | undefined): FaultConfig | undefined {
@@ -45,7 +47,7 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
   const {startEmulator} = await import('./index.js')
   let emu
   try {
-    emu = await startEmulator({port: opts.port, host: opts.host, statePath: opts.state, importState: opts.importState, faults, log: (line) => ctx.io.stderr.write(`${line}\n`)})
+    emu = await startEmulator({port: opts.port, host: opts.host, statePath: opts.state, importState: opts.importState, faults, drift: opts.drift, log: (line) => ctx.io.stderr.write(`${line}\n`)})
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`Port ${opts.port} is in use; pick another with --port (0 for any free port).`)
     throw err
@@ -65,6 +67,7 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
       `  test_other  ${emu.keys.test_other}`,
       `  live        ${emu.keys.live}`,
       profileName ? `Profile "${profileName}" saved (test key). Try: payops -p ${profileName} subaccounts create --name Ops` : `Try: PAYOPS_BASE_URL=${emu.baseUrl} PAYOPS_API_KEY=<test key> payops subaccounts create --name Ops`,
+      ...(opts.drift ? ['Answers use the documented schema drift (--drift).'] : []),
       opts.state ? `State file: ${opts.state}` : 'State is in memory only (use --state FILE to keep it).',
       'Press Ctrl-C to stop.',
     ]

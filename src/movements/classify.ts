@@ -52,6 +52,9 @@ export function classifyOutcome(i: ClassifyInput): OutcomeKind {
     if (!knownEarlier && !createdBefore) return 'created'
   }
   const status = i.status?.toLowerCase() ?? null
+  // A replay answered 200 advanced nothing unless it settled: one that approved a move but could
+  // not settle it answers 207 (the state table), so a 200 `approved` is the move as it was.
+  if (i.httpStatus === 200 && status === 'approved') return 'replayed'
   if (i.prior?.status) {
     const before = i.prior.status.toLowerCase()
     return PENDING.has(before) && status !== null && status !== before ? 'advanced' : 'replayed'

@@ -63,7 +63,7 @@ export async function renderOutcome(ctx: CommandContext, o: Outcome, columns: Co
 /** The outcome line, the warning and the exit code of a 207, after the resource was rendered. */
 export function finishOutcome(ctx: CommandContext, o: Outcome): void {
   ctx.out.outcome({kind: o.kind, id: o.id, idempotency_key: o.idempotency_key, status: o.status}, o.sentence)
-  if (o.warning || o.partial) ctx.out.warn(o.warning ?? 'the API reported a partial success')
+  if (o.warning || (o.partial && o.http_status === 207)) ctx.out.warn(o.warning ?? 'the API reported a partial success')
   if (o.partial) throw new PartialError(o.sentence)
 }
 
@@ -96,7 +96,7 @@ export async function runBatch(ctx: CommandContext, flags: GuardFlags, requests:
   const partial = settled.flatMap((s) => ('outcome' in s && s.outcome.partial ? [s.outcome] : []))
   if (partial.length && !results.some((r) => r.result === 'error')) {
     if (partial.length === 1 && results.length === 1) throw new PartialError(partial[0].sentence)
-    throw new PartialError(`${partial.length} of ${results.length} were approved but not settled (${partial.map((o) => o.id).join(', ')}): each stays approved and can no longer be approved or canceled; replaying a move's create with its Idempotency-Key asks the API to continue its settlement.`)
+    throw new PartialError(`${partial.length} of ${results.length} were approved but not settled (${partial.map((o) => o.id).join(', ')}): each stays approved: the API can no longer approve or cancel them (both answer 400), and replaying a create returns the move as it is; ask the provider to settle or fail them.`)
   }
   new BulkReport(results, codes).throwIfFailed(verb)
 }

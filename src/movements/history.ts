@@ -140,6 +140,14 @@ export function historyOf(read: () => AuditRecord[], keyId?: string | null): His
         created_record: creator.hash,
       }
     },
+    lastStatus(id) {
+      const list = all()
+      for (let i = list.length - 1; i >= 0; i--) {
+        const r = list[i]
+        if (r.resource_id === id && succeeded(r) && r.resource_status) return r.resource_status
+      }
+      return undefined
+    },
   }
 }
 

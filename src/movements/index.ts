@@ -54,6 +54,43 @@ function explainUncertain(err: unknown, p: Plan): unknown {
   return err
 }
 
+/** A create refused with 409 because of its Idempotency-Key: the API carried nothing out. */
+function keyRefused(err: unknown, p: Plan): boolean {
+  return p.request.kind === 'move.create' && p.idempotencyKey !== null && err instanceof ApiError && err.status === 409
+}
+
+/**
+ * The API's 409 to a move create (a key used for another move, or for a canceled or failed one) as
+ * exit 5 naming the key: nothing was carried out, and what the key names here is said when the
+ * audit trail knows it.
+ */
+function keyConflict(err: ApiError, p: Plan, ports: MovementPorts): ConflictError {
+  const key = p.idempotencyKey!
+  const known = p.keyGenerated ? undefined : ports.history.byKey(key)
+  const names = known?.id ? ` (here it names move ${known.id}${known.status ? `, ${known.status.toLowerCase()}` : ''})` : ''
+  const asked = p.expected ? ` (${describe(p.expected, p.currency)})` : ''
+  return new ConflictError(
+    `The API refused Idempotency-Key ${key}${names}: ${err.describe()}. This request${asked} was not carried out; nothing was moved by it. Use a new key for a new move.`,
+    known?.id ?? '',
+    key,
+  )
+}
+
+/**
+ * An approve answer without an amount (the spec's example shape has none): the amount (and the
+ * currency, when the answer lacks it) of the move as this machine's audit trail recorded it, when
+ * it recorded this move and the answer does not contradict it; else the amount stays unknown.
+ */
+function withKnownAmount(resource: Record<string, unknown>, p: Plan): Record<string, unknown> {
+  if (p.request.kind !== 'move.approve' || typeof resource.amount_in_minor_units === 'number') return resource
+  const k = p.recorded
+  if (!k || k.amount_in_minor_units == null) return resource
+  const answered = typeof resource.currency_code === 'string' ? resource.currency_code.toUpperCase() : undefined
+  if (answered && k.currency_code && answered !== k.currency_code.toUpperCase()) return resource
+  if ((k.from && resource.from_subaccount_id && k.from !== resource.from_subaccount_id) || (k.to && resource.to_subaccount_id && k.to !== resource.to_subaccount_id)) return resource
+  return {...resource, amount_in_minor_units: k.amount_in_minor_units, currency_code: resource.currency_code ?? k.currency_code ?? null}
+}
+
 /** Sends one planned movement, records it, and classifies the answer. */
 export async function execute(p: Plan, ports: MovementPorts): Promise<Outcome> {
   return (await prepare(p, ports)).send()
@@ -86,18 +123,29 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo): Prom
     res = await p.send()
   } catch (err) {
     const e = err as {status?: number; errorCode?: string; requestId?: string; code?: string}
-    await ports.audit?.outcome({...info, status: e.status ?? null, request_id: e.requestId ?? null, error_code: e.errorCode ?? e.code ?? (err as Error).name})
+    const refused = keyRefused(err, p)
+    await ports.audit?.outcome({
+      ...info,
+      status: e.status ?? null,
+      request_id: e.requestId ?? null,
+      error_code: e.errorCode ?? e.code ?? (err as Error).name,
+      ...(refused ? {outcome: 'conflict'} : {}),
+    })
+    if (refused) throw keyConflict(err as ApiError, p, ports)
     throw explainUncertain(err, p)
   }
   const receivedAt = Date.now()
   const op = p.request.kind
   const requestedId = 'id' in p.request ? p.request.id : undefined
   // A cancel may answer without a body (204): the move is then canceled, as asked.
-  const resource = (res.data ?? (op === 'move.cancel' ? {id: requestedId, status: 'canceled'} : {})) as Record<string, unknown>
+  const resource = withKnownAmount((res.data ?? (op === 'move.cancel' ? {id: requestedId, status: 'canceled'} : {})) as Record<string, unknown>, p)
   const seen = seenOf(p.noun, resource)
   if (!seen.id && requestedId) seen.id = requestedId
   const create = op === 'move.create' || op === 'transfer.create' || op === 'credit.simulate'
-  const prior = p.idempotencyKey && !p.keyGenerated ? ports.history.byKey(p.idempotencyKey) : undefined
+  const byKey = p.idempotencyKey && !p.keyGenerated ? ports.history.byKey(p.idempotencyKey) : undefined
+  // What the key named, in the latest state this machine recorded for it (an approve after its create).
+  const latest = byKey?.id ? ports.history.lastStatus?.(byKey.id) : undefined
+  const prior = byKey && latest ? {...byKey, status: latest} : byKey
   const kind = classifyOutcome({
     op: create ? 'create' : 'advance',
     httpStatus: res.status,
@@ -111,7 +159,9 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo): Prom
     statusRecordedAt: timeOf(resource.status_recorded_at ?? resource.settled_at ?? resource.updated_at),
     windowStart: requestWindowStart(res.sentAt, receivedAt, header(res, 'date')),
   })
-  const partial = res.status === 207
+  // 207; or a move asked to settle that the answer shows only approved (a replay of one whose
+  // settlement failed earlier: the API returns it as it is, so what was asked did not all happen).
+  const partial = res.status === 207 || (op === 'move.create' && p.autoApprove === true && seen.status === 'approved')
   const differs = create && p.expected ? mismatches(p.expected, seen) : []
   await ports.audit?.outcome({
     ...info,
@@ -147,7 +197,7 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo): Prom
     warning: res.warning ?? undefined,
     partial,
     confirmed_by_retry: confirmedByRetry,
-    sentence: sentence({plan: p, kind, seen, partial, confirmedByRetry, nameOf: ports.names ? (id) => ports.names?.get(id) : undefined}),
+    sentence: sentence({plan: p, kind, seen, partial, confirmedByRetry, before: prior?.status, nameOf: ports.names ? (id) => ports.names?.get(id) : undefined}),
   }
 }
 

@@ -3,9 +3,11 @@ import {formatMoney} from '../money.js'
 import type {Described} from './classify.js'
 import type {OutcomeKind, Plan} from './types.js'
 
-export interface Seen extends Described {
+/** What an answer says; its amount is undefined when the answer carried none (approve's example shape). */
+export interface Seen extends Omit<Described, 'amount_in_minor_units'> {
   id: string
   status: string | null
+  amount_in_minor_units?: number
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
@@ -14,7 +16,7 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : und
 /** What an answer says about the movement, whatever its kind. */
 export function seenOf(noun: Plan['noun'], r: Record<string, unknown>): Seen {
   if (noun === 'simulated credit') {
-    return {id: str(r.bank_transaction_id) ?? '', status: str(r.direction) ?? null, amount_in_minor_units: num(r.amount_in_minor_units) ?? 0, currency_code: str(r.currency_code)}
+    return {id: str(r.bank_transaction_id) ?? '', status: str(r.direction) ?? null, amount_in_minor_units: num(r.amount_in_minor_units), currency_code: str(r.currency_code)}
   }
   const transfer = noun === 'account transfer'
   return {
@@ -22,7 +24,7 @@ export function seenOf(noun: Plan['noun'], r: Record<string, unknown>): Seen {
     status: str(r.status)?.toLowerCase() ?? null,
     from: str(transfer ? r.from_account_id : r.from_subaccount_id),
     to: str(transfer ? r.to_account_id : r.to_subaccount_id),
-    amount_in_minor_units: num(r.amount_in_minor_units) ?? 0,
+    amount_in_minor_units: num(r.amount_in_minor_units),
     currency_code: str(r.currency_code),
     rail: str(r.rail),
   }
@@ -30,10 +32,11 @@ export function seenOf(noun: Plan['noun'], r: Record<string, unknown>): Seen {
 
 /**
  * `7.00 USD A → B` (`by wire` for transfers). With `nameOf`, an id payops knows a name for reads
- * `Payroll (ef63a1b2…)`; without it (errors a script may parse), ids stay whole.
+ * `Payroll (ef63a1b2…)`; without it (errors a script may parse), ids stay whole. An amount neither
+ * the answer nor this machine knows reads `amount unknown`.
  */
-export function describe(d: Described, currency: string | null | undefined, nameOf?: (id: string) => string | undefined): string {
-  const money = formatMoney(d.amount_in_minor_units, d.currency_code ?? currency ?? undefined)
+export function describe(d: Omit<Described, 'amount_in_minor_units'> & {amount_in_minor_units?: number}, currency: string | null | undefined, nameOf?: (id: string) => string | undefined): string {
+  const money = d.amount_in_minor_units === undefined ? 'amount unknown' : formatMoney(d.amount_in_minor_units, d.currency_code ?? currency ?? undefined)
   const show = (id: string) => {
     const name = nameOf?.(id)
     return name ? `${name} (${id.slice(0, 8)}…)` : id
@@ -66,9 +69,18 @@ export interface SentenceInput {
   seen: Seen
   partial: boolean
   confirmedByRetry: boolean
+  /** The status this machine last recorded for the movement (an `advanced` one: what it was advanced from). */
+  before?: string | null
 }
 
-export function sentence({plan, kind, seen, partial, confirmedByRetry, nameOf}: SentenceInput): string {
+/**
+ * What is true of a move left `approved` by a failed settlement: the spec gives no way to continue
+ * it (approve and cancel need `created`, and a replay continues only a `created` move).
+ */
+export const STUCK_APPROVED =
+  'it stays approved: the API can no longer approve or cancel it (both answer 400), and replaying its create returns it as it is; ask the provider to settle or fail it'
+
+export function sentence({plan, kind, seen, partial, confirmedByRetry, nameOf, before}: SentenceInput): string {
   const noun = plan.noun
   const what = describe(seen, plan.currency, nameOf)
   const key = plan.idempotencyKey
@@ -76,32 +88,27 @@ export function sentence({plan, kind, seen, partial, confirmedByRetry, nameOf}: 
   const op = plan.request.kind
   if (op === 'move.approve' || op === 'transfer.approve') {
     const label = noun === 'move' ? 'move' : 'account transfer'
-    if (partial && noun === 'move') return `Approved move ${seen.id} (${what}) but its settlement failed: it stays approved, and can no longer be approved or canceled (both answer 400). ${continueSettlement(plan, seen)}`
+    if (partial && noun === 'move') return `Approved move ${seen.id} (${what}) but its settlement failed: ${STUCK_APPROVED}.`
     if (partial) return `Approved ${label} ${seen.id} (${what}) but it is not settled: ${state}.`
     return `Approved ${label} ${seen.id} (${what}): ${seen.status === 'settled' ? 'settled now' : `now ${state}`}.`
   }
-  if (op === 'move.cancel') return `Canceled move ${seen.id}${seen.amount_in_minor_units ? ` (${what})` : ''}: it will not move money.`
+  if (op === 'move.cancel') return `Canceled move ${seen.id}${seen.amount_in_minor_units !== undefined ? ` (${what})` : ''}: it will not move money.`
   const nothing = noun === 'simulated credit' ? 'nothing was credited now' : 'nothing was moved now'
   if (kind === 'created') {
     const verb = noun === 'simulated credit' ? 'Simulated credit' : `Created ${noun}`
     const retry = confirmedByRetry
       ? ` The first answer was lost; a retry with the same Idempotency-Key ${key} confirmed it: it was made once, by this run.`
       : ''
-    const next = partial && noun === 'move' ? ` Its settlement failed; ${key ? `re-run this command with --idempotency-key ${key} to ask the API to continue it.` : 'it stays approved.'}` : ''
+    const next = partial && noun === 'move' && seen.status === 'approved' ? ` Its settlement failed: ${STUCK_APPROVED}.` : ''
     return `${verb} ${seen.id}: ${what}, ${state}.${retry}${next}`
   }
   if (kind === 'replayed') {
-    return `Replayed: Idempotency-Key ${key} already names ${noun} ${seen.id} (${what}, ${state}), made earlier; ${nothing}.`
+    const stuck = partial && noun === 'move' && seen.status === 'approved' ? ` It was not settled: ${STUCK_APPROVED}.` : ''
+    return `Replayed: Idempotency-Key ${key} already names ${noun} ${seen.id} (${what}, ${state}), made earlier; ${nothing}.${stuck}`
   }
-  // advanced: a replay moved an existing movement on.
+  // advanced: a replay moved an existing movement on (from the state this machine recorded, when it did).
+  const was = before?.toLowerCase() === 'approved' ? 'which was approved but not settled' : 'which was awaiting approval'
   return partial
-    ? `Idempotency-Key ${key} names ${noun} ${seen.id} (${what}), which was awaiting approval: this run approved it now, but it is not settled.`
-    : `Idempotency-Key ${key} names ${noun} ${seen.id} (${what}), which was awaiting approval: this run ${seen.status === 'settled' ? 'settled it now' : `moved it on to ${state}`}.`
-}
-
-/** The next step for a move left approved: replaying its create with its key continues settlement. */
-function continueSettlement(plan: Plan, seen: Seen): string {
-  const key = plan.recorded?.idempotency_key
-  if (!key || !seen.from || !seen.to) return 'Its create was not sent from this machine, so its Idempotency-Key is unknown here: ask the provider to settle or fail it.'
-  return `To ask the API to continue its settlement, replay its create with the same key: payops moves create --from ${seen.from} --to ${seen.to} --amount-minor ${seen.amount_in_minor_units} --idempotency-key ${key}`
+    ? `Idempotency-Key ${key} names ${noun} ${seen.id} (${what}), ${was}: this run approved it now, but it is not settled.`
+    : `Idempotency-Key ${key} names ${noun} ${seen.id} (${what}), ${was}: this run ${seen.status === 'settled' ? 'settled it now' : `moved it on to ${state}`}.`
 }

@@ -96,6 +96,8 @@ export interface History {
   claimOf(key: string): Claim | undefined
   /** The money moved out since `since` (ms), per currency (see movedSince). */
   movedSince(since: number): Totals
+  /** The status the latest successful request on this resource recorded (an approve after its create, say). */
+  lastStatus?(id: string): string | undefined
 }
 
 /** What a key was sent with: its details digest (absent in older records), route and amount. */

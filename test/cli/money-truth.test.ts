@@ -104,22 +104,27 @@ describe('created, replayed, advanced', () => {
 })
 
 describe('a 207 says what happened and what to do next', () => {
-  it('approve with a failed settlement: approved, not settled, never "could not approve"; the suggested replay settles it', async () => {
+  it('approve with a failed settlement: approved, not settled, never "could not approve"; no false promise that a replay settles it', async () => {
     const before = await totals(c)
-    const created = await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '6.00', '--no-auto-approve'])
+    const key = `stuck-${Date.now()}`
+    const created = await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '6.00', '--no-auto-approve', '--idempotency-key', key])
     const id = created.json().id as string
     await emu.control('POST', '/_emulator/fail-next-settlement', {count: 1})
-    const r = await cli(['moves', 'approve', id])
+    const r = await cli(['moves', 'approve', id, '-o', 'table'])
     expect(r.code).toBe(6)
-    expect(r.stderr).not.toMatch(/could not approve/)
-    expect(r.stderr).toMatch(/its settlement failed: it stays approved, and can no longer be approved or canceled/)
-    const next = /payops (moves create .*--idempotency-key \S+)/.exec(r.stderr)
-    expect(next, r.stderr).not.toBeNull()
+    expect(r.stderr).not.toMatch(/could not approve|continue its settlement/)
+    expect(r.stderr).toMatch(/its settlement failed: it stays approved: the API can no longer approve or cancel it \(both answer 400\), and replaying its create returns it as it is; ask the provider to settle or fail it/)
     expect((await cli(['moves', 'cancel', id])).code).toBe(8)
-    const replay = await cli(next![1].split(' '))
-    expect(replay.code, replay.stderr).toBe(0)
-    expect(outcomeOf(replay)).toMatchObject({kind: 'advanced', id, status: 'settled'})
-    expect((await totals(c)).incoming).toBe(before.incoming + 600)
+    // The replay returns the approved move as it is and settles nothing: exit 6, "nothing was moved now".
+    const replay = await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '6.00', '--idempotency-key', key, '-o', 'table'])
+    expect(replay.code, replay.stderr).toBe(6)
+    expect(replay.stderr).toContain(`Replayed: Idempotency-Key ${key} already names move ${id} (6.00 USD`)
+    expect(replay.stderr).toMatch(/approved but not settled\), made earlier; nothing was moved now\. It was not settled: it stays approved/)
+    expect(replay.stderr).not.toMatch(/settled it now|Warning/)
+    const json = await cli(['moves', 'create', '--from', a, '--to', c, '--amount', '6.00', '--idempotency-key', key])
+    expect(json.code).toBe(6)
+    expect(outcomeOf(json)).toMatchObject({kind: 'replayed', id, status: 'approved'})
+    expect((await totals(c)).incoming).toBe(before.incoming)
   })
 })
 

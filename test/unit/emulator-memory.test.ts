@@ -149,7 +149,10 @@ describe('state files saved before activity lines were derived', () => {
       for (const q of ['', '?order=asc', '?limit=2', '?direction=debit', '?amount_gte=102&order=asc']) answered[`activity ${s}${q}`] = (await call(em, 'GET', `/api/subaccounts/${s}/activity${q}`)).body
     }
     for (const k of ['old-key-0', 'old-key-2', 'old-key-5', 'old-key-canceled']) {
-      const r = await call(em, 'POST', '/api/subaccounts/move', {body: {from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 1}, idem: k})
+      // Each key replayed with its own move's details (a key used for one move cannot be used for another).
+      const m = em.store.moves.byIdempotencyKey(em.store.entityByRole('test')!, k)!
+      const body = {from_subaccount_id: m.from_subaccount_id, to_subaccount_id: m.to_subaccount_id, amount_in_minor_units: m.amount_in_minor_units, client_metadata: m.client_metadata ?? {}}
+      const r = await call(em, 'POST', '/api/subaccounts/move', {body, idem: k})
       answered[`replay ${k}`] = {status: r.status, body: r.body}
     }
     // Every error carries its own request id.

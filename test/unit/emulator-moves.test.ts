@@ -249,19 +249,69 @@ describe('cancel', () => {
 })
 
 describe('idempotency', () => {
-  it('replays a settled move with 200, upper-case status and the original data, ignoring the new body', async () => {
+  it('replays a settled move with 200, upper-case status and the original data, for the same body', async () => {
     const [a, b] = await pair()
     const key = newKey()
-    const first = await createMove({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 900}, {idem: key})
+    const body = {from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 900, client_metadata: {ref: 'r1'}}
+    const first = await createMove(body, {idem: key})
     expect(first.status).toBe(201)
-    const replay = await createMove({from_subaccount_id: b, to_subaccount_id: a, amount_in_minor_units: 1}, {idem: key})
+    const replay = await createMove(body, {idem: key})
     expect(replay.status).toBe(200)
     expect(replay.body.data).toEqual({...first.body.data, status: 'SETTLED'})
-    // Even a body that would fail validation replays: the key names the move.
-    const junk = await createMove({}, {idem: key})
-    expect(junk.status).toBe(200)
-    expect(junk.body.data.id).toBe(first.body.data.id)
+    // The deprecated amount alias and another auto_approve describe the same move.
+    const alias = await createMove({from_subaccount_id: a, to_subaccount_id: b, amount_in_cents: 900, auto_approve: false, client_metadata: {ref: 'r1'}}, {idem: key})
+    expect([alias.status, alias.body.data.id, alias.body.data.status]).toEqual([200, first.body.data.id, 'SETTLED'])
     expect(await totals(a)).toEqual({in: 0, out: 900})
+  })
+
+  it.each([
+    ['another destination', (a: string, _b: string, c: string) => ({from_subaccount_id: a, to_subaccount_id: c, amount_in_minor_units: 900, client_metadata: {ref: 'r1'}})],
+    ['another source', (a: string, b: string, c: string) => ({from_subaccount_id: c, to_subaccount_id: b, amount_in_minor_units: 900, client_metadata: {ref: 'r1'}})],
+    ['another amount', (a: string, b: string) => ({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 901, client_metadata: {ref: 'r1'}})],
+    ['other metadata', (a: string, b: string) => ({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 900, client_metadata: {ref: 'r2'}})],
+    ['no metadata', (a: string, b: string) => ({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 900})],
+    ['one more metadata key', (a: string, b: string) => ({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 900, client_metadata: {ref: 'r1', x: 'y'}})],
+  ])('refuses a key reused with %s: 409 IDEMPOTENCY_KEY_CONFLICT, nothing changes', async (_what, other) => {
+    const [a, b] = await pair()
+    const c = await newSubaccount()
+    for (const autoApprove of [true, false]) {
+      const key = newKey()
+      const first = await createMove({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 900, auto_approve: autoApprove, client_metadata: {ref: 'r1'}}, {idem: key})
+      expect(first.status).toBe(201)
+      const before = [await totals(a), await totals(b), await totals(c)]
+      const res = await createMove(other(a, b, c), {idem: key})
+      expect(res.status).toBe(409)
+      expect(res.body).toMatchObject({error_code: 'IDEMPOTENCY_KEY_CONFLICT', message: 'A key that was used for one move cannot be used for another move'})
+      expect([await totals(a), await totals(b), await totals(c)]).toEqual(before)
+      // The move the key names is untouched: a replay of its own body still returns it as it was.
+      const again = await createMove({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 900, auto_approve: false, client_metadata: {ref: 'r1'}}, {idem: key})
+      expect([again.status, again.body.data.id, again.body.data.status]).toEqual([200, first.body.data.id, autoApprove ? 'SETTLED' : 'CREATED'])
+    }
+  })
+
+  it('validates a replay\'s body first (400), changing nothing', async () => {
+    const [a, b] = await pair()
+    const key = newKey()
+    await createMove({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 5}, {idem: key})
+    const junk = await createMove({}, {idem: key})
+    expect(junk.status).toBe(400)
+    expect(junk.body.error_code).toBe('VALIDATION_ERROR')
+    expect(await totals(a)).toEqual({in: 0, out: 5})
+  })
+
+  it('ignores an Idempotency-Key on approve and cancel: a second one is refused (400), never repeated', async () => {
+    const [a, b] = await pair()
+    const m1 = (await createMove({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 11, auto_approve: false})).body.data
+    const m2 = (await createMove({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 13, auto_approve: false})).body.data
+    const headers = {'idempotency-key': newKey()}
+    expect((await call('POST', `/api/subaccounts/move/${m1.id}/approve`, {body: {}, headers})).status).toBe(201)
+    const twice = await call('POST', `/api/subaccounts/move/${m1.id}/approve`, {body: {}, headers})
+    expect([twice.status, twice.body.message]).toEqual([400, 'move cannot be approved in status settled'])
+    // The same key on another move's approve and cancel is no replay of the first: each acts on its own move.
+    expect((await call('DELETE', `/api/subaccounts/move/${m2.id}`, {headers})).status).toBe(200)
+    const cancelTwice = await call('DELETE', `/api/subaccounts/move/${m2.id}`, {headers})
+    expect([cancelTwice.status, cancelTwice.body.message]).toEqual([400, 'move cannot be canceled in status canceled'])
+    expect(await totals(b)).toEqual({in: 11, out: 0})
   })
 
   it('scopes keys per entity', async () => {
@@ -381,7 +431,7 @@ describe('settlement failures (control API)', () => {
     expect((await call('DELETE', `/api/subaccounts/move/${made.id}`)).status).toBe(400)
   })
 
-  it('fails the next N settlements, then settles again; a replay of the approved move completes it', async () => {
+  it('fails the next N settlements, then settles again; a replay of the approved move returns it as it is (the state table continues only a created move)', async () => {
     const [a, b] = await pair()
     await failNext(2)
     const key = newKey()
@@ -390,8 +440,12 @@ describe('settlement failures (control API)', () => {
     expect([r1.status, r2.status]).toEqual([207, 207])
     const replay = await createMove({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 1}, {idem: key})
     expect(replay.status).toBe(200)
-    expect(replay.body.data.status).toBe('SETTLED')
-    expect(await totals(a)).toEqual({in: 0, out: 1})
+    expect(replay.body.data).toMatchObject({id: r1.body.data.id, status: 'APPROVED'})
+    expect(replay.body.warning).toBeUndefined()
+    expect(await totals(a)).toEqual({in: 0, out: 0})
+    // Settlements work again: a new move settles.
+    expect((await createMove({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 4})).status).toBe(201)
+    expect(await totals(a)).toEqual({in: 0, out: 4})
   })
 
   it('validates the control body', async () => {

@@ -67,7 +67,11 @@ describe('state file', () => {
     expect((await call(em2, 'GET', `/api/subaccounts/${a.id}`, {key: keys2.test_other})).status).toBe(404)
 
     // The idempotency key still names the pending move, which can still be approved.
-    const replay = await call(em2, 'POST', '/api/subaccounts/move', {body: {auto_approve: false}, idem: 'persisted-key'})
+    const replay = await call(em2, 'POST', '/api/subaccounts/move', {body: {from_subaccount_id: b.id, to_subaccount_id: a.id, amount_in_minor_units: 200, auto_approve: false}, idem: 'persisted-key'})
+    expect(replay.status, JSON.stringify(replay.body)).toBe(200)
+    // ...and still refuses another move under it.
+    const other = await call(em2, 'POST', '/api/subaccounts/move', {body: {from_subaccount_id: b.id, to_subaccount_id: a.id, amount_in_minor_units: 201, auto_approve: false}, idem: 'persisted-key'})
+    expect([other.status, other.body.error_code]).toEqual([409, 'IDEMPOTENCY_KEY_CONFLICT'])
     expect(replay.status).toBe(200)
     expect(replay.body.data).toMatchObject({id: pending.body.data.id, status: 'CREATED'})
     expect((await call(em2, 'POST', `/api/subaccounts/move/${pending.body.data.id}/approve`, {body: {}})).status).toBe(201)

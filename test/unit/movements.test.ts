@@ -132,6 +132,15 @@ describe('classifyOutcome', () => {
     expect(classifyOutcome({...base, httpStatus: 200, earlierAttemptUncertain: true, prior: {id: 'mv', status: 'settled'}})).toBe('replayed')
   })
 
+  it('a 200 replay showing `approved` advanced nothing (one that approved but could not settle answers 207), whatever was recorded', () => {
+    const approved = {...base, httpStatus: 200, rawStatus: 'APPROVED', status: 'approved', autoApprove: true}
+    expect(classifyOutcome({...approved, prior: {id: 'mv', status: 'created'}})).toBe('replayed')
+    const windowStart = 1_000_000
+    expect(classifyOutcome({...approved, createdAt: windowStart - 60_000, statusRecordedAt: windowStart + 10, windowStart})).toBe('replayed')
+    // A 207 replay in upper case from a created move is the one that moved it on.
+    expect(classifyOutcome({...approved, httpStatus: 207, prior: {id: 'mv', status: 'created'}})).toBe('advanced')
+  })
+
   it('advanced: the recorded status was created, or (unknown) the status changed within the request', () => {
     expect(classifyOutcome({...base, httpStatus: 200, prior: {id: 'mv', status: 'created'}, autoApprove: true})).toBe('advanced')
     expect(classifyOutcome({...base, httpStatus: 200, prior: {id: 'mv', status: 'settled'}, autoApprove: true})).toBe('replayed')

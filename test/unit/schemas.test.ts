@@ -9,7 +9,7 @@ import {
   readErrorBody,
   renameKeys,
 } from '../../src/api/schemas/common.js'
-import {Move, MoveCreateRequest} from '../../src/api/schemas/moves.js'
+import {ApprovedMove, Move, MoveCreateRequest} from '../../src/api/schemas/moves.js'
 import {ActivityItem, ActivityQuery, Subaccount, SubaccountCreateRequest} from '../../src/api/schemas/subaccounts.js'
 
 const A = '3f1c2a9e-6b7d-4c8e-9f01-23456789abcd'
@@ -121,6 +121,31 @@ describe('Move', () => {
     expect(issuesOf(Move, null)).toMatch(/expected object/)
     expect(issuesOf(Move, [canonicalMove])).toMatch(/expected object/)
     expect(issuesOf(Move, 'mv_1')).toMatch(/expected object/)
+  })
+})
+
+describe('ApprovedMove (the approve answer)', () => {
+  const example = {id: 'mv_1', source_subaccount_id: A, destination_subaccount_id: B, currency_code: 'USD', status: 'SETTLED', settled_at: '2026-01-02T03:04:05Z', description: 'rent'}
+
+  it('reads the spec\'s example shape, which has no amount field, leaving the amount absent', () => {
+    const m = ApprovedMove.parse(example)
+    expect(m).toMatchObject({id: 'mv_1', from_subaccount_id: A, to_subaccount_id: B, currency_code: 'USD', status: 'settled', settled_at: example.settled_at, description: 'rent'})
+    expect(m.amount_in_minor_units).toBeUndefined()
+    // The Move of a create or cancel answer needs its amount: the error names the field.
+    expect(issuesOf(Move, example)).toMatch(/^amount_in_minor_units: /)
+  })
+
+  it('takes an amount when the answer carries one (either name)', () => {
+    expect(ApprovedMove.parse({...example, amount_in_cents: 700}).amount_in_minor_units).toBe(700)
+    expect(ApprovedMove.parse({...example, amount_in_minor_units: 701}).amount_in_minor_units).toBe(701)
+  })
+
+  it('a required field truly missing is a clear error naming it', () => {
+    const {destination_subaccount_id: _gone, ...noTo} = example
+    expect(issuesOf(ApprovedMove, noTo, 'data')).toMatch(/^data\.to_subaccount_id: /)
+    const {id: _id, ...noId} = example
+    expect(issuesOf(ApprovedMove, noId, 'data')).toMatch(/^data\.id: /)
+    expect(issuesOf(ApprovedMove, {...example, amount_in_cents: 'seven'}, 'data')).toMatch(/amount_in_/)
   })
 })
 

@@ -21,12 +21,13 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     'fault-rate': Flags.string({summary: 'Share of /api/ requests that fail (0 to 1), before or after the write commits.'}),
     'fault-kinds': Flags.string({summary: 'Comma-separated faults to inject: 500, 502, 503, 504, 429, reset, latency.', default: '500,503,reset,latency'}),
     seed: Flags.integer({summary: 'Seed of the fault generator (reproducible runs).'}),
+    drift: Flags.boolean({summary: 'Answer with the drift the spec documents: the approve-move example shape without amounts, legacy field names only, upper-case replay states, only required fields.'}),
   }
 
   async run(): Promise<void> {
     const f = this.flags
     await runEmulatorStart(
-      {port: f.port, host: f.host, state: f.state, importState: f['import-state'], writeProfile: f['write-profile'], force: f.force, faultRate: f['fault-rate'], faultKinds: f['fault-kinds'], seed: f.seed},
+      {port: f.port, host: f.host, state: f.state, importState: f['import-state'], writeProfile: f['write-profile'], force: f.force, faultRate: f['fault-rate'], faultKinds: f['fault-kinds'], seed: f.seed, drift: f.drift},
       this.ctx,
     )
   }

@@ -1,8 +1,9 @@
 /**
- * Control API for transport faults:
- * - GET  /_emulator/faults   the configuration and how many faults were injected, by kind:phase
- * - POST /_emulator/faults   {rate?, kinds?, phases?, seed?, latency_ms?, retry_after?, queue?, methods?}
- * - DELETE /_emulator/faults back to no faults
+ * Control API for transport faults and the drifted answers:
+ * - GET  /_emulator/faults   the configuration, how many faults were injected (by kind:phase), `drift`
+ * - POST /_emulator/faults   {rate?, kinds?, phases?, seed?, latency_ms?, retry_after?, queue?, methods?, drift?}
+ *                            (`drift: true|false` turns the documented drift of every answer on or off, see drift.ts)
+ * - DELETE /_emulator/faults back to no faults, and the drift the emulator started with
  */
 import type {AppContext} from '../context.js'
 import {FaultConfig} from '../faults.js'
@@ -10,13 +11,17 @@ import {ok, parseInput} from '../handler.js'
 import type {Router} from '../router.js'
 
 export function register(router: Router, app: AppContext): void {
-  router.add('GET', '/_emulator/faults', () => ok({data: app.transport?.describe() ?? null}))
+  const describe = () => ({data: app.transport ? {...app.transport.describe(), drift: app.drift?.on ?? false} : null})
+  router.add('GET', '/_emulator/faults', () => ok(describe()))
   router.add('POST', '/_emulator/faults', (ctx) => {
-    app.transport?.configure(parseInput(FaultConfig, ctx.body))
-    return ok({data: app.transport?.describe() ?? null})
+    const cfg = parseInput(FaultConfig, ctx.body)
+    app.transport?.configure(cfg)
+    if (cfg.drift !== undefined && app.drift) app.drift.on = cfg.drift
+    return ok(describe())
   })
   router.add('DELETE', '/_emulator/faults', () => {
     app.transport?.reset()
-    return ok({data: app.transport?.describe() ?? null})
+    app.drift?.reset()
+    return ok(describe())
   })
 }

@@ -5,11 +5,17 @@
  *   if settlement fails the move stays `approved`, 207 with `warning`.
  * - create, auto_approve false: `created`, 201.
  * - create replayed with the same Idempotency-Key: 200 with the existing move, states in upper
- *   case; a `created` move continues approval and settlement when the replay auto-approves;
- *   a `canceled` or `failed` move is 409 IDEMPOTENCY_KEY_CONFLICT. The key names the move, not
- *   the body: a replay's other fields are ignored.
+ *   case; only a `created` move continues (approval and settlement, when the replay
+ *   auto-approves, as the state table says); any other move (an `approved` one left by a 207
+ *   included) comes back as it is. A `canceled` or `failed` move is 409 IDEMPOTENCY_KEY_CONFLICT.
+ * - a key reused with another body ("A key that was used for one move cannot be used for another
+ *   move"): the replay's body is validated and compared with the move (from, to, amount,
+ *   client_metadata); a difference is 409 IDEMPOTENCY_KEY_CONFLICT and changes nothing.
+ *   `auto_approve` is not compared: the state table continues a `created` move precisely when its
+ *   create is replayed with auto_approve true (see src/api/assumptions.ts).
  * - approve: only from `created`; 201 settled (in the drifted example shape), or 207 approved.
  * - cancel (DELETE): only from `created`; 200 with the canceled move.
+ * - approve and cancel ignore an Idempotency-Key: the spec promises one on create only.
  *
  * Two identical requests in flight cannot both create a move: requests carrying the same
  * Idempotency-Key run one after the other (per entity), and the lookup-then-insert itself never
@@ -69,8 +75,9 @@ export function findMove(entity: Entity, id: string): MoveRecord {
 }
 
 /**
- * Approves a `created` move (an `approved` one skips that step) and settles it, unless the control
- * API armed a settlement failure: then it stays `approved` and a warning comes back.
+ * Approves a `created` move and settles it, unless the control API armed a settlement failure:
+ * then it stays `approved` and a warning comes back. Only create, approve and the replay of a
+ * `created` move call it: nothing continues an `approved` move (the spec's state table).
  */
 function approveAndSettle(app: AppContext, entity: Entity, move: MoveRecord): {warning?: string} {
   if (move.status === 'created') app.store.moves.setStatus(move, 'approved')
@@ -90,13 +97,27 @@ function idempotencyKeyOf(ctx: RequestContext): string | undefined {
   return key
 }
 
+export const KEY_REUSED_MESSAGE = 'A key that was used for one move cannot be used for another move'
+
+/** Whether a create body describes `move` (from, to, amount, client_metadata; absent metadata = empty). */
+function sameMove(move: MoveRecord, input: MoveCreateRequest): boolean {
+  const amount = input.amount_in_minor_units ?? input.amount_in_cents
+  if (input.from_subaccount_id !== move.from_subaccount_id || input.to_subaccount_id !== move.to_subaccount_id || amount !== move.amount_in_minor_units) return false
+  const asked = input.client_metadata ?? {}
+  const kept = move.client_metadata ?? {}
+  const keys = Object.keys(asked)
+  return keys.length === Object.keys(kept).length && keys.every((k) => Object.hasOwn(kept, k) && kept[k] === asked[k])
+}
+
 function replay(app: AppContext, entity: Entity, move: MoveRecord, body: unknown): Reply {
   if (move.status === 'canceled' || move.status === 'failed') {
     throw new HttpError(409, 'IDEMPOTENCY_KEY_CONFLICT', `Idempotency-Key was used for move ${move.id}, which is ${move.status}; use a new key`)
   }
-  const autoApprove = (body as {auto_approve?: unknown} | undefined)?.auto_approve !== false
+  const input = parseInput(MoveCreateRequest, body)
+  if (!sameMove(move, input)) throw new HttpError(409, 'IDEMPOTENCY_KEY_CONFLICT', KEY_REUSED_MESSAGE)
   let warning: string | undefined
-  if (autoApprove && (move.status === 'created' || move.status === 'approved')) warning = approveAndSettle(app, entity, move).warning
+  // Only a `created` move continues (the state table); an `approved` one is returned as it is.
+  if (input.auto_approve !== false && move.status === 'created') warning = approveAndSettle(app, entity, move).warning
   const data = {...moveView(move), status: move.status.toUpperCase()}
   return warning ? {status: 207, body: {data, warning}} : ok({data})
 }
