@@ -278,11 +278,11 @@ describe('runImport with a RowSender', () => {
     return {s, source: {rows: s.pending(), total: s.summary().rows, alreadyDone: done, doneTotals: s.summary().doneTotals}}
   }
 
-  it('counts each outcome kind once, totals what was sent this run and overall', async () => {
+  it('counts each outcome kind once; totals only what settled, this run and overall, and the unsettled apart', async () => {
     const {s, source: src} = await source(1)
     const kinds: Array<RowOutcome | Error> = [
       {kind: 'advanced', httpStatus: 200, move},
-      {kind: 'created', httpStatus: 207, move, warning: 'settlement failed'},
+      {kind: 'created', httpStatus: 207, move: {...move, status: 'approved'}, warning: 'settlement failed'},
       new ApiError({status: 404, errorCode: 'NOT_FOUND', message: 'gone'}),
     ]
     const send: RowSender = async () => {
@@ -293,12 +293,14 @@ describe('runImport with a RowSender', () => {
     const r = await runImport(send, src, s, {concurrency: 1})
     s.flush()
     expect(r).toMatchObject({created: 0, replayed: 0, advanced: 1, already_done: 1, partial: 1, failed: 1, not_sent: 0, interrupted: false})
-    expect(r.total_this_run).toEqual({USD: 500})
-    expect(r.total_overall).toEqual({USD: 600})
+    expect(r.total_this_run).toEqual({USD: 200})
+    expect(r.total_overall).toEqual({USD: 300})
+    expect(r.total_not_settled).toEqual({USD: 300})
+    expect(r.not_settled).toEqual([{line: 4, key: expect.any(String), move_id: 'm', status: 'approved', amount_in_minor_units: 300, currency: 'USD', warning: 'settlement failed'}])
     expect(s.db.prepare('SELECT line, state, kind, warning, error_status FROM journal ORDER BY line').all()).toEqual([
       {line: 2, state: 'done', kind: 'created', warning: null, error_status: null},
       {line: 3, state: 'done', kind: 'advanced', warning: null, error_status: null},
-      {line: 4, state: 'done', kind: 'created', warning: 'settlement failed', error_status: null},
+      {line: 4, state: 'open', kind: 'created', warning: 'settlement failed', error_status: null},
       {line: 5, state: 'failed', kind: null, warning: null, error_status: 404},
     ])
   })
