@@ -143,7 +143,7 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
   describeUnsettled(ctx, result)
   const moved = Object.keys(result.total_this_run).length ? `${describeTotals(result.total_this_run)} moved by this run` : 'nothing moved by this run'
   if (result.interrupted) {
-    throw new PartialError(`Interrupted: ${plan.rowCount - result.not_sent - result.failed} of ${plan.rowCount} rows done, ${result.not_sent} not sent (${moved}); re-run the same command to finish.`)
+    throw new PartialError(`Interrupted: ${plan.rowCount - result.not_sent - result.failed - result.partial} of ${plan.rowCount} rows done, ${result.not_sent} not sent (${moved}); re-run the same command to finish.`)
   }
   const parts: string[] = []
   if (result.failed > 0) {

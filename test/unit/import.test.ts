@@ -5,7 +5,7 @@ import {parseImportCsv, type ImportRow} from '../../src/import/csv.js'
 import {databasePathFor, importFile} from '../../src/import/index.js'
 import {runImport} from '../../src/import/run.js'
 import {ImportStore} from '../../src/import/store.js'
-import {pipelineSender, type RowOutcome, type RowSender} from '../../src/import/send.js'
+import {pipelineSender, settlementOf, type RowOutcome, type RowSender} from '../../src/import/send.js'
 import type {MovementPorts} from '../../src/movements/types.js'
 import type {MoveCreateInput} from '../../src/api/moves.js'
 import {apiDouble} from './context.js'
@@ -345,5 +345,29 @@ describe('pipelineSender', () => {
     expect(await pipelineSender(ports(200, 'SETTLED'))(row)).toMatchObject({kind: 'replayed', httpStatus: 200})
     expect(await pipelineSender(ports(207, 'approved', 'w'))(row)).toMatchObject({kind: 'created', warning: 'w'})
     expect(await pipelineSender(ports(207, 'APPROVED', 'w'))(row)).toMatchObject({kind: 'replayed', warning: 'w'})
+  })
+
+  it('a replay that settles a move the journal recorded as approved (not settled) is "advanced"; one still approved is a replay', async () => {
+    const [row] = [...(await planned(rowsOf([`${A},${B},1`]), 'b')).pending()]
+    const journaled = (key: string) => (key === row.key ? {id: 'm', status: 'approved'} : undefined)
+    expect(await pipelineSender(ports(200, 'SETTLED'), journaled)(row)).toMatchObject({kind: 'advanced'})
+    expect(await pipelineSender(ports(200, 'APPROVED'), journaled)(row)).toMatchObject({kind: 'replayed'})
+  })
+})
+
+describe('settlementOf: where a row\'s move stands', () => {
+  const o = (status: string | undefined, httpStatus = 201, warning?: string) => ({kind: 'created' as const, httpStatus, move: {id: 'm', status} as never, ...(warning ? {warning} : {})})
+  it.each([
+    ['settled', 201, undefined, true, 'settled'],
+    ['SETTLED', 200, undefined, false, 'settled'],
+    ['approved', 207, 'w', true, 'open'],
+    ['APPROVED', 200, undefined, true, 'open'],
+    ['created', 201, undefined, false, 'awaiting'],
+    ['created', 207, 'w', true, 'open'],
+    [undefined, 201, undefined, true, 'settled'],
+    [undefined, 201, undefined, false, 'awaiting'],
+    [undefined, 207, 'w', true, 'open'],
+  ] as const)('%s (%i, warning %s, auto_approve %s): %s', (status, http, warning, auto, want) => {
+    expect(settlementOf(o(status, http, warning), {auto_approve: auto})).toBe(want)
   })
 })
