@@ -186,17 +186,54 @@ describe('moves import: "moved by this run" is the ledger\'s change', () => {
     }
   })
 
-  it('answers lost after commit with retries: the retried rows are created by this run, and the totals are the ledger\'s', async () => {
-    const [a, b] = [await sub('Retried source'), await sub('Retried destination')]
-    const file = csv('retried.csv', ['from,to,amount', ...Array.from({length: 6}, (_, i) => `${a},${b},${i + 1}.00`)])
+  it('settlement failures, rows awaiting approval, answers lost after commit and Ctrl-C: the summary, JSON and audit trail are the ledger\'s', async () => {
+    const [a, b] = [await sub('Mixed source'), await sub('Mixed destination')]
+    const rows = Array.from({length: 30}, (_, i) => ({amount: 100 + i, auto: i % 5 !== 1}))
+    const file = csv('mixed.csv', ['from,to,amount_in_minor_units,auto_approve', ...rows.map((r) => `${a},${b},${r.amount},${r.auto}`)])
     const {cfg, imp, audited} = importer()
+    const sum = (list: Array<{amount_in_minor_units: number}>) => list.reduce((t, r) => t + r.amount_in_minor_units, 0)
     try {
-      await emu.control('POST', '/_emulator/faults', {queue: [{kind: '503', phase: 'after'}, {kind: 'reset', phase: 'after'}], methods: ['POST']})
-      const r = await imp([file, '--concurrency', '1'])
-      expect(r.code, r.stderr).toBe(0)
-      expect(await credited(b)).toBe(2100)
-      expect(r.json()).toMatchObject({created: 6, replayed: 0, total_this_run: {USD: 2100}, total_overall: {USD: 2100}})
-      expect(audited().settledNow).toBe(2100)
+      await emu.control('POST', '/_emulator/fail-next-settlement', {count: 3})
+      await emu.control('POST', '/_emulator/faults', {queue: [{kind: '503', phase: 'after'}, {kind: 'reset', phase: 'after'}], rate: 1, kinds: ['latency'], latency_ms: 40, methods: ['POST']})
+      const running = startCli(['moves', 'import', file, '--yes', '--concurrency', '2', '-o', 'json'], {configDir: cfg.path, env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test}})
+      let finished = false
+      void running.done.then(() => (finished = true), () => (finished = true))
+      while (importDone(file) < 10) {
+        if (finished) throw new Error(`the import ended before it could be interrupted: ${running.stderr()}`)
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      running.interrupt()
+      const r = await running.done
+      await emu.control('DELETE', '/_emulator/faults')
+      await emu.control('POST', '/_emulator/fail-next-settlement', {count: 0})
+      expect(r.code, r.stderr).toBe(6)
+      const out = r.json()
+      const ledger = await credited(b)
+      expect(out.interrupted).toBe(true)
+      // Some settlements failed (how many the three failures cover depends on how the server replays the retried rows).
+      expect(out.partial).toBeGreaterThanOrEqual(1)
+      expect(out.not_settled).toHaveLength(out.partial)
+      expect(out.awaiting_approval).toBeGreaterThanOrEqual(1)
+      expect(out.created + out.partial + out.awaiting_approval + out.not_sent).toBe(30)
+      expect(out.total_this_run).toEqual({USD: ledger})
+      expect(out.total_overall).toEqual({USD: ledger})
+      expect(out.total_not_settled).toEqual({USD: sum(out.not_settled)})
+      expect(out.not_settled.every((n: {status: string}) => n.status === 'approved')).toBe(true)
+      const awaitingLines = rows.map((row, i) => ({...row, line: i + 2})).filter((row) => !row.auto)
+      expect(awaitingLines.filter((row) => importRecords(file)!.journal.some((j) => j.line === row.line && j.state === 'done')).length).toBe(out.awaiting_approval)
+      expect(audited().settledNow).toBe(ledger)
+      expect(r.stderr).toMatch(new RegExp(`Interrupted: ${out.created + out.awaiting_approval} of 30 rows done, ${out.not_sent} not sent \\(${(ledger / 100).toFixed(2)} USD moved by this run\\)`))
+
+      // The re-run finishes: its figures are the ledger's change, whatever the server does with the approved moves.
+      const rest = await imp([file])
+      const moved = (await credited(b)) - ledger
+      const done = rest.json()
+      expect(done.total_this_run).toEqual(moved ? {USD: moved} : {})
+      expect(done.total_overall).toEqual({USD: ledger + moved})
+      expect(audited().settledNow).toBe(moved)
+      expect(rest.code, rest.stderr).toBe(done.partial ? 6 : 0)
+      expect(done.advanced + done.partial).toBe(out.partial)
+      expect(done.created + done.awaiting_approval + done.advanced + done.partial).toBe(out.not_sent + out.partial)
     } finally {
       await emu.control('DELETE', '/_emulator/faults')
       cfg.cleanup()
