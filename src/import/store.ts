@@ -222,15 +222,15 @@ export class ImportStore {
     }
     // Rows to send that were sent before (their answer lost, or refused): few, read from the journal's side.
     const open = this.j === 'journal' ? 'journal j INDEXED BY journal_open' : `${this.j} j`
-    const unfinished = this.db.prepare(`SELECT COUNT(*) AS n, SUM(j.state = 'open') AS open FROM ${open} CROSS JOIN plan p ON p.key = j.key WHERE j.state <> 'done' AND p.done = 0`).get<{n: number; open: number | null}>()
+    const unfinished = this.db.prepare(`SELECT COUNT(*) AS n, SUM(j.move_id IS NOT NULL) AS open FROM ${open} CROSS JOIN plan p ON p.key = j.key WHERE j.state <> 'done' AND p.done = 0`).get<{n: number; open: number | null}>()
     out.fresh = out.pending - Number(unfinished?.n ?? 0)
     out.open = Number(unfinished?.open ?? 0)
     return out
   }
 
-  /** What the journal recorded of a move that did not settle (for the replay that may settle it now). */
+  /** What the journal recorded of a move that did not settle, kept while it is sent again (for the replay that may settle it now). */
   openMove(key: string): {id: string; status: string} | undefined {
-    const r = this.db.prepare(`SELECT move_id AS id, move_status AS status FROM journal WHERE key = ? AND state = 'open'`).get<{id: string; status: string}>(key)
+    const r = this.db.prepare(`SELECT move_id AS id, move_status AS status FROM journal WHERE key = ? AND state <> 'done' AND move_id IS NOT NULL`).get<{id: string; status: string}>(key)
     return r ? {id: r.id, status: r.status} : undefined
   }
 
@@ -340,7 +340,8 @@ export class ImportStore {
     if (!this.queue.length) return
     const upsert = this.db.prepare(
       `INSERT INTO journal (key, fp, derived, line, state, kind, move_id, move_status, http_status, warning, error_status, error_code, message, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET fp = excluded.fp, line = excluded.line, state = excluded.state, kind = excluded.kind, move_id = excluded.move_id, move_status = excluded.move_status,
+       ON CONFLICT (key) DO UPDATE SET fp = excluded.fp, line = excluded.line, state = excluded.state, kind = COALESCE(excluded.kind, journal.kind), move_id = COALESCE(excluded.move_id, journal.move_id),
+       move_status = COALESCE(excluded.move_status, journal.move_status),
        http_status = excluded.http_status, warning = excluded.warning, error_status = excluded.error_status, error_code = excluded.error_code, message = excluded.message, at = excluded.at
        WHERE journal.state <> 'done' OR excluded.state = 'done'`,
     )

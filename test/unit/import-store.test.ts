@@ -264,6 +264,10 @@ describe('ImportStore: moves that did not settle', () => {
     // Planned again (the file changed or the plan was dropped): the same, read from the journal.
     await planOf(s, 'b', rows('1.00', '2.00', '4.00'))
     check()
+    // Sent again and the run killed before its answer: what the journal knew of the move stays.
+    s.record(four, {state: 'sent'})
+    s.flush()
+    check()
     // The next run's replay settles it.
     s.record(four, {state: 'done', kind: 'advanced', move_id: 'm4', move_status: 'settled', http_status: 200})
     s.flush()
