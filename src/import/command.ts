@@ -161,7 +161,7 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
  */
 function describeUnsettled(ctx: CommandContext, r: ImportResult): void {
   const byStatus = new Map<string, RowMove[]>()
-  for (const n of r.not_settled) byStatus.set(n.status, [...(byStatus.get(n.status) ?? []), n])
+  for (const n of r.not_settled) byStatus.set(n.status, byStatus.get(n.status) ?? []).get(n.status)!.push(n)
   const rows = (list: RowMove[], n = list.length, given?: Record<string, number>) => {
     const t: Record<string, number> = {}
     if (!given) for (const m of list) t[m.currency] = (t[m.currency] ?? 0) + m.amount_in_minor_units
