@@ -112,3 +112,7 @@ export function formatMoney(minor: number | bigint | null | undefined, currency:
   const grouped = i.replace(/\B(?=(\d{3})+(?!\d))/g, ',')
   return `${neg ? '-' : ''}${grouped}${f === undefined ? '' : '.' + f} ${code}`
 }
+
+/** Totals per currency in minor units, as "1.00 USD, 2 JPY" ("none" when empty). */
+export const formatTotals = (totals: Record<string, number> | undefined) =>
+  Object.entries(totals ?? {}).map(([cur, v]) => formatMoney(v, cur)).join(', ') || 'none'

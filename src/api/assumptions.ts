@@ -57,6 +57,11 @@ export const ASSUMPTIONS: Assumption[] = [
     assumed:
       'The API cannot show one move, so `moves approve` on a LIVE key or a profile with limits takes the amount, currency, from and to from this machine\'s audit trail (every create, import row and `api` money call is recorded there). When they are unknown the confirmation says so and asks for the id\'s last 6 characters; a profile with limits refuses unless --override-limits.',
   },
+  {
+    topic: 'Replay of an `approved` move (settlement failed)',
+    assumed:
+      'The state table continues only a `created` move on a replay, so payops leans on nothing more: an import re-run sends such a row again with its key only to read where its move stands (200, the existing move), and reports it as approved, not settled, until an answer shows it settled (then `advanced`). Nothing payops can send settles it (`moves approve` is 400 for a move not `created`).',
+  },
   {topic: 'Move `failed` state', assumed: 'Reached only when settlement fails on create (207 keeps the move `approved`); a replay of a failed move is 409.'},
   {
     topic: 'Subaccount activity of moves',

@@ -6,15 +6,13 @@
  */
 import type {CommandContext} from '../context/index.js'
 import {NotConfirmedError, PartialError, UsageError} from '../errors.js'
-import {confirmBatch, limitReport, portsOf, type GuardFlags} from '../movements/command.js'
-import {dailyViolations, hasDailyCap} from '../guardrails.js'
-import {auditHistory} from '../movements/history.js'
-import {utcDayStart} from '../movements/guard.js'
-import {keyIdOf} from '../api/redact.js'
-import {formatMoney, toDecimalString} from '../money.js'
+import {confirmBatch, dailyCapReport, limitReport, portsOf, type GuardFlags} from '../movements/command.js'
+import {formatTotals as describeTotals, toDecimalString} from '../money.js'
+import {describeLines, plural} from '../text.js'
 import type {Column} from '../output/index.js'
 import {rowsProgress} from '../output/progress.js'
 import {importFile, type ImportPlan, type PlannedRow} from './index.js'
+import type {ImportResult, RowMove} from './run.js'
 import {pipelineSender} from './send.js'
 
 export interface ImportOptions {
@@ -33,38 +31,10 @@ const FAILURE_COLUMNS: Column[] = [{key: 'line'}, {key: 'key'}, {key: 'message'}
 const named = (key: string, get?: Column['get']): Column => ({key, header: key, ...(get ? {get} : {})})
 const money = (key: string) => named(key, (r) => describeTotals(r[key] as Record<string, number>))
 const SUMMARY_COLUMNS: Column[] = [
-  named('file'),
-  named('journal'),
-  named('rows'),
-  named('created'),
-  named('replayed'),
-  named('advanced'),
-  named('already_done'),
-  named('partial'),
-  named('failed'),
-  named('not_sent'),
-  named('interrupted'),
-  money('total_this_run'),
-  money('total_overall'),
+  ...['file', 'journal', 'rows', 'created', 'replayed', 'advanced', 'already_done', 'partial', 'awaiting_approval', 'failed', 'not_sent', 'interrupted'].map((k) => named(k)),
+  ...['total_this_run', 'total_overall', 'total_not_settled', 'total_awaiting_approval', 'total_unknown'].map(money),
 ]
 const DRY_RUN_COLUMNS: Column[] = [named('file'), named('rows'), named('to_send'), named('already_done'), named('duplicates'), named('identical_rows'), money('total_to_send'), named('journal')]
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
-
-/** "2, 5-7, 9" */
-function describeLines(lines: number[]): string {
-  const out: string[] = []
-  const sorted = [...lines].sort((a, b) => a - b)
-  for (let i = 0; i < sorted.length; i++) {
-    let j = i
-    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++
-    out.push(j > i ? `${sorted[i]}-${sorted[j]}` : String(sorted[i]))
-    i = j
-  }
-  return out.length > 20 ? `${out.slice(0, 20).join(', ')} and more` : out.join(', ')
-}
-
-const describeTotals = (totals: Record<string, number>) => Object.entries(totals ?? {}).map(([cur, v]) => formatMoney(v, cur)).join(', ') || 'none'
 
 export async function runImportCommand(opts: ImportOptions, ctx: CommandContext): Promise<void> {
   const plan = await importFile.plan(opts.file, {defaultCurrency: opts.currency, newBatch: opts.newBatch, journal: opts.journal, stdin: ctx.io.stdin})
@@ -96,10 +66,12 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
   }
   const pendingCount = plan.pendingCount
   if (!plan.isNewBatch && (plan.fresh < plan.rowCount || plan.missing.length)) {
-    const fresh = plan.fresh
-    const again = pendingCount - fresh
-    const todo = [fresh ? `${plural(fresh, 'new row')}` : '', again ? `${plural(again, 'unfinished row')} (with the ${again === 1 ? 'key it was' : 'keys they were'} sent with)` : ''].filter(Boolean)
-    ctx.out.note(`${plural(plan.alreadyDone, 'row')} ${plan.alreadyDone === 1 ? 'was' : 'were'} imported before (journal ${plan.journalPath}); ${todo.length ? `${todo.join(' and ')} to send` : 'nothing to send'}.`)
+    const {fresh, open, awaiting} = plan.summary
+    const again = pendingCount - fresh - open
+    const keys = (n: number) => `(with the ${n === 1 ? 'key it was' : 'keys they were'} sent with)`
+    const todo = [fresh ? `${plural(fresh, 'new row')}` : '', again ? `${plural(again, 'unfinished row')} ${keys(again)}` : '', open ? `${plural(open, 'row')} not settled to look up again ${keys(open)}` : ''].filter(Boolean)
+    const waiting = awaiting.n ? `, ${awaiting.n} of them awaiting approval,` : ''
+    ctx.out.note(`${plural(plan.alreadyDone, 'row')} ${plan.alreadyDone === 1 ? 'was' : 'were'} imported before${waiting} (journal ${plan.journalPath}); ${todo.length ? `${todo.join(' and ')} to send` : 'nothing to send'}.`)
   }
   if (plan.duplicates.length) {
     const n = plan.duplicates.length
@@ -155,24 +127,57 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
   })
   let result
   try {
-    const send = pipelineSender(await portsOf(ctx, ['move.create'], opts.guard))
+    const send = pipelineSender(await portsOf(ctx, ['move.create'], opts.guard), (key) => plan.store.openMove(key))
     result = await importFile.run(plan, {concurrency: f.concurrency, send, signal: abort.signal, onProgress: (n) => progress?.update(n)})
   } finally {
     progress?.stop()
     stopListening()
   }
-  const {failures, ...counts} = result
-  const summary = {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, ...counts, failures}
+  const {failures, not_settled: notSettled, awaiting, ...counts} = result
+  const summary = {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, ...counts, failures, not_settled: notSettled}
   await ctx.out.resource(summary, SUMMARY_COLUMNS)
   // Machine formats carry the failures inside the summary; a table lists them below it.
   if (!ctx.out.machine && failures.length) {
     ctx.out.note('')
     await ctx.out.list(failures, FAILURE_COLUMNS)
   }
+  describeUnsettled(ctx, result)
+  const moved = Object.keys(result.total_this_run).length ? `${describeTotals(result.total_this_run)} moved by this run` : 'nothing moved by this run'
   if (result.interrupted) {
-    throw new PartialError(`Interrupted: ${plan.rowCount - result.not_sent - result.failed} of ${plan.rowCount} rows done, ${result.not_sent} not sent (${describeTotals(result.total_this_run)} moved by this run); re-run the same command to finish.`)
+    throw new PartialError(`Interrupted: ${plan.rowCount - result.not_sent - result.failed - result.partial} of ${plan.rowCount} rows done, ${result.not_sent} not sent (${moved}); re-run the same command to finish.`)
   }
-  if (result.failed > 0) throw new PartialError(`${result.failed} of ${plan.rowCount} rows failed (see the journal ${plan.journalPath}); re-run to retry them with the same keys.`)
+  const parts: string[] = []
+  if (result.failed > 0) {
+    const lost = failures.filter((f) => f.outcome_unknown).length
+    const unknown = lost ? `; the answer to ${lost === result.failed ? (lost === 1 ? 'it' : 'all of them') : lost} was lost, so ${lost === 1 ? 'its move' : 'their moves'} may have been made (${describeTotals(result.total_unknown)}): the re-run finds out, never making a second move` : ''
+    parts.push(`${result.failed} of ${plan.rowCount} rows failed (see the journal ${plan.journalPath}); re-run to retry them with the same keys${unknown}`)
+  }
+  if (result.partial > 0) parts.push(`${result.partial} of ${plan.rowCount} rows did not settle (${describeTotals(result.total_not_settled)}, named above); ${moved}`)
+  if (parts.length) throw new PartialError(`${parts.join('. ')}.`)
+}
+
+/**
+ * Names the rows whose moves exist but moved nothing: not settled (approval or settlement
+ * failed) with what can settle each, and those created awaiting approval (auto_approve=false).
+ */
+function describeUnsettled(ctx: CommandContext, r: ImportResult): void {
+  const byStatus = new Map<string, RowMove[]>()
+  for (const n of r.not_settled) byStatus.set(n.status, byStatus.get(n.status) ?? []).get(n.status)!.push(n)
+  const rows = (list: RowMove[], n = list.length, given?: Record<string, number>) => {
+    const t: Record<string, number> = {}
+    if (!given) for (const m of list) t[m.currency] = (t[m.currency] ?? 0) + m.amount_in_minor_units
+    const ids = `${list.slice(0, 5).map((m) => m.move_id).join(', ')}${n > 5 ? ', …' : ''}`
+    return `(${describeTotals(given ?? t)}): line${n === 1 ? '' : 's'} ${describeLines(list.map((m) => m.line))}${n > list.length ? ' and more' : ''} (move${n === 1 ? '' : 's'} ${ids})`
+  }
+  for (const [status, list] of byStatus) {
+    const what = `${plural(list.length, 'row')} ${status === 'created' ? 'created, not approved' : `${status}, not settled`} ${rows(list)}. They moved nothing`
+    if (status === 'approved') {
+      ctx.out.note(`${what}: their settlement failed at the service. payops cannot settle an approved move: the interface continues only a created move on a replay (a re-run sends these rows again with their keys only to read where their moves stand), and \`payops moves approve\` approves only created moves (400). The service settles or fails them; a re-run reports what it then finds.`)
+    } else if (status === 'created') ctx.out.note(`${what}. A re-run continues them (a replay of a created move approves and settles it), as does \`payops moves approve ID\`.`)
+    else ctx.out.note(`${what}; a re-run sends them again with their keys and reports where they stand.`)
+  }
+  const n = r.awaiting_approval
+  if (n) ctx.out.note(`${plural(n, 'row')} created, awaiting approval ${rows(r.awaiting, n, r.total_awaiting_approval)}. Nothing moved for ${n === 1 ? 'it' : 'them'} until approved: \`payops approvals\`, or \`payops moves approve ID\`.`)
 }
 
 function movementOf(r: PlannedRow) {
@@ -203,18 +208,11 @@ function enforceLimits(ctx: CommandContext, opts: ImportOptions, rows: Iterable<
   return over
 }
 
-/**
- * The whole file against the daily caps, before the first row: what is still to send, with what
- * moved today under the key (rows this batch already sent today are in the audit trail).
- */
+/** The whole file against the daily caps, before the first row (rows already sent today are in the audit trail). */
 function enforceDailyCap(ctx: CommandContext, opts: ImportOptions, totals: Record<string, number>): void {
-  const sets = ctx.profile.limitSets
-  if (!hasDailyCap(sets)) return
-  const asked = new Map(Object.entries(totals).map(([c, v]) => [c.toUpperCase(), BigInt(v)]))
-  const v = dailyViolations(sets, asked, auditHistory(ctx.configDir, keyIdOf(ctx.profile.apiKey)).movedSince(utcDayStart(Date.now())))
-  if (!v.length) return
+  const v = dailyCapReport(ctx, totals)
   for (const line of v) ctx.out.note(line)
-  if (!opts.guard['override-limits']) throw new NotConfirmedError(`The import breaks the daily cap: ${v[0]}. Nothing was sent (--override-limits overrides it after confirmation).`)
+  if (v.length && !opts.guard['override-limits']) throw new NotConfirmedError(`The import breaks the daily cap: ${v[0]}. Nothing was sent (--override-limits overrides it after confirmation).`)
 }
 
 /**

@@ -197,13 +197,13 @@ async function check(api: Api, p: ImportPlan, concurrency = 4): Promise<RowError
   return p.store.rowProblems([...found].filter(([, f]) => !f).map(([id]) => id), currencies)
 }
 
-/** Sends the rows not done yet from the plan, journaling each; marks the batch finished when every row is done. */
+/** Sends the rows not done yet from the plan, journaling each; marks the batch finished when every row is done (settled or awaiting approval). */
 async function run(p: ImportPlan, opts: RunOptions & {send: RowSender}): Promise<ImportResult> {
   p.begin()
   const s = p.store
   const result = await runImport(opts.send, {rows: s.pending(), total: p.rowCount, alreadyDone: p.alreadyDone, doneTotals: p.summary.doneTotals}, s, opts)
   s.flush()
-  if (!result.interrupted && result.failed === 0) s.finish()
+  if (!result.interrupted && result.failed === 0 && result.partial === 0) s.finish()
   return result
 }
 

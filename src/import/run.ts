@@ -1,6 +1,6 @@
 /** Sends the rows of an import with bounded concurrency, journaling every key and outcome. */
-import {ApiError, AuditTrailError, PayopsError} from '../errors.js'
-import type {KeyedRow, PreparedRow, RowSender} from './send.js'
+import {ApiError, AuditTrailError, NetworkError, PayopsError} from '../errors.js'
+import {settlementOf, type KeyedRow, type PreparedRow, type RowOutcome, type RowSender} from './send.js'
 import type {ImportStore} from './store.js'
 
 export type {KeyedRow} from './send.js'
@@ -11,33 +11,58 @@ export interface Failure extends Record<string, unknown> {
   status?: number
   error_code?: string
   message: string
+  /** Its answer was lost (5xx, network): the move may have been made. */
+  outcome_unknown?: boolean
+}
+
+/** A row whose move exists but did not settle: approval or settlement failed, or it awaits approval. */
+export interface RowMove extends Record<string, unknown> {
+  line: number
+  key: string
+  move_id: string
+  status: string
+  amount_in_minor_units: number
+  currency: string
+  warning?: string
 }
 
 /**
- * The counts of a run, one per row of the file: created + replayed + advanced + partial (this
- * run's outcomes) + already_done (journaled as done before) + failed + not_sent = rows.
+ * The counts of a run, one per row of the file: created + replayed + advanced (settled moves) +
+ * partial + awaiting_approval (this run's other outcomes) + already_done (journaled as done
+ * before) + failed + not_sent = rows. Money is "moved" only when it settled.
  */
 export interface ImportResult {
-  /** This run made the move. */
+  /** This run made the move, and it settled. */
   created: number
-  /** The API already had the move (an earlier run made it, its answer was lost). */
+  /** The API already had the move, settled (an earlier run made it, its answer was lost): nothing moved now. */
   replayed: number
-  /** The API already had the move, and this replay moved it on (created -> settled). */
+  /** The API already had the move, and this replay moved it on to settled. */
   advanced: number
   /** Done in an earlier run (from the journal); not sent again. */
   already_done: number
-  /** The move exists but approval or settlement failed (207, with a warning). */
+  /** The move exists but approval or settlement failed: approved (or created), not settled. */
   partial: number
+  /** auto_approve=false: the move was created as asked and awaits approval; nothing moved. */
+  awaiting_approval: number
   /** The API refused the row, or it could not be sent after retries. */
   failed: number
   /** Not sent: the run was interrupted first. */
   not_sent: number
   interrupted: boolean
-  /** Per currency, in minor units: the moves confirmed by this run (every outcome but failed). */
+  /** Per currency, in minor units: the money this run settled (created or advanced): the ledger's change. */
   total_this_run: Record<string, number>
-  /** Per currency: this run's moves plus those done before. */
+  /** Per currency: every settled move of the file (this run's, replays of earlier runs', those done before). */
   total_overall: Record<string, number>
+  /** This run's rows whose move exists but did not settle (partial). */
+  total_not_settled: Record<string, number>
+  /** This run's rows created awaiting approval (those of earlier runs are in already_done). */
+  total_awaiting_approval: Record<string, number>
+  /** Failed rows whose answer was lost (5xx, network): their moves may have been made. */
+  total_unknown: Record<string, number>
   failures: Failure[]
+  not_settled: RowMove[]
+  /** The first rows created awaiting approval (to name them). */
+  awaiting: RowMove[]
 }
 
 export interface RunOptions {
@@ -61,6 +86,7 @@ export interface RowSource {
   rows: AsyncIterable<KeyedRow> | Iterable<KeyedRow>
   total: number
   alreadyDone: number
+  /** Per currency: the rows done before whose moves settled. */
   doneTotals: Record<string, number>
 }
 
@@ -74,12 +100,18 @@ export async function runImport(send: RowSender, source: RowSource, journal: Jou
     advanced: 0,
     already_done: source.alreadyDone,
     partial: 0,
+    awaiting_approval: 0,
     failed: 0,
     not_sent: 0,
     interrupted: false,
     total_this_run: {},
     total_overall: {...source.doneTotals},
+    total_not_settled: {},
+    total_awaiting_approval: {},
+    total_unknown: {},
     failures: [],
+    not_settled: [],
+    awaiting: [],
   }
   const todoCount = source.total - source.alreadyDone
   const it = Symbol.asyncIterator in source.rows ? source.rows[Symbol.asyncIterator]() : source.rows[Symbol.iterator]()
@@ -132,9 +164,35 @@ export async function runImport(send: RowSender, source: RowSource, journal: Jou
       message: e instanceof ApiError ? e.describe() : e.message,
       ...(e instanceof ApiError ? {status: e.status, error_code: e.errorCode} : {}),
     }
+    // The answer was lost: the move may have been made (a re-run with the same key finds out).
+    if (e instanceof NetworkError || (e instanceof ApiError && e.status >= 500) || (e as {earlierAttemptUncertain?: boolean}).earlierAttemptUncertain) {
+      failure.outcome_unknown = true
+      add(result.total_unknown, row)
+    }
     result.failed++
     result.failures.push(failure)
     journal.record(row, {state: 'failed', error_status: failure.status, error_code: failure.error_code, message: failure.message})
+  }
+
+  /** Counts a row's outcome by where its move stands: only a settled move is money moved. */
+  const tally = (row: KeyedRow, outcome: RowOutcome) => {
+    const state = settlementOf(outcome, row)
+    const status = state === 'awaiting' ? 'created' : (outcome.move.status?.toLowerCase() ?? (state === 'settled' ? 'settled' : 'unknown'))
+    const moved: RowMove = {line: row.line, key: row.key, move_id: outcome.move.id, status, amount_in_minor_units: row.amount_in_minor_units, currency: row.currency, ...(outcome.warning ? {warning: outcome.warning} : {})}
+    if (state === 'settled') {
+      result[outcome.kind]++
+      if (outcome.kind !== 'replayed') add(result.total_this_run, row)
+      add(result.total_overall, row)
+    } else if (state === 'awaiting') {
+      result.awaiting_approval++
+      add(result.total_awaiting_approval, row)
+      if (result.awaiting.length < 5) result.awaiting.push(moved)
+    } else {
+      result.partial++
+      add(result.total_not_settled, row)
+      result.not_settled.push(moved)
+    }
+    journal.record(row, {state: state === 'open' ? 'open' : 'done', kind: outcome.kind, move_id: moved.move_id, move_status: status, http_status: outcome.httpStatus, ...(outcome.warning ? {warning: outcome.warning} : {})})
   }
 
   const worker = async () => {
@@ -187,12 +245,7 @@ export async function runImport(send: RowSender, source: RowSource, journal: Jou
       const sending = prepared.send()
       upcoming.push(next())
       try {
-        const outcome = await sending
-        if (outcome.warning) result.partial++
-        else result[outcome.kind]++
-        add(result.total_this_run, row)
-        add(result.total_overall, row)
-        journal.record(row, {state: 'done', kind: outcome.kind, move_id: outcome.move.id, move_status: outcome.move.status, http_status: outcome.httpStatus, ...(outcome.warning ? {warning: outcome.warning} : {})})
+        tally(row, await sending)
       } catch (err) {
         fail(row, err)
       }
@@ -212,5 +265,6 @@ export async function runImport(send: RowSender, source: RowSource, journal: Jou
   if (!exhausted && taken < todoCount) result.interrupted = true
   result.not_sent = todoCount - finished
   result.failures.sort((a, b) => a.line - b.line)
+  for (const list of [result.not_settled, result.awaiting]) list.sort((a, b) => a.line - b.line)
   return result
 }

@@ -3,6 +3,7 @@
  * and recorded as every other money request's is.
  */
 import {prepareConfirmed, type MovementPorts} from '../movements/index.js'
+import type {Known} from '../movements/types.js'
 import type {Move} from '../api/schemas/moves.js'
 import type {PlannedRow} from './store.js'
 
@@ -21,6 +22,20 @@ export interface RowOutcome {
   move: Move
   /** The API's `warning` (207: the move exists but approval or settlement failed). */
   warning?: string
+}
+
+/**
+ * Where a row's move stands: `settled` (money moved), `awaiting` (auto_approve=false: created, as
+ * asked, awaiting approval) or `open` (auto-approved, but its approval or settlement failed: it
+ * exists, approved or created, and moved nothing). An answer without a status is read from its
+ * HTTP status: a 207 is open; otherwise the move is where the request asked it to be.
+ */
+export function settlementOf(o: RowOutcome, row: Pick<KeyedRow, 'auto_approve'>): 'settled' | 'awaiting' | 'open' {
+  const status = o.move.status?.toLowerCase()
+  const asked = row.auto_approve === false ? 'awaiting' : 'settled'
+  if (status === 'settled') return 'settled'
+  if (status === 'created' && asked === 'awaiting') return 'awaiting'
+  return status || o.warning || o.httpStatus === 207 ? 'open' : asked
 }
 
 /** A row whose intent is on record: send it, or give it up (the run stopped first). */
@@ -51,16 +66,17 @@ export type RowSender = ((row: KeyedRow) => Promise<RowOutcome>) & {
  * before the import reports. A row prepared but not sent (the run stopped) gets an outcome record
  * saying so.
  */
-export function pipelineSender(ports: MovementPorts): RowSender {
+export function pipelineSender(ports: MovementPorts, journaled: (key: string) => Known | undefined = () => undefined): RowSender {
   const inFlight = new Set<Promise<void>>()
   const audit = ports.audit
   const background: MovementPorts = {
     ...ports,
     // What earlier runs of this batch did is in its journal (a row it records as done is not sent
-    // again); the answer's Date header and the move's times tell a replay from a new move. Looking
+    // again; one whose move did not settle is, and the state recorded tells a replay that settles
+    // it now); the answer's Date header and the move's times tell a replay from a new move. Looking
     // a row's key up in the whole audit trail, which grows by two records a row, would make a
     // large import read hundreds of megabytes before its first row.
-    history: {byKey: () => undefined, byResource: (id) => ports.history.byResource(id), claimOf: () => undefined, movedSince: () => new Map()},
+    history: {byKey: journaled, byResource: (id) => ports.history.byResource(id), claimOf: () => undefined, movedSince: () => new Map()},
     ...(audit && {
       audit: {
         intent: (info) => audit.intent(info),

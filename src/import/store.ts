@@ -47,6 +47,10 @@ export const IMPORT_SCHEMA: Schema = {
      CREATE INDEX journal_open ON journal (key) WHERE state <> 'done';
      CREATE TABLE figures (currency TEXT NOT NULL, done INTEGER NOT NULL, n INTEGER NOT NULL, amount INTEGER NOT NULL, PRIMARY KEY (currency, done)) WITHOUT ROWID;
      DELETE FROM plan_meta;`,
+    // A move that did not settle is `open` (sent again by the next run), no longer `done`; a plan
+    // row is done 1 when its move settled, 2 when it awaits approval (auto_approve=false).
+    `UPDATE journal SET state = 'open' WHERE state = 'done' AND (lower(move_status) = 'approved' OR (lower(move_status) = 'created' AND warning IS NOT NULL));
+     DELETE FROM plan_meta;`,
   ],
 }
 
@@ -67,10 +71,10 @@ export interface PlannedRow {
   client_metadata?: Record<string, string>
 }
 
-/** What a finished send of a row did. */
+/** What a finished send of a row did: `done` (settled, or created awaiting approval as asked) or `open` (exists, not settled). */
 export type JournalRecord =
   | {state: 'sent'}
-  | {state: 'done'; kind: string; move_id: string; move_status: string; http_status: number; warning?: string}
+  | {state: 'done' | 'open'; kind: string; move_id: string; move_status: string; http_status: number; warning?: string}
   | {state: 'failed'; error_status?: number; error_code?: string; message: string}
 
 /** The short content hash of a row (from, to, amount, currency, auto_approve, metadata). */
@@ -82,6 +86,8 @@ type PlanRowDb = {idx: number; line: number; key: string; fp: string; n: number;
   & {currency_given: number; auto_approve: number | null; metadata: string | null}
 
 const PAGE = 1000
+/** A done row's `plan.done`: 2 when its move awaits approval (created as asked), else 1 (settled). */
+const DONE = `CASE WHEN lower(move_status) = 'created' THEN 2 ELSE 1 END`
 /** A journal entry that may have made a move: anything but a refusal outright (a 4xx other than 408, 409, 429). */
 const moved = (j: string) => `NOT (${j}.state = 'failed' AND ${j}.error_status IS NOT NULL AND ${j}.error_status >= 400 AND ${j}.error_status < 500 AND ${j}.error_status NOT IN (408, 409, 429))`
 
@@ -179,7 +185,7 @@ export class ImportStore {
     for await (const r of rows) if (batch.push(r) >= 1000) insertBatch()
     insertBatch()
     db.transaction(() => {
-      db.prepare(`UPDATE plan SET done = 1 WHERE key IN (SELECT key FROM ${this.j} WHERE state = 'done')`).run()
+      db.prepare(`UPDATE plan SET done = (SELECT ${DONE} FROM ${this.j} j WHERE j.key = plan.key) WHERE key IN (SELECT key FROM ${this.j} WHERE state = 'done')`).run()
       this.refigure()
     })
     return idx
@@ -197,10 +203,11 @@ export class ImportStore {
 
   /**
    * The plan's figures in one pass: rows, rows still to send, rows never sent (no key in the
-   * journal), and the totals per currency, in minor units, of the rows to send and of those done.
+   * journal), rows whose move did not settle (`open`), and the totals per currency, in minor
+   * units, of the rows to send, of those settled and of those awaiting approval.
    */
-  summary(): {rows: number; pending: number; fresh: number; pendingTotals: Record<string, number>; doneTotals: Record<string, number>} {
-    const out = {rows: 0, pending: 0, fresh: 0, pendingTotals: {} as Record<string, number>, doneTotals: {} as Record<string, number>}
+  summary(): {rows: number; pending: number; fresh: number; open: number; pendingTotals: Record<string, number>; doneTotals: Record<string, number>; awaiting: {n: number; totals: Record<string, number>}} {
+    const out = {rows: 0, pending: 0, fresh: 0, open: 0, pendingTotals: {} as Record<string, number>, doneTotals: {} as Record<string, number>, awaiting: {n: 0, totals: {} as Record<string, number>}}
     const rows = this.db.prepare('SELECT currency AS c, done, n, amount FROM figures WHERE n > 0').all<{c: string; done: number; n: number; amount: number | bigint}>()
     const exact = (c: string, v: number | bigint) => {
       const t = Number(v)
@@ -210,13 +217,21 @@ export class ImportStore {
     for (const r of rows) {
       out.rows += Number(r.n)
       if (!r.done) out.pending += Number(r.n)
-      ;(r.done ? out.doneTotals : out.pendingTotals)[r.c] = exact(r.c, r.amount)
+      if (r.done === 2) out.awaiting.n += Number(r.n)
+      ;[out.pendingTotals, out.doneTotals, out.awaiting.totals][r.done][r.c] = exact(r.c, r.amount)
     }
     // Rows to send that were sent before (their answer lost, or refused): few, read from the journal's side.
     const open = this.j === 'journal' ? 'journal j INDEXED BY journal_open' : `${this.j} j`
-    const unfinished = this.db.prepare(`SELECT COUNT(*) AS n FROM ${open} CROSS JOIN plan p ON p.key = j.key WHERE j.state <> 'done' AND p.done = 0`).get<{n: number}>()
+    const unfinished = this.db.prepare(`SELECT COUNT(*) AS n, SUM(j.move_id IS NOT NULL) AS open FROM ${open} CROSS JOIN plan p ON p.key = j.key WHERE j.state <> 'done' AND p.done = 0`).get<{n: number; open: number | null}>()
     out.fresh = out.pending - Number(unfinished?.n ?? 0)
+    out.open = Number(unfinished?.open ?? 0)
     return out
+  }
+
+  /** What the journal recorded of a move that did not settle, kept while it is sent again (for the replay that may settle it now). */
+  openMove(key: string): {id: string; status: string} | undefined {
+    const r = this.db.prepare(`SELECT move_id AS id, move_status AS status FROM journal WHERE key = ? AND state <> 'done' AND move_id IS NOT NULL`).get<{id: string; status: string}>(key)
+    return r ? {id: r.id, status: r.status} : undefined
   }
 
   /** Rows not done yet, in file order, read a page at a time (the database stays usable between rows). */
@@ -325,20 +340,21 @@ export class ImportStore {
     if (!this.queue.length) return
     const upsert = this.db.prepare(
       `INSERT INTO journal (key, fp, derived, line, state, kind, move_id, move_status, http_status, warning, error_status, error_code, message, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET fp = excluded.fp, line = excluded.line, state = excluded.state, kind = excluded.kind, move_id = excluded.move_id, move_status = excluded.move_status,
+       ON CONFLICT (key) DO UPDATE SET fp = excluded.fp, line = excluded.line, state = excluded.state, kind = COALESCE(excluded.kind, journal.kind), move_id = COALESCE(excluded.move_id, journal.move_id),
+       move_status = COALESCE(excluded.move_status, journal.move_status),
        http_status = excluded.http_status, warning = excluded.warning, error_status = excluded.error_status, error_code = excluded.error_code, message = excluded.message, at = excluded.at
        WHERE journal.state <> 'done' OR excluded.state = 'done'`,
     )
     const batch = this.queue.splice(0)
     const at = new Date().toISOString()
-    const markDone = this.db.prepare('UPDATE plan SET done = 1 WHERE key = ? AND done = 0 RETURNING currency, amount')
+    const markDone = this.db.prepare('UPDATE plan SET done = ? WHERE key = ? AND done = 0 RETURNING currency, amount, done')
     const move = this.db.prepare('INSERT INTO figures VALUES (?, ?, ?, ?) ON CONFLICT (currency, done) DO UPDATE SET n = n + excluded.n, amount = amount + excluded.amount')
     this.db.transaction(() => {
       for (const [{key, fp, line, n}, r] of batch) {
-        const row = r.state === 'done' ? markDone.get<{currency: string; amount: number}>(key) : undefined
+        const row = r.state === 'done' ? markDone.get<{currency: string; amount: number; done: number}>(r.move_status?.toLowerCase() === 'created' ? 2 : 1, key) : undefined
         if (row) move.run(row.currency, 0, -1, -row.amount)
-        if (row) move.run(row.currency, 1, 1, row.amount)
-        const done = r.state === 'done' ? r : undefined
+        if (row) move.run(row.currency, row.done, 1, row.amount)
+        const done = r.state === 'done' || r.state === 'open' ? r : undefined
         const failed = r.state === 'failed' ? r : undefined
         upsert.run(key, fp, n > 0 ? 1 : 0, line, r.state, done?.kind ?? null, done?.move_id ?? null, done?.move_status ?? null, done?.http_status ?? null, done?.warning ?? null, failed?.error_status ?? null, failed?.error_code ?? null, failed?.message ?? null, at)
       }

@@ -108,7 +108,8 @@ describe('moves import', () => {
     ])
     const r = await runAs(emu, 'test', ['moves', 'import', file, '--yes'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.json()).toMatchObject({rows: 3, created: 3, failed: 0})
+    // The auto_approve=false row is created awaiting approval: nothing moved for it.
+    expect(r.json()).toMatchObject({rows: 3, created: 2, awaiting_approval: 1, failed: 0, total_this_run: {USD: 2004}, total_awaiting_approval: {USD: 1002}})
     expect((await amounts(c, 'credit')).sort()).toEqual([1001, 1003])
     const again = await runAs(emu, 'test', ['moves', 'import', file, '--yes'])
     expect(again.json()).toMatchObject({created: 0, already_done: 3})

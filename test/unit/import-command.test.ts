@@ -166,3 +166,42 @@ describe('runImportCommand on large files (streaming)', () => {
     expect(t.stderr()).toMatch(/moves .*2\/2 \(100%\) \d+ rows\/s eta /)
   })
 })
+
+describe('runImportCommand against a server that keeps to the interface\'s state table', () => {
+  /** Creates auto-approved moves whose approval fails (207, left `created`); a replay of a `created` move with auto_approve continues it to settled. */
+  function stateTable() {
+    const moves = new Map<string, {id: string; status: string}>()
+    const api: ApiDouble = {
+      ...fakeApi().api,
+      moves: {
+        create: async (input: MoveCreateInput, key: string) => {
+          const had = moves.get(key)
+          if (had && had.status === 'created' && input.auto_approve !== false) had.status = 'settled'
+          const m = had ?? {id: `mv_${moves.size + 1}`, status: 'created'}
+          moves.set(key, m)
+          const data = {...input, id: m.id, status: m.status}
+          const warning = had ? undefined : 'approval failed'
+          return response(had ? 200 : 207, data, {body: {data: {...data, status: had ? m.status.toUpperCase() : m.status}, ...(warning ? {warning} : {})}, warning})
+        },
+      },
+    }
+    return {api, moves}
+  }
+
+  it('a row created but not approved (207) is named and exit 6; the re-run continues it, settled now ("advanced")', async () => {
+    const file = csv([`${A},${B},1.25`])
+    const server = stateTable()
+    const t = testContext({api: server.api})
+    await expect(runImportCommand(opts(file), t.ctx)).rejects.toMatchObject({exitCode: 6, message: expect.stringMatching(/1 of 1 rows did not settle \(1\.25 USD, named above\); nothing moved by this run/)})
+    expect(JSON.parse(t.stdout())).toMatchObject({created: 0, partial: 1, total_this_run: {}, total_not_settled: {USD: 125}, not_settled: [{line: 2, move_id: 'mv_1', status: 'created'}]})
+    expect(t.stderr()).toMatch(/1 row created, not approved \(1\.25 USD\): line 2 \(move mv_1\)\. They moved nothing\. A re-run continues them/)
+    expect(journalOf(file)).toEqual([{line: 2, state: 'open', kind: 'created'}])
+
+    const again = testContext({api: server.api})
+    await runImportCommand(opts(file), again.ctx)
+    expect(again.stderr()).toMatch(/1 row not settled to look up again \(with the key it was sent with\) to send/)
+    expect(JSON.parse(again.stdout())).toMatchObject({advanced: 1, partial: 0, total_this_run: {USD: 125}, total_overall: {USD: 125}})
+    expect([...server.moves.values()]).toEqual([{id: 'mv_1', status: 'settled'}])
+    expect(journalOf(file)).toEqual([{line: 2, state: 'done', kind: 'advanced'}])
+  })
+})

@@ -2,7 +2,8 @@
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {deriveKey, parseImportCsv, type ImportRow} from '../../src/import/csv.js'
-import {ImportStore, contentHash} from '../../src/import/store.js'
+import {openDatabase} from '../../src/db/index.js'
+import {IMPORT_SCHEMA, ImportStore, contentHash} from '../../src/import/store.js'
 import {tempDir} from '../support/env.js'
 
 const A = '3f1c2a9e-6b7d-4c8e-9f01-23456789abcd'
@@ -238,6 +239,59 @@ describe('ImportStore: the figures kept as rows are done', () => {
     await planOf(s, 'b', parsed.rows)
     check()
     expect(s.summary().pending).toBe(30)
+    s.close()
+  })
+})
+
+describe('ImportStore: moves that did not settle', () => {
+  const settled = {kind: 'created', move_status: 'settled', http_status: 201}
+
+  it('a settled row is done; one awaiting approval is done but no money; one approved, not settled, stays to send and is known by its key', async () => {
+    const s = store()
+    await planOf(s, 'b', rows('1.00', '2.00', '4.00'))
+    const [one, two, four] = [...s.pending()]
+    s.record(one, {state: 'done', move_id: 'm1', ...settled})
+    s.record(two, {state: 'done', kind: 'created', move_id: 'm2', move_status: 'created', http_status: 201})
+    s.record(four, {state: 'open', kind: 'created', move_id: 'm4', move_status: 'approved', http_status: 207, warning: 'settlement failed'})
+    s.flush()
+    const check = () => {
+      expect(s.summary()).toMatchObject({rows: 3, pending: 1, fresh: 0, open: 1, pendingTotals: {USD: 400}, doneTotals: {USD: 100}, awaiting: {n: 1, totals: {USD: 200}}})
+      expect([...s.pending()].map((r) => r.line)).toEqual([4])
+      expect(s.openMove(four.key)).toEqual({id: 'm4', status: 'approved'})
+      expect(s.openMove(one.key)).toBeUndefined()
+    }
+    check()
+    // Planned again (the file changed or the plan was dropped): the same, read from the journal.
+    await planOf(s, 'b', rows('1.00', '2.00', '4.00'))
+    check()
+    // Sent again and the run killed before its answer: what the journal knew of the move stays.
+    s.record(four, {state: 'sent'})
+    s.flush()
+    check()
+    // The next run's replay settles it.
+    s.record(four, {state: 'done', kind: 'advanced', move_id: 'm4', move_status: 'settled', http_status: 200})
+    s.flush()
+    expect(s.summary()).toMatchObject({pending: 0, open: 0, doneTotals: {USD: 500}, awaiting: {n: 1, totals: {USD: 200}}})
+    s.close()
+  })
+
+  it('a journal of the earlier schema that recorded a 207 as done is brought up to date: that row is sent again', async () => {
+    const keyed = store()
+    await planOf(keyed, 'b', rows('1.00', '2.00'))
+    const [one, two] = [...keyed.pending()]
+    keyed.close()
+    // What the earlier code wrote: both rows done, the second with its 207 warning and `approved`.
+    const path = join(tempDir().path, 'old.payops-import.sqlite')
+    const old = openDatabase(path, {...IMPORT_SCHEMA, migrations: IMPORT_SCHEMA.migrations.slice(0, -1)})
+    old.exec(`INSERT INTO batch (one, batch_id, file, created_at) VALUES (1, 'b', 'f', 'now')`)
+    const put = old.prepare(`INSERT INTO journal (key, fp, derived, line, state, kind, move_id, move_status, http_status, warning, at) VALUES (?, ?, 1, ?, 'done', 'created', ?, ?, ?, ?, 'now')`)
+    put.run(one.key, one.fp, one.line, 'm1', 'settled', 201, null)
+    put.run(two.key, two.fp, two.line, 'm2', 'approved', 207, 'settlement failed')
+    old.close()
+    const s = ImportStore.open(path)
+    await planOf(s, 'b', rows('1.00', '2.00'))
+    expect(s.summary()).toMatchObject({pending: 1, open: 1, doneTotals: {USD: 100}})
+    expect(s.openMove(two.key)).toEqual({id: 'm2', status: 'approved'})
     s.close()
   })
 })

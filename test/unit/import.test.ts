@@ -5,7 +5,7 @@ import {parseImportCsv, type ImportRow} from '../../src/import/csv.js'
 import {databasePathFor, importFile} from '../../src/import/index.js'
 import {runImport} from '../../src/import/run.js'
 import {ImportStore} from '../../src/import/store.js'
-import {pipelineSender, type RowOutcome, type RowSender} from '../../src/import/send.js'
+import {pipelineSender, settlementOf, type RowOutcome, type RowSender} from '../../src/import/send.js'
 import type {MovementPorts} from '../../src/movements/types.js'
 import type {MoveCreateInput} from '../../src/api/moves.js'
 import {apiDouble} from './context.js'
@@ -278,11 +278,11 @@ describe('runImport with a RowSender', () => {
     return {s, source: {rows: s.pending(), total: s.summary().rows, alreadyDone: done, doneTotals: s.summary().doneTotals}}
   }
 
-  it('counts each outcome kind once, totals what was sent this run and overall', async () => {
+  it('counts each outcome kind once; totals only what settled, this run and overall, and the unsettled apart', async () => {
     const {s, source: src} = await source(1)
     const kinds: Array<RowOutcome | Error> = [
       {kind: 'advanced', httpStatus: 200, move},
-      {kind: 'created', httpStatus: 207, move, warning: 'settlement failed'},
+      {kind: 'created', httpStatus: 207, move: {...move, status: 'approved'}, warning: 'settlement failed'},
       new ApiError({status: 404, errorCode: 'NOT_FOUND', message: 'gone'}),
     ]
     const send: RowSender = async () => {
@@ -293,12 +293,14 @@ describe('runImport with a RowSender', () => {
     const r = await runImport(send, src, s, {concurrency: 1})
     s.flush()
     expect(r).toMatchObject({created: 0, replayed: 0, advanced: 1, already_done: 1, partial: 1, failed: 1, not_sent: 0, interrupted: false})
-    expect(r.total_this_run).toEqual({USD: 500})
-    expect(r.total_overall).toEqual({USD: 600})
+    expect(r.total_this_run).toEqual({USD: 200})
+    expect(r.total_overall).toEqual({USD: 300})
+    expect(r.total_not_settled).toEqual({USD: 300})
+    expect(r.not_settled).toEqual([{line: 4, key: expect.any(String), move_id: 'm', status: 'approved', amount_in_minor_units: 300, currency: 'USD', warning: 'settlement failed'}])
     expect(s.db.prepare('SELECT line, state, kind, warning, error_status FROM journal ORDER BY line').all()).toEqual([
       {line: 2, state: 'done', kind: 'created', warning: null, error_status: null},
       {line: 3, state: 'done', kind: 'advanced', warning: null, error_status: null},
-      {line: 4, state: 'done', kind: 'created', warning: 'settlement failed', error_status: null},
+      {line: 4, state: 'open', kind: 'created', warning: 'settlement failed', error_status: null},
       {line: 5, state: 'failed', kind: null, warning: null, error_status: 404},
     ])
   })
@@ -343,5 +345,29 @@ describe('pipelineSender', () => {
     expect(await pipelineSender(ports(200, 'SETTLED'))(row)).toMatchObject({kind: 'replayed', httpStatus: 200})
     expect(await pipelineSender(ports(207, 'approved', 'w'))(row)).toMatchObject({kind: 'created', warning: 'w'})
     expect(await pipelineSender(ports(207, 'APPROVED', 'w'))(row)).toMatchObject({kind: 'replayed', warning: 'w'})
+  })
+
+  it('a replay that settles a move the journal recorded as approved (not settled) is "advanced"; one still approved is a replay', async () => {
+    const [row] = [...(await planned(rowsOf([`${A},${B},1`]), 'b')).pending()]
+    const journaled = (key: string) => (key === row.key ? {id: 'm', status: 'approved'} : undefined)
+    expect(await pipelineSender(ports(200, 'SETTLED'), journaled)(row)).toMatchObject({kind: 'advanced'})
+    expect(await pipelineSender(ports(200, 'APPROVED'), journaled)(row)).toMatchObject({kind: 'replayed'})
+  })
+})
+
+describe('settlementOf: where a row\'s move stands', () => {
+  const o = (status: string | undefined, httpStatus = 201, warning?: string) => ({kind: 'created' as const, httpStatus, move: {id: 'm', status} as never, ...(warning ? {warning} : {})})
+  it.each([
+    ['settled', 201, undefined, true, 'settled'],
+    ['SETTLED', 200, undefined, false, 'settled'],
+    ['approved', 207, 'w', true, 'open'],
+    ['APPROVED', 200, undefined, true, 'open'],
+    ['created', 201, undefined, false, 'awaiting'],
+    ['created', 207, 'w', true, 'open'],
+    [undefined, 201, undefined, true, 'settled'],
+    [undefined, 201, undefined, false, 'awaiting'],
+    [undefined, 207, 'w', true, 'open'],
+  ] as const)('%s (%i, warning %s, auto_approve %s): %s', (status, http, warning, auto, want) => {
+    expect(settlementOf(o(status, http, warning), {auto_approve: auto})).toBe(want)
   })
 })
