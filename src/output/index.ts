@@ -5,6 +5,7 @@
 import type {Writable} from 'node:stream'
 import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
+import {toJson} from '../json.js'
 import {cellText, fitWidths, headerOf, labelled, project, selectColumns, truncateCell, type Column} from './cells.js'
 import {colorize, type Paint} from './color.js'
 
@@ -121,9 +122,9 @@ export class Output {
     if (this.query) return this.queried(this.selection ? project(row, cols) : row)
     switch (this.format) {
       case 'json':
-        return this.write(JSON.stringify(this.selection ? project(row, cols) : row, null, 2) + '\n')
+        return this.write(toJson(this.selection ? project(row, cols) : row, 2) + '\n')
       case 'ndjson':
-        return this.write(JSON.stringify(this.selection ? project(row, cols) : row) + '\n')
+        return this.write(toJson(this.selection ? project(row, cols) : row) + '\n')
       case 'csv':
         return this.write(await this.csv([row], cols, true))
       case 'table': {
@@ -181,7 +182,7 @@ export class Output {
         const json = this.format === 'json'
         let chunk = json ? '[' : ''
         for await (const it of items) {
-          const text = JSON.stringify(this.selection ? project(it, cols) : it)
+          const text = toJson(this.selection ? project(it, cols) : it)
           chunk += json ? (count ? ',\n  ' : '\n  ') + text : text + '\n'
           count++
           if (chunk.length >= 65_536) {
@@ -235,7 +236,7 @@ export class Output {
 
   /** One compact JSON line on stdout, whatever the format (a start-up line scripts read). */
   jsonLine(value: unknown): Promise<void> {
-    return this.write(`${JSON.stringify(value)}\n`)
+    return this.write(`${toJson(value)}\n`)
   }
 
   /** --query and --columns apply to data; a command whose output is not data refuses them (exit 2). */
@@ -258,11 +259,11 @@ export class Output {
 
   private async emit(v: unknown): Promise<void> {
     if (this.format === 'ndjson' && Array.isArray(v)) {
-      for (const it of v) await this.write(JSON.stringify(it) + '\n')
+      for (const it of v) await this.write(toJson(it) + '\n')
       return
     }
-    if (this.format === 'ndjson') return this.write(JSON.stringify(v) + '\n')
-    return this.write(JSON.stringify(v, null, 2) + '\n')
+    if (this.format === 'ndjson') return this.write(toJson(v) + '\n')
+    return this.write(toJson(v, 2) + '\n')
   }
 
   private async queried(value: unknown): Promise<void> {
@@ -340,13 +341,13 @@ export class Output {
     const text = (row: Record<string, unknown>): string => {
       if (query) {
         const v = query(shaped(row))
-        if (this.machine && this.format !== 'csv') return JSON.stringify(v ?? null) + '\n'
-        return `${v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)}\n`
+        if (this.machine && this.format !== 'csv') return toJson(v ?? null) + '\n'
+        return `${v === null || v === undefined ? '' : typeof v === 'object' ? toJson(v) : String(v)}\n`
       }
       switch (this.format) {
         case 'json':
         case 'ndjson':
-          return JSON.stringify(shaped(row)) + '\n'
+          return toJson(shaped(row)) + '\n'
         case 'csv': {
           const records = [cols.map((c) => cellText(c, row, true))]
           if (header) records.unshift(cols.map((c) => c.key))
