@@ -116,3 +116,25 @@ export function formatMoney(minor: number | bigint | null | undefined, currency:
 /** Totals per currency in minor units, as "1.00 USD, 2 JPY" ("none" when empty). */
 export const formatTotals = (totals: Record<string, number> | undefined) =>
   Object.entries(totals ?? {}).map(([cur, v]) => formatMoney(v, cur)).join(', ') || 'none'
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+
+/** An exact integer of minor units as a number while it is a safe integer, as a BigInt past 2^53. */
+export function exactMinor(v: bigint): number | bigint {
+  return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v
+}
+
+/**
+ * Minor-unit arithmetic on totals, which may pass 2^53 (a subaccount's incoming and outgoing
+ * totals, sums over lists): done in BigInt, so never a unit off. Inputs are integers, as numbers
+ * or as the BigInt the client's JSON parser gives past 2^53.
+ */
+export function subtractMinor(a: number | bigint, b: number | bigint): number | bigint {
+  return exactMinor(BigInt(a) - BigInt(b))
+}
+
+export function sumMinor(values: Iterable<number | bigint>): number | bigint {
+  let total = 0n
+  for (const v of values) total += BigInt(v)
+  return exactMinor(total)
+}

@@ -7,6 +7,7 @@ import type * as z from 'zod/mini'
 import {ApiError, NetworkError, ResponseError, ResponseTooLargeError, UsageError} from '../errors.js'
 import {isLoopbackHost} from '../net.js'
 import {oneLine} from '../text.js'
+import {parseJson} from '../json.js'
 import {auditInfo, type AuditHook} from './audit-info.js'
 
 export {newOpId, type AuditHook, type AuditInfo, type AuditOutcome} from './audit-info.js'
@@ -307,7 +308,7 @@ export class ApiClient {
     let parsed = false
     if (text.trim() !== '') {
       try {
-        body = JSON.parse(text)
+        body = parseJson(text)
         parsed = true
       } catch {
         parsed = false

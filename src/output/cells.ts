@@ -4,6 +4,7 @@
  */
 import {formatMoney, toDecimalString} from '../money.js'
 import {UsageError} from '../errors.js'
+import {toJson} from '../json.js'
 
 export interface Column {
   /** Key used by `--columns`; a dotted path into the row unless `get` is given. */
@@ -65,7 +66,7 @@ export function cellText(col: Column, row: Record<string, unknown>, forCsv = fal
   }
   const v = col.get ? col.get(row) : getPath(row, col.key)
   if (v === undefined || v === null) return ''
-  if (typeof v === 'object') return JSON.stringify(v)
+  if (typeof v === 'object') return toJson(v)
   return String(v)
 }
 

@@ -1,12 +1,14 @@
 /** Column sets per resource, shared by every command that renders that resource. */
 import type {Column} from './index.js'
 import {getPath} from './index.js'
-import {formatMoney} from '../money.js'
+import {isJsonInteger} from '../json.js'
+import {formatMoney, subtractMinor} from '../money.js'
 
-function balanceOf(row: Record<string, unknown>): number | undefined {
+/** Incoming minus outgoing, exactly (in BigInt: totals may pass 2^53). */
+function balanceOf(row: Record<string, unknown>): number | bigint | undefined {
   const inc = row.total_incoming_in_minor_units
   const out = row.total_outgoing_in_minor_units
-  return typeof inc === 'number' && typeof out === 'number' ? inc - out : undefined
+  return isJsonInteger(inc) && isJsonInteger(out) ? subtractMinor(inc, out) : undefined
 }
 
 export const SUBACCOUNT_COLUMNS: Column[] = [

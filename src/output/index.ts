@@ -11,6 +11,7 @@
 import type {Writable} from 'node:stream'
 import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
+
 import {cellText, fitWidths, headerOf, labelled, project, selectColumns, truncateCell, type Column} from './cells.js'
 import {colorize, trustedPaint, type Paint} from './color.js'
 

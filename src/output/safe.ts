@@ -6,6 +6,7 @@
  * against spreadsheet formulas).
  */
 import {randomBytes} from 'node:crypto'
+import {toJson} from '../json.js'
 
 // Unicode classes, so that nothing of a kind is missed: Cc (C0 controls, ESC and CR among them;
 // DEL; C1 controls, CSI U+009B among them), Cf (format characters: the bidi overrides and isolates
@@ -73,7 +74,8 @@ const JSON_UNSAFE = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}]/gu
 
 /** JSON.stringify, with every character a terminal would obey written as JSON's `\uXXXX` escape: the data stays exact. */
 export function safeJson(value: unknown, indent?: number): string {
-  const text = JSON.stringify(value, null, indent) ?? 'null'
+  // Integers past 2^53 (BigInt from the client's exact parser) are written as JSON integers.
+  const text = toJson(value, indent) ?? 'null'
   // An astral format character (tags, U+E0001...) is written as its surrogate pair, as JSON spells it.
   return text.replace(JSON_UNSAFE, (ch) => Array.from({length: ch.length}, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''))
 }

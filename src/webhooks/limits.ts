@@ -13,8 +13,16 @@ export const FORWARD_TIMEOUT_MS = 10_000
 export const DEFAULT_FORWARD_CONCURRENCY = 8
 /** Verified events waiting for a forward slot, by default (--forward-queue); past it, 503. */
 export const DEFAULT_FORWARD_QUEUE = 64
-/** Open connections at once, by default (--max-connections); further ones are closed at once. */
+/**
+ * Open connections at once, by default (--max-connections). At the limit the connection that has
+ * waited longest without sending a complete request is closed to make room; when all are being
+ * answered, the new one is closed at once.
+ */
 export const DEFAULT_MAX_CONNECTIONS = 256
+/** Open connections from one remote address (the same rule at this limit; never more than --max-connections). */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64
+/** Requests one keep-alive connection may carry; the last is answered with `connection: close`. */
+export const MAX_REQUESTS_PER_CONNECTION = 100
 /** A request's headers must arrive within this. */
 export const HEADERS_TIMEOUT_MS = 5_000
 /** A whole request (headers and body) must arrive within this. */

@@ -13,7 +13,11 @@
  *
  * Robustness: every request and every event is handled inside its own guard, so nothing one
  * request carries (nesting, size, bytes, a printer or forwarder that throws) stops the server;
- * slow or idle connections time out after a few seconds, and open connections are capped.
+ * a request's headers must arrive within HEADERS_TIMEOUT_MS and the whole of it within
+ * REQUEST_TIMEOUT_MS (Node's own timers, which also close a connection that never sends a byte);
+ * open connections are capped overall and per remote address, and at a cap the connection that
+ * has waited longest for a complete request makes room (connections.ts), so stalled sockets
+ * cannot shut out a sender; a keep-alive connection carries at most MAX_REQUESTS_PER_CONNECTION.
  */
 import {readCappedBody} from '../body.js'
 import {loadUndici} from '../interop.js'
@@ -21,11 +25,14 @@ import {createServer as createHttpServer, type IncomingMessage, type Server, typ
 import {createServer as createHttpsServer} from 'node:https'
 import type {AddressInfo, Socket} from 'node:net'
 import type {Duplex} from 'node:stream'
+import {ConnectionSlots} from './connections.js'
 import {ForwardQueue} from './forward-queue.js'
 import {
   DEFAULT_FORWARD_CONCURRENCY,
   DEFAULT_FORWARD_QUEUE,
   DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  MAX_REQUESTS_PER_CONNECTION,
   FORWARD_TIMEOUT_MS,
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_MS,
@@ -67,6 +74,8 @@ export interface ListenerOptions {
   forwardTimeoutMs?: number
   /** Open connections at once (default DEFAULT_MAX_CONNECTIONS). */
   maxConnections?: number
+  /** Open connections from one remote address (default DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, at most maxConnections). */
+  maxConnectionsPerAddress?: number
   tls?: {cert: string | Buffer; key: string | Buffer}
   maxBodyBytes?: number
   maxDepth?: number
@@ -96,6 +105,7 @@ export class WebhookListener {
   /** Rejections by reason: the first line at once, then one line a second with the count and the latest. */
   private readonly rejectionLogs = new Map<string, {log: ThrottledLog; latest: string}>()
   private readonly rejectedSockets = new WeakSet<Duplex>()
+  private readonly slots: ConnectionSlots
 
   constructor(private readonly opts: ListenerOptions) {
     if (opts.forwardTo) {
@@ -105,11 +115,22 @@ export class WebhookListener {
     this.queueFullLog = new ThrottledLog(opts.log, (n) =>
       `rejected 503 queue_full: ${n === 1 ? 'a verified event was' : `${n} verified events were`} answered 503 with Retry-After (${c?.inFlight ?? 0} forwards in flight, ${c?.queued ?? 0} queued)`,
     )
-    this.dropLog = new ThrottledLog(opts.log, (n) => `rejected too_many_connections: closed ${n} connection${n === 1 ? '' : 's'} over the limit of ${this.maxConnections} open at once`)
+    this.dropLog = new ThrottledLog(
+      opts.log,
+      (n) =>
+        `rejected too_many_connections: closed ${n} connection${n === 1 ? '' : 's'} over the limit of ${this.slots.max} open at once and ${this.slots.perAddress} per address (the one waiting longest for a complete request goes first)`,
+    )
+    const max = opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS
+    this.slots = new ConnectionSlots(max, Math.min(max, opts.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS), () => {
+      this.stats.received++
+      this.count('too_many_connections')
+      this.dropLog.hit()
+    })
   }
 
-  private get maxConnections(): number {
-    return this.opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS
+  /** Connections open now. */
+  get openConnections(): number {
+    return this.slots.open
   }
 
   /** Forwards in flight and waiting (zeros when not forwarding). */
@@ -145,15 +166,13 @@ export class WebhookListener {
     server.headersTimeout = headersTimeout
     server.requestTimeout = requestTimeout
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+    server.maxRequestsPerSocket = MAX_REQUESTS_PER_CONNECTION
     // A connection that goes quiet mid-request (or never sends a byte) is closed after this.
     server.setTimeout(requestTimeout)
-    server.maxConnections = this.maxConnections
+    // The connection limits (overall and per address) are kept here, not by `maxConnections`, which
+    // would refuse the newest connection: a flood of stalled sockets would shut senders out.
+    server.on('connection', (socket: Socket) => this.slots.admit(socket))
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.clientError(err, socket))
-    server.on('drop', () => {
-      this.stats.received++
-      this.count('too_many_connections')
-      this.dropLog.hit()
-    })
     this.server = server
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
@@ -178,6 +197,7 @@ export class WebhookListener {
       return
     }
     this.rejectedSockets.add(socket)
+    this.slots.closing(socket as Socket)
     const reason: Rejection = err.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'malformed_request'
     const status = REJECTION_STATUS[reason]
     // When the request already reached the handler (a body too slow, or cut short), it was counted there.
@@ -251,6 +271,10 @@ export class WebhookListener {
     readCappedBody(req, max, MAX_DRAIN_BYTES).then(
       (r) => {
         try {
+          // The request is whole: its connection is not pushed out while it is answered.
+          const socket = req.socket as Socket
+          this.slots.answering(socket)
+          res.once('close', () => this.slots.answered(socket))
           if (r.kind === 'body') return this.received(req, res, r.body)
           if (res.headersSent) return
           tooLarge(r.close)

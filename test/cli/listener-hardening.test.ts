@@ -252,6 +252,36 @@ describe('connections and malformed requests', () => {
   }, 30_000)
 })
 
+describe('a slow-connection flood', () => {
+  it('500 sockets stalled mid-header from the sender\'s own address: the signed delivery is still printed, the flood closed and counted', async () => {
+    const l = await listen(['-o', 'ndjson'])
+    let closed = 0
+    const sockets = Array.from({length: 500}, () => {
+      const s = connect(l.port, '127.0.0.1', () => s.write('POST / HTTP/1.1\r\nHost: x\r\nX-Half: '))
+      s.on('error', () => undefined)
+      s.on('close', () => closed++)
+      return s
+    })
+    try {
+      // Over the 64 a single address may hold, the longest-waiting are closed at once.
+      await until(() => closed >= 500 - 64, () => `flood sockets closed: ${closed}`)
+      const body = '{"id":"evt_in_flood","type":"payin.settled","data":{}}'
+      expect((await post(l.url, body)).status).toBe(200)
+      await until(() => l.stdout().includes('evt_in_flood'), () => `the event line: ${l.stdout()}`)
+      // The flood was still open (the header timeout is 5 s) when the delivery was printed.
+      expect(sockets.filter((s) => !s.destroyed).length).toBeGreaterThan(0)
+    } finally {
+      for (const s of sockets) s.destroy()
+    }
+    const done = await l.stop()
+    expect(done.summary.verified).toBe(1)
+    expect(done.summary.rejected.too_many_connections).toBeGreaterThanOrEqual(500 - 64)
+    expect(done.stdout.trim().split('\n').map((x) => JSON.parse(x).id)).toEqual(['evt_in_flood'])
+    // Throttled: a few lines with counts, not one per connection.
+    expect(done.stderr.split('\n').filter((x) => x.includes('too_many_connections')).length).toBeLessThan(10)
+  }, 30_000)
+})
+
 describe('verify reads a bounded payload; secrets stay out of ps', () => {
   const body = '{"id":"evt_v","type":"payin.settled","data":{}}'
   const ts = now()

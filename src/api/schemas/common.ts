@@ -23,7 +23,7 @@ export function renameKeys(obj: Record<string, unknown>, aliases: Record<string,
 
 /** Copies a deprecated duplicate into the canonical field when only the deprecated one came. */
 export function fillFrom(obj: Record<string, unknown>, canonical: string, legacy: string): void {
-  if ((obj[canonical] === undefined || obj[canonical] === null) && typeof obj[legacy] === 'number') {
+  if ((obj[canonical] === undefined || obj[canonical] === null) && (typeof obj[legacy] === 'number' || typeof obj[legacy] === 'bigint')) {
     obj[canonical] = obj[legacy]
   }
 }
@@ -44,6 +44,11 @@ export function preprocess<T extends z.ZodMiniType>(fn: (v: unknown) => unknown,
 
 /** Integers in minor units: JSON numbers that are safe integers. */
 export const MinorUnits = z.int()
+/**
+ * A running total in minor units (a subaccount's incoming or outgoing): a safe integer, or past
+ * 2^53 the BigInt the client's JSON parser reads it as, exactly; within signed 64 bits.
+ */
+export const MinorTotal = z.union([z.int(), z.bigint().check(z.gte(-(2n ** 63n)), z.lte(2n ** 63n - 1n))])
 export const Timestamp = z.string()
 export const Uuid = z.uuid({message: 'must be a UUID'})
 export const DateString = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'))

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini'
-import {MinorUnits, Timestamp, drift, fillFrom, lowerStatus} from './common.js'
+import {MinorTotal, MinorUnits, Timestamp, drift, fillFrom, lowerStatus} from './common.js'
 
 export const SubaccountCreateRequest = z.object({
   name: z
@@ -28,8 +28,8 @@ export const Subaccount = drift(
     account_number: z.nullish(z.string()),
     routing_number: z.nullish(z.string()),
     routing_numbers: z.nullish(z.looseObject({ach: z.nullish(z.string()), wire: z.nullish(z.string())})),
-    total_incoming_in_minor_units: z._default(MinorUnits, 0),
-    total_outgoing_in_minor_units: z._default(MinorUnits, 0),
+    total_incoming_in_minor_units: z._default(MinorTotal, 0),
+    total_outgoing_in_minor_units: z._default(MinorTotal, 0),
     currency_code: z.nullish(z.string()),
     created_at: z.optional(Timestamp),
     updated_at: z.optional(Timestamp),

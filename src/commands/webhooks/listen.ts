@@ -1,6 +1,16 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../../base-command.js'
-import {DEFAULT_FORWARD_CONCURRENCY, DEFAULT_FORWARD_QUEUE, DEFAULT_MAX_CONNECTIONS, HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, MAX_EVENT_DEPTH, REQUEST_TIMEOUT_MS} from '../../webhooks/limits.js'
+import {
+  DEFAULT_FORWARD_CONCURRENCY,
+  DEFAULT_FORWARD_QUEUE,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  MAX_EVENT_DEPTH,
+  MAX_REQUESTS_PER_CONNECTION,
+  REQUEST_TIMEOUT_MS,
+} from '../../webhooks/limits.js'
 import {secretFileFlag} from '../../webhooks/options.js'
 
 export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
@@ -8,7 +18,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
   static override description = [
     'Verifies X-Webhook-Signature (HMAC-SHA256 of "{timestamp}.{raw body}") in constant time against each --secret, rejects timestamps more than --tolerance seconds away, answers 200 at once and prints one line per event on stdout (one JSON object per line with -o json or ndjson). Rejections, duplicates and forwarding results are logged on stderr. Ctrl-C prints a summary and exits 0.',
     `Answers: 200 accepted, duplicate, or outside --events; 400 missing headers, malformed timestamp, malformed JSON, not an event, an event nested more than ${MAX_EVENT_DEPTH} levels deep, or a malformed HTTP request; 401 bad signature or stale timestamp; 404 another path; 405 another method; 408 a request not received within ${REQUEST_TIMEOUT_MS / 1000} s (headers within ${HEADERS_TIMEOUT_MS / 1000} s); 413 a body over 1 MB; 431 headers too large; 503 with Retry-After when --forward-to is behind and its queue is full (the sender retries later).`,
-    `Limits: at most --max-connections open connections (more are closed at once); idle keep-alive connections close after ${KEEP_ALIVE_TIMEOUT_MS / 1000} s; at most --forward-concurrency forwards in flight and --forward-queue waiting, each abandoned after 10 s.`,
+    `Limits: at most --max-connections open connections, ${DEFAULT_MAX_CONNECTIONS_PER_ADDRESS} from one address; at a limit the connection that has waited longest for a complete request is closed to make room (the new one, when all are being answered); idle keep-alive connections close after ${KEEP_ALIVE_TIMEOUT_MS / 1000} s and carry at most ${MAX_REQUESTS_PER_CONNECTION} requests; at most --forward-concurrency forwards in flight and --forward-queue waiting, each abandoned after 10 s.`,
     'Output: json and ndjson print one JSON object per line (a stream has no closing bracket); csv prints one header, then a row per event; a terminal gets one line per event. --columns picks fields (or paths such as data.payin_id); --query is applied to each event and prints one result per line.',
     'No API key is needed. Secrets come from PAYOPS_WEBHOOK_SECRETS (comma-separated) / PAYOPS_WEBHOOK_SECRET, --secret-file (one per line) or --secret (visible in `ps`); repeat for a rotation (old and new). They are never printed.',
   ].join('\n\n')
@@ -28,7 +38,7 @@ export default class WebhooksListen extends BaseCommand<typeof WebhooksListen> {
     'forward-to': Flags.string({summary: 'Forward each verified event (raw body and signature headers) to this URL.'}),
     'forward-concurrency': Flags.integer({summary: 'Forwards in flight at once.', default: DEFAULT_FORWARD_CONCURRENCY, min: 1, max: 256}),
     'forward-queue': Flags.integer({summary: 'Verified events waiting to be forwarded; when full, deliveries get 503 with Retry-After.', default: DEFAULT_FORWARD_QUEUE, min: 0, max: 10_000}),
-    'max-connections': Flags.integer({summary: 'Open connections at once; more are closed at once.', default: DEFAULT_MAX_CONNECTIONS, min: 1, max: 65_535}),
+    'max-connections': Flags.integer({summary: 'Open connections at once; at the limit the one waiting longest for a request is closed.', default: DEFAULT_MAX_CONNECTIONS, min: 1, max: 65_535}),
     'tls-cert': Flags.string({summary: 'PEM certificate file: serve HTTPS.', dependsOn: ['tls-key']}),
     'tls-key': Flags.string({summary: 'PEM private key file for --tls-cert.', dependsOn: ['tls-cert']}),
   }
