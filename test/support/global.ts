@@ -17,7 +17,9 @@ export default function setup(): () => void {
   process.env.PAYOPS_TEST_RUN = run
   const before = ours()
   return () => {
-    const left = [...ours()].filter((n) => !before.has(n) && (RUN_ID.exec(n)?.[1] ?? run) === run)
+    // Only this run's folders are judged (every test makes its folders with tempDir, which names
+    // them with the run's id); another run's, or another program's, are none of its business.
+    const left = [...ours()].filter((n) => !before.has(n) && RUN_ID.exec(n)?.[1] === run)
     if (left.length === 0) return
     for (const n of left) rmSync(join(tmpdir(), n), {recursive: true, force: true})
     throw new Error(`The tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in ${tmpdir()} (now removed): ${left.slice(0, 10).join(', ')}`)

@@ -3,16 +3,16 @@
  * `audit.head` names, so a cut tail, a deleted log or head, or a garbled head is found (exit 1)
  * and never continued; `--expect-head` anchors the trail to a hash kept elsewhere.
  */
-import {existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync, readFileSync, rmSync, unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {AuditLog, GENESIS, hashOfRecord, readAudit, readAuditHead, verifyAudit, type AuditFields} from '../../src/audit/index.js'
 import {AuditTrailError, PayopsError} from '../../src/errors.js'
+import {tempDir} from '../support/env.js'
 
 const dirs: string[] = []
 const temp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'payops-audit-trail-'))
+  const d = tempDir('payops-audit-trail-').path
   dirs.push(d)
   return d
 }

@@ -4,8 +4,7 @@
  * resource schema, so that a hand-built view that drifts from the schema fails the test that
  * received it, whatever that test asserts.
  */
-import {mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterAll, beforeAll} from 'vitest'
 import type * as z from 'zod/mini'
@@ -18,6 +17,7 @@ import {ActivityItem, Subaccount} from '../../src/api/schemas/subaccounts.js'
 import {AccountTransfer, ConversionEstimate, RailOptions} from '../../src/api/schemas/transfers.js'
 import {BankTransaction, SimulatedCredit, TreasuryAccount} from '../../src/api/schemas/treasury.js'
 import {EventTypeEntry, WebhookEndpoint, WebhookEndpointWithSecret} from '../../src/api/schemas/webhooks.js'
+import {tempDir} from '../support/env.js'
 
 export interface Res {
   status: number
@@ -183,7 +183,7 @@ export function emulatorFixture(prefix: string): {start(statePath?: string): Pro
   let dir = ''
   const running: RunningEmulator[] = []
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), prefix))
+    dir = tempDir(prefix).path
   })
   afterAll(async () => {
     await Promise.all(running.map((em) => em.close()))

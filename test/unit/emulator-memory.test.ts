@@ -4,7 +4,6 @@
  * derived still load and answer exactly as the emulator that saved them did.
  */
 import {copyFile, mkdtemp, readFile, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'

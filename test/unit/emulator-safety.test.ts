@@ -4,14 +4,14 @@
  * API (loopback Host, no foreign Origin, JSON writes only).
  */
 import {request} from 'node:http'
-import {lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
+import {lstat, mkdir, readFile, readdir, rm, symlink, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it, vi} from 'vitest'
 import {startEmulator, type RunningEmulator} from '../../src/emulator/index.js'
 import {StateFile, loadState} from '../../src/emulator/persist.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
 import {PayopsError, UsageError} from '../../src/errors.js'
+import {tempDir} from '../support/env.js'
 
 // Lets one test pin the "random" part of the temporary file name; everything else is untouched.
 const pinned = vi.hoisted(() => ({bytes: undefined as Buffer | undefined}))
@@ -26,7 +26,7 @@ let dir: string
 const running: RunningEmulator[] = []
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'payops-emu-safety-'))
+  dir = tempDir('payops-emu-safety-').path
 })
 afterEach(() => {
   pinned.bytes = undefined

@@ -1,11 +1,11 @@
 /** `emulator start` in-process: fake IO and stop signal, a real emulator on 127.0.0.1:0. */
-import {mkdtempSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {ProfileStore} from '../../src/config/index.js'
 import {runEmulatorStart, type StartOptions} from '../../src/emulator/start-command.js'
 import {testContext} from './context.js'
+import {tempDir} from '../support/env.js'
 
 let dir: string
 afterEach(() => rmSync(dir, {recursive: true, force: true}))
@@ -16,7 +16,7 @@ const waitFor = async (check: () => boolean) => {
 
 describe('runEmulatorStart', () => {
   it('prints one JSON line, serves until the stop signal, and saves the profile it was asked to', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'payops-emu-start-'))
+    dir = tempDir('payops-emu-start-').path
     const t = testContext({format: 'json', configDir: dir})
     const running = runEmulatorStart(base({writeProfile: 'emu'}), t.ctx)
     await waitFor(() => t.stdout().includes('\n'))
@@ -31,7 +31,7 @@ describe('runEmulatorStart', () => {
   })
 
   it('refuses before listening: an existing profile without --force, a non-loopback host, bad faults, --query (exit 2)', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'payops-emu-start-'))
+    dir = tempDir('payops-emu-start-').path
     await new ProfileStore(dir).save('prod', {api_key: 'live_x', base_url: 'https://api.example.com', created_at: '2026-01-01T00:00:00Z'})
     const cases: Array<[Partial<StartOptions>, RegExp, Parameters<typeof testContext>[0]?]> = [
       [{writeProfile: 'prod'}, /Profile "prod" already exists; use --force/],

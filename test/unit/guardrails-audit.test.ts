@@ -1,15 +1,15 @@
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {AuditLog, readAudit, recordHash, verifyAudit, type AuditFields} from '../../src/audit/index.js'
 import {applySetting, unsetSetting} from '../../src/config/settings.js'
 import {UsageError} from '../../src/errors.js'
 import {limitViolations} from '../../src/guardrails.js'
+import {tempDir} from '../support/env.js'
 
 const dirs: string[] = []
 const temp = () => {
-  const d = mkdtempSync(join(tmpdir(), 'payops-audit-unit-'))
+  const d = tempDir('payops-audit-unit-').path
   dirs.push(d)
   return d
 }

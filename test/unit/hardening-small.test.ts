@@ -1,5 +1,4 @@
-import {mkdirSync, mkdtempSync, rmSync, statSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdirSync, rmSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ProfileStore} from '../../src/config/index.js'
@@ -8,6 +7,7 @@ import {canAdd} from '../../src/emulator/store/index.js'
 import type {Move} from '../../src/api/schemas/moves.js'
 import type {TreasuryAccount} from '../../src/api/schemas/treasury.js'
 import type {SubaccountView} from './emulator-helpers.js'
+import {tempDir} from '../support/env.js'
 
 const MAX = Number.MAX_SAFE_INTEGER
 
@@ -132,7 +132,7 @@ describe('emulator: subaccount totals stay within the exact integer range', () =
 })
 
 describe('config directory', () => {
-  const root = mkdtempSync(join(tmpdir(), 'payops-cfgdir-'))
+  const root = tempDir('payops-cfgdir-').path
   afterAll(() => rmSync(root, {recursive: true, force: true}))
 
   it('is created 0700 (with any missing parents) when payops creates it', async () => {

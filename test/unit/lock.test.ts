@@ -4,16 +4,17 @@
  * host, or whose owner is unknown and that is refreshed, is not.
  */
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
-import {hostname, tmpdir} from 'node:os'
+import {existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
+import {hostname} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {breakAbandonedLock as breakLock, lockDirOf, lockExclusive, LockBusyError} from '../../src/lock.js'
+import {tempDir} from '../support/env.js'
 
 const breakAbandonedLock = (dir: string) => breakLock(dir, 4000)
 const lockImport = (file: string) => lockExclusive(file, {stale: 4000, attempts: 1, waitMs: 0})
 
-const dir = mkdtempSync(join(tmpdir(), 'payops-import-lock-'))
+const dir = tempDir('payops-import-lock-').path
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
 let n = 0
 

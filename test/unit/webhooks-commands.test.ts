@@ -4,10 +4,10 @@
  * webhooks API), no process spawned. Servers bind 127.0.0.1 on a free port and are always closed.
  */
 import {createHmac} from 'node:crypto'
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, type IncomingHttpHeaders, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {tmpdir} from 'node:os'
+import {tempDir as runTempDir} from '../support/env.js'
 import {join} from 'node:path'
 import {Writable} from 'node:stream'
 import {parse as parseCsv} from 'csv-parse/sync'
@@ -37,7 +37,7 @@ afterEach(async () => {
 })
 
 function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'payops-hooks-cmd-'))
+  const dir = runTempDir('payops-hooks-cmd-').path
   cleanups.push(() => rmSync(dir, {recursive: true, force: true}))
   return dir
 }
