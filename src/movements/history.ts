@@ -5,9 +5,19 @@
  * move created from this machine can be approved with its amount shown.
  */
 import {readAudit, type AuditRecord} from '../audit/index.js'
-import type {History, Known} from './types.js'
+import type {History, Known, LostAnswer} from './types.js'
 
-const succeeded = (r: AuditRecord) => r.kind === 'outcome' && typeof r.status === 'number' && r.status >= 200 && r.status < 300
+/** Outcomes a lost answer, a lookup or an answer that shows the state established (status aside). */
+const ESTABLISHED = new Set(['created', 'replayed', 'advanced'])
+
+const succeeded = (r: AuditRecord) =>
+  r.kind === 'outcome' && ((typeof r.status === 'number' && r.status >= 200 && r.status < 300) || (typeof r.outcome === 'string' && ESTABLISHED.has(r.outcome) && Boolean(r.resource_id)))
+
+/** An outcome that leaves unknown whether the server acted. */
+const lost = (r: AuditRecord) =>
+  r.kind === 'outcome' &&
+  !succeeded(r) &&
+  (r.outcome === 'unknown' || (typeof r.status === 'number' && (r.status >= 500 || r.status === 408 || r.status === 429)))
 
 function known(r: AuditRecord): Known {
   return {
@@ -44,6 +54,16 @@ export function historyOf(read: () => AuditRecord[]): History {
         if (found && r.idempotency_key) return {...found, idempotency_key: r.idempotency_key}
       }
       return found
+    },
+    lostAnswer(method, path, key) {
+      const list = all()
+      for (let i = list.length - 1; i >= 0; i--) {
+        const r = list[i]
+        if (r.method !== method || r.path !== path) continue
+        if (key !== undefined && key !== null && r.idempotency_key !== key) continue
+        if (lost(r)) return {...known(r), time: r.time} satisfies LostAnswer
+      }
+      return undefined
     },
   }
 }

@@ -66,9 +66,11 @@ export interface SentenceInput {
   seen: Seen
   partial: boolean
   confirmedByRetry: boolean
+  /** The answer was lost and the movement was found in the list by its key (account transfers). */
+  foundByKey?: boolean
 }
 
-export function sentence({plan, kind, seen, partial, confirmedByRetry, nameOf}: SentenceInput): string {
+export function sentence({plan, kind, seen, partial, confirmedByRetry, foundByKey, nameOf}: SentenceInput): string {
   const noun = plan.noun
   const what = describe(seen, plan.currency, nameOf)
   const key = plan.idempotencyKey
@@ -84,9 +86,11 @@ export function sentence({plan, kind, seen, partial, confirmedByRetry, nameOf}: 
   const nothing = noun === 'simulated credit' ? 'nothing was credited now' : 'nothing was moved now'
   if (kind === 'created') {
     const verb = noun === 'simulated credit' ? 'Simulated credit' : `Created ${noun}`
-    const retry = confirmedByRetry
-      ? ` The first answer was lost; a retry with the same Idempotency-Key ${key} confirmed it: it was made once, by this run.`
-      : ''
+    const retry = foundByKey
+      ? ` The answer was lost; it was not sent again, and the ${noun} list shows it with this request's key ${key}: it was made once, by this run.`
+      : confirmedByRetry
+        ? ` The first answer was lost; a retry with the same Idempotency-Key ${key} confirmed it: it was made once, by this run.`
+        : ''
     const next = partial && noun === 'move' ? ` Its settlement failed; ${key ? `re-run this command with --idempotency-key ${key} to ask the API to continue it.` : 'it stays approved.'}` : ''
     return `${verb} ${seen.id}: ${what}, ${state}.${retry}${next}`
   }

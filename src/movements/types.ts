@@ -83,6 +83,17 @@ export interface History {
   byKey(key: string): Known | undefined
   /** What an earlier successful request recorded about this resource (amount, currency, from, to). */
   byResource(id: string): Known | undefined
+  /**
+   * The latest request from this machine to `method path` (with this Idempotency-Key, when given)
+   * whose answer was lost: a network failure, a 5xx, 408 or 429, or an outcome recorded unknown.
+   */
+  lostAnswer?(method: string, path: string, key?: string | null): LostAnswer | undefined
+}
+
+/** An earlier request whose answer was lost, as the audit trail recorded it. */
+export interface LostAnswer extends Known {
+  /** When its outcome was recorded (ISO). */
+  time: string
 }
 
 export type {Prompter} from '../context/index.js'
@@ -106,7 +117,7 @@ export interface ProfileView {
 export interface MovementApi {
   moves: Pick<MovesApi, 'create' | 'approve' | 'cancel'>
   subaccounts: Pick<SubaccountsApi, 'get'>
-  transfers: Pick<TransfersApi, 'create' | 'approve' | 'pendingForApproval'>
+  transfers: Pick<TransfersApi, 'create' | 'approve' | 'pendingForApproval' | 'findByKey'>
   treasury: Pick<TreasuryApi, 'resolveAmount' | 'simulateCredit' | 'findAccount'>
 }
 
@@ -158,6 +169,16 @@ export interface Plan {
   autoApprove?: boolean
   /** What this machine recorded of the movement (approvals: the create's key, for the next step). */
   recorded?: Known
+  /**
+   * The exact command that finds out whether this request took effect when its answer is lost
+   * (shown with exit 7), and what it will say.
+   */
+  settle: string
+  /**
+   * Where the spec promises no replay of a create (account transfers): finds the movement this
+   * plan's key names without sending anything; `since` bounds the search (local ms).
+   */
+  lookup?(since?: number): Promise<Record<string, unknown> | undefined>
   send(): Promise<ApiResponse<Record<string, unknown>>>
 }
 
@@ -181,4 +202,6 @@ export interface Outcome {
   confirmed_by_retry: boolean
   /** One true sentence for a terminal. */
   sentence: string
+  /** The same outcome told of the movement as it is now (after `--wait` followed it). */
+  restate?(resource: Record<string, unknown>): Outcome
 }
