@@ -106,7 +106,14 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts:
   // A key the operator gave may name a movement an earlier run made where the spec promises no
   // replay (account transfers): look for it first, and send nothing when it is there.
   if (p.lookup && !p.keyGenerated) {
-    const found = await p.lookup()
+    let found: Record<string, unknown> | undefined
+    try {
+      found = await p.lookup()
+    } catch (err) {
+      await ports.audit?.outcome({...info, status: null, error_code: 'not_sent'})
+      if (err instanceof PayopsError) err.message = `${err.message.replace(/\.?\s*$/, '.')} Nothing was sent: payops looks for the key among the ${p.noun}s first and could not.`
+      throw err
+    }
     if (found) return conclude(p, ports, info, learned(200, found, Date.now()), {kind: 'replayed', notSent: true})
   }
   const sentAt = Date.now()

@@ -123,7 +123,7 @@ export function unknownExplanation(p: Plan, opts: {looked?: boolean; since?: num
       what = `It is unknown whether move ${r.id} was canceled; it was not sent again. Find out with: ${p.settle} (a second cancel is refused: "cannot be canceled in status canceled" is reported as canceled).`
       break
     case 'transfer.approve':
-      what = `It is unknown whether account transfer ${r.id} was approved; it was not sent again. Find out with: ${p.settle} (a second approve is refused: "cannot be approved in status approved" or later is reported as approved).`
+      what = `It is unknown whether account transfer ${r.id} was approved; it was not sent again. Find out with: ${p.settle} (a second approve is refused: "cannot be approved in status approved" or later is reported as approved)${p.audit.from ? `, or see its status in: payops transfers list --account ${shellArg(p.audit.from)}` : ''}.`
       break
   }
   return what
@@ -168,16 +168,21 @@ export function alreadyDone(p: Plan, err: unknown, history: History): AlreadyDon
   const state = stateInRefusal(err.message)
   if (!state || !DONE[r.kind]!.includes(state)) return undefined
   const earlier = history.lostAnswer?.(p.audit.method, p.audit.path)
-  const by = earlier ? ` by the request this machine sent at ${at(earlier.time)}, whose answer was lost` : ' before this request'
+  const verb = r.kind === 'move.cancel' ? 'cancel' : 'approve'
+  const did = r.kind === 'move.cancel' ? 'canceled the move' : r.kind === 'move.approve' ? 'settled the move' : 'approved the transfer'
+  // The trail knows this machine's earlier attempt; it cannot know whether another request came first.
+  const by = earlier
+    ? ` The ${verb} this machine sent at ${at(earlier.time)} lost its answer; it took effect, unless another request ${did} first.`
+    : ` It was ${r.kind === 'move.cancel' ? 'canceled' : r.kind === 'move.approve' ? 'settled' : 'approved'} before this request.`
   // The amount as this machine recorded it (the API cannot show one move).
   const known = history.byResource(r.id)
   const minor = p.audit.amount_in_minor_units ?? known?.amount_in_minor_units ?? null
   const currency = p.audit.currency_code ?? known?.currency_code ?? null
   const money = minor !== null && currency ? ` (${formatMoney(minor, currency)})` : ''
   let sentence: string
-  if (r.kind === 'move.cancel') sentence = `Move ${r.id}${money} was already canceled${by}: it will not move money. Nothing was changed now.`
-  else if (r.kind === 'move.approve') sentence = `Move ${r.id}${money} was already settled${by}. Nothing was moved now.`
-  else sentence = `Account transfer ${r.id}${money} was already approved${by}; it is ${state} now. Nothing was changed now.`
+  if (r.kind === 'move.cancel') sentence = `Move ${r.id}${money} is already canceled: it will not move money. Nothing was changed now.${by}`
+  else if (r.kind === 'move.approve') sentence = `Move ${r.id}${money} is already settled. Nothing was moved now.${by}`
+  else sentence = `Account transfer ${r.id}${money} is already approved (${state} now). Nothing was changed now.${by}`
   return {resource: {id: r.id, status: state}, status: state, sentence, earlier}
 }
 

@@ -168,7 +168,9 @@ describe('moves cancel and approve whose answer is lost', () => {
     expect(outcomeOf(json)).toMatchObject({kind: 'replayed', id, status: 'canceled'})
     const table = await runAs(emu, 'test', ['moves', 'cancel', id, '-o', 'table'])
     expect(table.code, table.stderr).toBe(0)
-    expect(table.stderr).toMatch(new RegExp(`Move ${id} \\(6\\.11 USD\\) was already canceled by the request this machine sent at .*, whose answer was lost: it will not move money\\. Nothing was changed now\\.`))
+    expect(table.stderr).toMatch(
+      new RegExp(`Move ${id} \\(6\\.11 USD\\) is already canceled: it will not move money\\. Nothing was changed now\\. The cancel this machine sent at \\S+ \\S+ lost its answer; it took effect, unless another request canceled the move first\\.`),
+    )
     // Nothing else changed: the move cannot be approved any more, and B received nothing.
     const approve = await runAs(emu, 'test', ['moves', 'approve', id])
     expect(approve.code).toBe(8)
@@ -180,7 +182,8 @@ describe('moves cancel and approve whose answer is lost', () => {
     expect(direct.status).toBe(200)
     const r = await runAs(emu, 'test', ['moves', 'cancel', id, '-o', 'table'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stderr).toMatch(new RegExp(`Move ${id} .*was already canceled before this request: it will not move money`))
+    expect(r.stderr).toMatch(new RegExp(`Move ${id} \\(6\\.12 USD\\) is already canceled: it will not move money\\. Nothing was changed now\\. It was canceled before this request\\.`))
+    expect(r.stderr).not.toMatch(/this machine sent/)
   })
 
   it('an approve is not sent again (exit 7), the money moved once, and the re-run says it was already settled (exit 0)', async () => {
@@ -195,7 +198,7 @@ describe('moves cancel and approve whose answer is lost', () => {
 
     const again = await runAs(emu, 'test', ['moves', 'approve', id, '-o', 'table'])
     expect(again.code, again.stderr).toBe(0)
-    expect(again.stderr).toMatch(new RegExp(`Move ${id} \\(6\\.13 USD\\) was already settled by the request this machine sent at .*, whose answer was lost\\. Nothing was moved now\\.`))
+    expect(again.stderr).toMatch(new RegExp(`Move ${id} \\(6\\.13 USD\\) is already settled\\. Nothing was moved now\\. The approve this machine sent at \\S+ \\S+ lost its answer; it took effect, unless another request settled the move first\\.`))
     expect(await incoming(b)).toBe(before + 613)
   })
 

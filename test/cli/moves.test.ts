@@ -193,7 +193,7 @@ describe('moves approve and cancel', () => {
     expect(outcomeOf(again)).toMatchObject({kind: 'replayed', id, status: 'settled'})
     const table = await runAs(emu, 'test', ['moves', 'approve', id, '-o', 'table'])
     expect(table.code, table.stderr).toBe(0)
-    expect(table.stderr).toMatch(new RegExp(`Move ${id} \\(4\\.01 USD\\) was already settled before this request\\. Nothing was moved now\\.`))
+    expect(table.stderr).toMatch(new RegExp(`Move ${id} \\(4\\.01 USD\\) is already settled\\. Nothing was moved now\\. It was settled before this request\\.`))
   })
 
   it('approving a canceled move stays a rejection (exit 8): it is not what was asked', async () => {

@@ -106,7 +106,7 @@ describe('transfers create', () => {
     const count = await transferCount()
     const again = await runAs(emu, 'test', ['transfers', 'approve', t.id, '-o', 'table'])
     expect(again.code, again.stderr).toBe(0)
-    expect(again.stderr).toMatch(new RegExp(`Account transfer ${t.id} .*was already approved before this request; it is approved now\\. Nothing was changed now\\.`))
+    expect(again.stderr).toMatch(new RegExp(`Account transfer ${t.id} .*is already approved \\(approved now\\)\\. Nothing was changed now\\. It was approved before this request\\.`))
     expect(await transferCount()).toBe(count)
   })
 
