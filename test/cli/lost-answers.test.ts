@@ -222,6 +222,24 @@ describe('moves cancel and approve whose answer is lost', () => {
   })
 })
 
+describe('other writes are not re-sent after an answer that may come after the commit', () => {
+  it('`payops api POST` outside move create, even with an Idempotency-Key header: one request', async () => {
+    await lose('POST')
+    const {result: r, sent} = await requestsDuring(() => runAs(emu, 'test', ['api', 'POST', '/api/subaccounts', '-f', 'name=Once', '-H', 'Idempotency-Key: once-1'], {clock: fakeClock()}))
+    expect(r.code).toBe(1)
+    expect(sent).toEqual(['POST /api/subaccounts'])
+  })
+
+  it('a webhook endpoint create: one request', async () => {
+    await lose('POST', '502')
+    const {result: r, sent} = await requestsDuring(() =>
+      runAs(emu, 'test', ['webhooks', 'create', '--url', 'https://example.com/once', '--event-types', 'payin.settled'], {clock: fakeClock()}),
+    )
+    expect(r.code).toBe(1)
+    expect(sent).toEqual(['POST /api/webhooks'])
+  })
+})
+
 describe('a move create is still re-sent with its key (the spec promises it)', () => {
   it('a 503 after the commit: re-sent once, one move, created by this run', async () => {
     const before = await incoming(b)
