@@ -192,3 +192,31 @@ export class InterruptedError extends PayopsError {
     super(message, ExitCode.INTERRUPTED)
   }
 }
+
+/**
+ * A money request whose answer was lost (a 5xx, a reset or a timeout after it may have reached the
+ * server) and that payops could not settle by looking: whether it took effect is unknown. Exit 7;
+ * `settle` is the exact command that finds out.
+ */
+export class OutcomeUnknownError extends PayopsError {
+  override name = 'OutcomeUnknownError'
+  readonly status?: number
+  readonly errorCode?: string
+  readonly requestId?: string
+  readonly code?: string
+  constructor(
+    message: string,
+    readonly settle: string,
+    cause: {status?: number; errorCode?: string; requestId?: string; code?: string} = {},
+  ) {
+    super(message, ExitCode.NETWORK)
+    this.status = cause.status
+    this.errorCode = cause.errorCode
+    this.requestId = cause.requestId
+    this.code = cause.code
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {...super.toJSON(), kind: 'unknown', settle: this.settle, status: this.status, error_code: this.errorCode, request_id: this.requestId, code: this.code}
+  }
+}

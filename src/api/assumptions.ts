@@ -50,7 +50,12 @@ export const ASSUMPTIONS: Assumption[] = [
   {
     topic: 'Idempotency-Key on approve and cancel',
     assumed:
-      'Not documented, so not sent: approve and cancel are not retried after a lost answer (a second approve of a settled move is a 400, never a second settlement), and payops says the outcome is unknown and that re-running is safe.',
+      'Not documented, so not sent, and an approve or cancel is never re-sent after an answer that may have been lost: exit 7 names the command to run again (a second approve of a settled move is a 400, never a second settlement). The next answer that shows the state asked for is read as what it is: 400 "cannot be canceled in status canceled" to a cancel, "cannot be approved in status settled" to a move approve, "in status approved" (or initiated, debited, settled) to a transfer approve is exit 0, "already canceled/settled/approved", naming the earlier request of this machine whose answer was lost when the audit trail has it. A refusal that does not name the state stays exit 8.',
+  },
+  {
+    topic: 'Which failures prove that nothing was sent',
+    assumed:
+      'Only a connection never made (refused, DNS failure, unreachable, connect timeout). Any answer with a status (5xx, and 408 and 429: rate limits are not shown) and any reset or timeout may come after the server acted, so writes are re-sent after them only where the spec promises idempotency: move create with its Idempotency-Key. GETs are always retried.',
   },
   {
     topic: 'Amount of a move being approved',
@@ -118,7 +123,7 @@ export const ASSUMPTIONS: Assumption[] = [
   {
     topic: 'Simulated credit: "sandbox reference"',
     assumed:
-      'The optional `Idempotency-Key` header. The same key with the same account and body returns the original credit (200, nothing new); the same key with a different account or body is 409 `DUPLICATE_SANDBOX_REFERENCE`. `payops` always sends one (generated and printed when not given).',
+      'The optional `Idempotency-Key` header (the spec names a 409 "duplicate sandbox reference" and no body field that could be one). A reference is used once: any request that repeats it, with the same body or another, is 409 `DUPLICATE_SANDBOX_REFERENCE` and credits nothing; nothing is replayed. `payops` always sends one (generated and printed when not given) and never re-sends a credit whose answer was lost: a bank line carries nothing that ties it to the request, so it cannot be found reliably, and the command exits 7 naming the same request with the same reference. That re-run\'s 409, when this machine\'s audit trail holds the lost request with that reference, amount and destination, is reported as already credited (exit 0); otherwise it stays exit 5.',
   },
   {
     topic: 'Simulated credit to a subaccount',
@@ -131,7 +136,11 @@ export const ASSUMPTIONS: Assumption[] = [
     assumed:
       '`POST /api/treasury/account-transfers` with `{from_account_id, to_account_id, amount_in_minor_units, currency_code, rail, auto_approve (default true), scheduled_date?, client_metadata?}`; 201 `{data: transfer}` (`initiated` with auto-approve, `created` without), 202 `approved` with async initiation.',
   },
-  {topic: 'Account transfer Idempotency-Key', assumed: 'Honoured like a move\'s: a replay with the same key returns the same transfer as it is now (200); the key names the transfer, not the body. `payops transfers create` always sends one.'},
+  {
+    topic: 'Account transfer Idempotency-Key',
+    assumed:
+      'Not documented for transfers, so not relied on (the emulator ignores it: a repeated key creates another transfer). `payops transfers create` sends one and carries it in `client_metadata.payops_idempotency_key`, and never re-sends a create whose answer may have been lost: it looks in the transfer list (the source account, that amount, created since 5 minutes before sending). Found: made by this run, exit 0. Not found: exit 7, because a list may show a new transfer late; the message names the list command and the re-run with the same key, which looks in the source account\'s transfers first and sends nothing when the key is there (a listed transfer with other details is exit 5).',
+  },
   {topic: 'Account transfer validation', assumed: 'Unknown accounts 404; same account 400; `currency_code` must equal the source account\'s currency (400 incompatible currency); ACH and instant rails only between two USD accounts, wire between any (400 unsupported rail).'},
   {topic: 'Account transfer approve response', assumed: '200 `{data: transfer}` with status `approved`; any other state 400, unknown 404. It is then initiated by the bank side (in the emulator: on its own with async initiation, else through the control API).'},
   {topic: '`scheduled_date`', assumed: 'Stored and returned as given; the emulator does not hold the transfer until that day.'},

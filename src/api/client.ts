@@ -14,7 +14,7 @@ export {newOpId, type AuditHook, type AuditInfo, type AuditOutcome} from './audi
 import {describeIssues, readErrorBody} from './schemas/common.js'
 import {describeHeader, redact, registerSecret} from './redact.js'
 import {FetchTransport, PoolTransport, type Transport} from './transport.js'
-import {DEFAULT_POLICY, RETRYABLE_STATUSES, isRetryableMethod, nextDelay, parseRetryAfter, type RetryPolicy} from './retry.js'
+import {DEFAULT_POLICY, RETRYABLE_STATUSES, failedBeforeSending, isRetryableMethod, nextDelay, parseRetryAfter, type RetryPolicy} from './retry.js'
 import type {Page} from './paginate.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
@@ -49,6 +49,13 @@ export interface RequestOptions<S extends z.ZodMiniType | undefined = undefined>
   rawBody?: string
   headers?: Record<string, string>
   idempotencyKey?: string
+  /**
+   * The spec promises that this request, repeated with its Idempotency-Key, cannot act twice (move
+   * create, the only such request): it may be re-sent after a failure that may have reached the
+   * server. Any other request that changes something is re-sent only after a failure that proves
+   * it never left (connection refused, DNS); otherwise its caller finds out what happened.
+   */
+  idempotent?: boolean
   /** Schema of the `data` member of the envelope. */
   schema?: S
   /** Parse the whole body with the schema instead of its `data` member. */
@@ -199,9 +206,12 @@ export class ApiClient {
       headers['content-type'] = 'application/json'
     }
     const hasKey = Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')
-    const retryable = isRetryableMethod(opts.method, hasKey)
+    // Re-sent after a failure that may have reached the server: only what the spec makes safe.
+    const retryable = isRetryableMethod(opts.method, Boolean(opts.idempotent) && hasKey)
     const deadline = Date.now() + this.timeoutMs
-    const maxAttempts = retryable ? this.policy.maxRetries + 1 : 1
+    const maxAttempts = this.policy.maxRetries + 1
+    // Shown in traces: a request that is not re-sendable has one attempt, unless nothing was sent.
+    let shown = retryable ? maxAttempts : 1
     const display = `${opts.method} ${opts.path}${buildQuery(opts.query)}`
     const sentAt = Date.now()
     let uncertain = false
@@ -209,7 +219,7 @@ export class ApiClient {
     for (let attempt = 1; ; attempt++) {
       const started = Date.now()
       const remaining = deadline - started
-      this.log(`→ ${display} attempt ${attempt}/${maxAttempts}` + this.describeHeaders(headers) + (payload ? ` body ${truncate(payload, 500)}` : ''))
+      this.log(`→ ${display} attempt ${attempt}/${shown}` + this.describeHeaders(headers) + (payload ? ` body ${truncate(payload, 500)}` : ''))
       let status: number
       let resHeaders: Record<string, string | string[] | undefined>
       let text: string
@@ -225,10 +235,13 @@ export class ApiClient {
         const e = err as {code?: string; name?: string; message?: string}
         const code = typeof e.code === 'string' ? e.code : (e.name ?? 'ERROR')
         const timedOut = /TIMEOUT|ETIMEDOUT|AbortError|TimeoutError/i.test(code)
-        this.log(`← ${display} failed: ${code} after ${Date.now() - started}ms (attempt ${attempt}/${maxAttempts})`)
-        const canRetry = attempt < maxAttempts && !refusedForGood(code)
-        uncertain = true
+        this.log(`← ${display} failed: ${code} after ${Date.now() - started}ms (attempt ${attempt}/${shown})`)
+        // A connection that was never made proves nothing was sent: any request may try again.
+        const notSent = failedBeforeSending(code)
+        const canRetry = attempt < maxAttempts && !refusedForGood(code) && (retryable || notSent)
+        if (!notSent) uncertain = true
         if (canRetry) {
+          if (!retryable) shown = maxAttempts
           const wait = nextDelay(attempt - 1, this.policy, undefined, this.random)
           if (Date.now() + wait < deadline) {
             await this.sleep(wait)
@@ -237,14 +250,17 @@ export class ApiClient {
         }
         const what = timedOut ? `timed out after ${Math.round(this.timeoutMs / 1000)}s` : `could not reach ${this.baseUrl.origin} (${code})`
         const tries = attempt > 1 ? ` after ${attempt} attempts` : ''
-        throw new NetworkError(redact(`${opts.method} ${opts.path}: ${what}${tries}.`), code)
+        const failed = new NetworkError(redact(`${opts.method} ${opts.path}: ${what}${tries}.`), code)
+        if (uncertain) Object.assign(failed, {earlierAttemptUncertain: true})
+        throw failed
       }
       const requestId = headerValue(resHeaders['x-request-id'])
-      this.log(`← ${status} ${display} in ${Date.now() - started}ms (attempt ${attempt}/${maxAttempts})${requestId ? ` request ${requestId}` : ''}` + (text ? ` body ${truncate(text, 500)}` : ''))
+      this.log(`← ${status} ${display} in ${Date.now() - started}ms (attempt ${attempt}/${shown})${requestId ? ` request ${requestId}` : ''}` + (text ? ` body ${truncate(text, 500)}` : ''))
 
       if (status >= 300 && status < 400) throw this.redirectRefused(opts, status, resHeaders, url)
 
-      if (RETRYABLE_STATUSES.has(status) && attempt < maxAttempts) {
+      // Any answer may come after the server acted (a 5xx after the commit): re-sent only when safe.
+      if (RETRYABLE_STATUSES.has(status) && attempt < maxAttempts && retryable) {
         uncertain = true
         const retryAfter = parseRetryAfter(resHeaders['retry-after'])
         const wait = nextDelay(attempt - 1, this.policy, retryAfter, this.random)

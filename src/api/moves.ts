@@ -23,10 +23,14 @@ export function validateMoveCreate(input: MoveCreateInput): MoveCreateRequest {
 export class MovesApi {
   constructor(private readonly client: ApiClient) {}
 
-  /** Creates a move; always with an Idempotency-Key so that a retry can never move money twice. */
+  /**
+   * Creates a move; always with an Idempotency-Key. The spec promises that a repeat with the key
+   * answers with the move it names, so this is the one write the client re-sends after a failure
+   * that may have reached the server.
+   */
   create(input: MoveCreateInput, idempotencyKey: string, opts: SendOptions = {}) {
     const body = validateMoveCreate(input)
-    return this.client.request({method: 'POST', path: PATHS.moveCreate, body, idempotencyKey, schema: Move, ...opts})
+    return this.client.request({method: 'POST', path: PATHS.moveCreate, body, idempotencyKey, idempotent: true, schema: Move, ...opts})
   }
 
   /** The answer may lack the amount (the spec's approve example shows none): see ApprovedMove. */

@@ -13,11 +13,43 @@ export interface RetryPolicy {
 
 export const DEFAULT_POLICY: RetryPolicy = {maxRetries: 2, baseDelayMs: 200, maxDelayMs: 5000}
 
-/** GET, HEAD, PUT and DELETE are idempotent by definition; POST and PATCH only with a key. */
-export function isRetryableMethod(method: string, hasIdempotencyKey: boolean): boolean {
+/**
+ * Methods that change nothing, by definition: always re-sent after a failure. Every other request
+ * is re-sent after a failure that may have reached the server only where the spec promises that a
+ * repeat cannot act twice: move create with its Idempotency-Key (`idempotentBySpec`). PUT and
+ * DELETE are not on the list: a move's cancel is a DELETE, and the spec promises nothing of it.
+ */
+export function isRetryableMethod(method: string, idempotentBySpec: boolean): boolean {
   const m = method.toUpperCase()
-  if (m === 'GET' || m === 'HEAD' || m === 'DELETE' || m === 'PUT' || m === 'OPTIONS') return true
-  return hasIdempotencyKey
+  if (m === 'GET' || m === 'HEAD' || m === 'OPTIONS') return true
+  return idempotentBySpec
+}
+
+/**
+ * Transport failures that prove the request never reached the server (no connection was made):
+ * any request may be sent again after one of these. A reset, a timeout or any answer with a status
+ * may come after the server acted.
+ */
+export const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT'])
+
+export function failedBeforeSending(code: string | undefined): boolean {
+  return code !== undefined && NOT_SENT_CODES.has(code)
+}
+
+/**
+ * Whether a failure leaves it unknown if the server acted on the request: a network failure other
+ * than one that proves nothing was sent, any 5xx (it may come after the commit), 408 and 429 (the
+ * spec shows no rate limits and promises nothing about them), an answer that could not be read,
+ * or a request one of whose earlier attempts was itself uncertain.
+ */
+export function leavesOutcomeUnknown(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false
+  const e = err as {name?: unknown; status?: unknown; code?: unknown; earlierAttemptUncertain?: unknown}
+  if (e.earlierAttemptUncertain === true) return true
+  if (e.name === 'NetworkError') return !failedBeforeSending(typeof e.code === 'string' ? e.code : undefined) && e.code !== 'REDIRECT'
+  if (e.name === 'ResponseError' || e.name === 'ResponseTooLargeError') return true
+  if (e.name === 'ApiError' && typeof e.status === 'number') return e.status >= 500 || e.status === 408 || e.status === 429
+  return false
 }
 
 /** Parses Retry-After (delta seconds or an HTTP date) into milliseconds from `now`. */

@@ -86,6 +86,19 @@ export class WaitInterruptedError extends InterruptedError {
   }
 }
 
+/**
+ * The `client_metadata` entry in which `transfers create` carries its Idempotency-Key: the spec
+ * promises no idempotency for a transfer's create, so after a lost answer payops looks for this
+ * entry in the transfer list instead of sending the create again.
+ */
+export const KEY_METADATA = 'payops_idempotency_key'
+
+/** The Idempotency-Key a transfer carries in its client_metadata, if any. */
+export function keyOfTransfer(t: Pick<AccountTransfer, 'client_metadata'>): string | undefined {
+  const v = (t.client_metadata as Record<string, unknown> | null | undefined)?.[KEY_METADATA]
+  return typeof v === 'string' ? v : undefined
+}
+
 /** How far around a transfer's created_at the list is searched when polling for it. */
 const CREATED_WINDOW_MS = 60_000
 
@@ -106,7 +119,11 @@ export class TransfersApi {
     return paginate((cursor) => this.listPage(filters, cursor), opts)
   }
 
-  /** Creates a transfer; always with an Idempotency-Key so that a retry can never move money twice. */
+  /**
+   * Creates a transfer. The key goes in the Idempotency-Key header (which the spec does not promise
+   * to honour here) and, by the caller, in client_metadata: the request is never re-sent after a
+   * failure that may have reached the server; {@link findByKey} finds out instead.
+   */
   create(input: TransferCreateInput, idempotencyKey: string, opts: SendOptions = {}) {
     const body = validateTransferCreate(input)
     return this.client.request({method: 'POST', path: PATHS.transferCreate, body, idempotencyKey, schema: AccountTransfer, ...opts})
@@ -156,6 +173,21 @@ export class TransfersApi {
       filters.created_at_lte = new Date(created + CREATED_WINDOW_MS).toISOString()
     }
     for await (const t of this.list(filters, {all: true})) if (t.id === known.id) return t
+    return undefined
+  }
+
+  /**
+   * The transfer whose client_metadata carries `key`, among the source account's transfers
+   * (created at or after `createdAfter` when given; of exactly `amount` when given), or undefined.
+   * Absence proves little: a list may show a new transfer late.
+   */
+  async findByKey(key: string, from: string, opts: {createdAfter?: string; amount?: number} = {}): Promise<AccountTransfer | undefined> {
+    const filters: TransferFilters = {account_id: [from], limit: 500, created_at_gte: opts.createdAfter}
+    if (opts.amount !== undefined) {
+      filters.amount_in_minor_units_gte = opts.amount
+      filters.amount_in_minor_units_lte = opts.amount
+    }
+    for await (const t of this.list(filters, {all: true})) if (t.from_account_id === from && keyOfTransfer(t) === key) return t
     return undefined
   }
 

@@ -6,7 +6,7 @@
  */
 import {createHash} from 'node:crypto'
 import {readAudit, type AuditRecord} from '../audit/index.js'
-import type {Claim, History, Known} from './types.js'
+import type {Claim, History, Known, LostAnswer} from './types.js'
 import type {Totals} from '../guardrails.js'
 
 /**
@@ -20,12 +20,22 @@ export function movementDetails(d: {from: string | null; to: string; amount_in_m
 
 /** An outcome that shows the request made nothing: an answer below 500 that is not 2XX, or a run that stopped before sending. */
 const madeNothing = (r: AuditRecord) =>
-  r.kind === 'outcome' && ((typeof r.status === 'number' && (r.status < 200 || (r.status >= 300 && r.status < 500))) || (r.status == null && r.error_code === NOT_SENT))
+  r.kind === 'outcome' && !succeeded(r) && ((typeof r.status === 'number' && (r.status < 200 || (r.status >= 300 && r.status < 500))) || (r.status == null && r.error_code === NOT_SENT))
 
 /** The error code of an outcome recorded for a movement that was never sent. */
 export const NOT_SENT = 'not_sent'
 
-const succeeded = (r: AuditRecord) => r.kind === 'outcome' && typeof r.status === 'number' && r.status >= 200 && r.status < 300
+/** Outcomes a lost answer, a lookup or an answer that shows the state established (status aside). */
+const ESTABLISHED = new Set(['created', 'replayed', 'advanced'])
+
+const succeeded = (r: AuditRecord) =>
+  r.kind === 'outcome' && ((typeof r.status === 'number' && r.status >= 200 && r.status < 300) || (typeof r.outcome === 'string' && ESTABLISHED.has(r.outcome) && Boolean(r.resource_id)))
+
+/** An outcome that leaves unknown whether the server acted. */
+const lost = (r: AuditRecord) =>
+  r.kind === 'outcome' &&
+  !succeeded(r) &&
+  (r.outcome === 'unknown' || (typeof r.status === 'number' && (r.status >= 500 || r.status === 408 || r.status === 429)))
 
 function known(r: AuditRecord): Known {
   return {
@@ -145,6 +155,16 @@ export function historyOf(read: () => AuditRecord[], keyId?: string | null): His
       for (let i = list.length - 1; i >= 0; i--) {
         const r = list[i]
         if (r.resource_id === id && succeeded(r) && r.resource_status) return r.resource_status
+      }
+      return undefined
+    },
+    lostAnswer(method, path, key) {
+      const list = all()
+      for (let i = list.length - 1; i >= 0; i--) {
+        const r = list[i]
+        if (r.method !== method || r.path !== path) continue
+        if (key !== undefined && key !== null && r.idempotency_key !== key) continue
+        if (lost(r)) return {...known(r), time: r.time} satisfies LostAnswer
       }
       return undefined
     },

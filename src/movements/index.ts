@@ -4,13 +4,15 @@
  * endpoints) goes plan -> guard -> record intent -> send -> classify -> record outcome, and the
  * caller renders the outcome. Nothing here prints or parses flags: the world comes in as ports.
  */
-import {ApiError, ConflictError, NetworkError, PayopsError} from '../errors.js'
+import {ApiError, ConflictError, PayopsError} from '../errors.js'
+import {leavesOutcomeUnknown} from '../api/retry.js'
+import {alreadyDone, unknownExplanation, unknownOutcome} from './settle.js'
 import {newOpId, type ApiResponse, type AuditInfo} from '../api/client.js'
 import {classifyOutcome, mismatches, requestWindowStart, timeOf} from './classify.js'
 import {guard, type GuardOptions} from './guard.js'
 import {plan} from './plan.js'
 import {describe, seenOf, sentence} from './sentence.js'
-import type {MovementPorts, MovementRequest, Outcome, Plan} from './types.js'
+import type {MovementPorts, MovementRequest, Outcome, OutcomeKind, Plan} from './types.js'
 
 export type {MovementPorts, MovementRequest, Outcome, Plan} from './types.js'
 export {plan} from './plan.js'
@@ -36,21 +38,10 @@ function rawStatusOf(body: unknown): string | null {
   return typeof data?.status === 'string' ? data.status : null
 }
 
-/** Adds what the operator must know to an error that leaves the outcome unknown. */
+/** Adds what the operator must know to an error that leaves the outcome unknown (import rows keep their error class). */
 function explainUncertain(err: unknown, p: Plan): unknown {
-  if (!(err instanceof PayopsError)) return err
-  const uncertain =
-    err instanceof NetworkError ||
-    (err instanceof ApiError && err.status >= 500) ||
-    Boolean((err as {earlierAttemptUncertain?: boolean}).earlierAttemptUncertain)
-  if (!uncertain) return err
-  const op = p.request.kind
-  if (p.idempotencyKey) {
-    err.message += ` It is unknown whether the ${p.noun} was made; re-run with --idempotency-key ${p.idempotencyKey} to find out and finish it safely (never a second ${p.noun}).`
-  } else if (op === 'move.approve' || op === 'transfer.approve' || op === 'move.cancel') {
-    const id = (p.request as {id: string}).id
-    err.message += ` It is unknown whether ${p.noun} ${id} was changed; re-running is safe: the API refuses to ${op.endsWith('cancel') ? 'cancel' : 'approve'} it twice.`
-  }
+  if (!(err instanceof PayopsError) || !leavesOutcomeUnknown(err)) return err
+  err.message = `${err.message.replace(/\.?\s*$/, '.')} ${unknownExplanation(p)}`
   return err
 }
 
@@ -93,7 +84,7 @@ function withKnownAmount(resource: Record<string, unknown>, p: Plan): Record<str
 
 /** Sends one planned movement, records it, and classifies the answer. */
 export async function execute(p: Plan, ports: MovementPorts): Promise<Outcome> {
-  return (await prepare(p, ports)).send()
+  return (await prepare(p, ports, {unknownAsError: true})).send()
 }
 
 /** A movement whose intent is on record: send it, or give it up (recorded as not sent). */
@@ -103,37 +94,97 @@ export interface Prepared {
   abandon(reason: string): Promise<void>
 }
 
+export interface PrepareOptions {
+  /**
+   * An outcome left unknown ends as {@link OutcomeUnknownError} (exit 7, naming the command that
+   * settles it); otherwise the original error is kept, its message saying the same.
+   */
+  unknownAsError?: boolean
+}
+
 /**
  * Records the intent of a planned movement; what it resolves with sends it. A caller with several
  * movements to send (an import) prepares the next one while the last one is in flight, so that
  * writing the intent is not on the path from one request to the next.
  */
-export async function prepare(p: Plan, ports: MovementPorts): Promise<Prepared> {
+export async function prepare(p: Plan, ports: MovementPorts, opts: PrepareOptions = {}): Promise<Prepared> {
   const info = {op: newOpId(), ...p.audit, idempotency_key: p.idempotencyKey}
   await ports.audit?.intent(info)
   return {
-    send: () => sendPlanned(p, ports, info),
+    send: () => sendPlanned(p, ports, info, opts),
     abandon: async (reason) => ports.audit?.outcome({...info, status: null, error_code: reason}),
   }
 }
 
-async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo): Promise<Outcome> {
+/** An answer payops did not receive as such: what a lookup found, or what a refusal showed. */
+function learned(status: number, resource: Record<string, unknown>, sentAt: number): ApiResponse<Record<string, unknown>> {
+  return {status, data: resource, body: {data: resource}, headers: {}, attempts: 1, earlierAttemptUncertain: false, sentAt}
+}
+
+/** How the outcome was established when not from the answer itself. */
+interface Established {
+  kind: OutcomeKind
+  /** The request failed (lost answer, refusal): its status and code, for the audit trail. */
+  failure?: {status: number | null; request_id: string | null; error_code: string | null}
+  /** The lost answer's movement was found in the list by its key. */
+  foundByKey?: boolean
+  /** The sentence, when the answer was a refusal that shows the state. */
+  sentence?: string
+  /** Nothing was sent: the key already names a movement in the list. */
+  notSent?: boolean
+}
+
+function failureOf(err: unknown): NonNullable<Established['failure']> {
+  const e = err as {status?: number; errorCode?: string; requestId?: string; code?: string}
+  return {status: e.status ?? null, request_id: e.requestId ?? null, error_code: e.errorCode ?? e.code ?? (err as Error).name}
+}
+
+async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts: PrepareOptions): Promise<Outcome> {
+  // A key the operator gave may name a movement an earlier run made where the spec promises no
+  // replay (account transfers): look for it first, and send nothing when it is there.
+  if (p.lookup && !p.keyGenerated) {
+    let found: Record<string, unknown> | undefined
+    try {
+      found = await p.lookup()
+    } catch (err) {
+      await ports.audit?.outcome({...info, status: null, error_code: 'not_sent'})
+      if (err instanceof PayopsError) err.message = `${err.message.replace(/\.?\s*$/, '.')} Nothing was sent: payops looks for the key among the ${p.noun}s first and could not.`
+      throw err
+    }
+    if (found) return conclude(p, ports, info, learned(200, found, Date.now()), {kind: 'replayed', notSent: true})
+  }
+  const sentAt = Date.now()
   let res: ApiResponse<Record<string, unknown>>
   try {
     res = await p.send()
   } catch (err) {
-    const e = err as {status?: number; errorCode?: string; requestId?: string; code?: string}
-    const refused = keyRefused(err, p)
-    await ports.audit?.outcome({
-      ...info,
-      status: e.status ?? null,
-      request_id: e.requestId ?? null,
-      error_code: e.errorCode ?? e.code ?? (err as Error).name,
-      ...(refused ? {outcome: 'conflict'} : {}),
-    })
-    if (refused) throw keyConflict(err as ApiError, p, ports)
+    // The API's own 409 to a move create: the key names another (or a canceled or failed) move.
+    if (keyRefused(err, p)) {
+      const e = err as {status?: number; errorCode?: string; requestId?: string; code?: string}
+      await ports.audit?.outcome({...info, status: e.status ?? null, request_id: e.requestId ?? null, error_code: e.errorCode ?? e.code ?? (err as Error).name, outcome: 'conflict'})
+      throw keyConflict(err as ApiError, p, ports)
+    }
+    // An answer that shows the state asked for (a cancel of a canceled move...): it is so.
+    const done = alreadyDone(p, err, ports.history)
+    if (done) return conclude(p, ports, info, learned((err as {status: number}).status, done.resource, sentAt), {kind: 'replayed', failure: failureOf(err), sentence: done.sentence})
+    const unknown = leavesOutcomeUnknown(err)
+    let looked = false
+    if (unknown && p.lookup) {
+      // Not sent again: looked for in the list by its key.
+      const found = await p.lookup(sentAt).then(
+        (t) => ((looked = true), t),
+        () => undefined,
+      )
+      if (found) return conclude(p, ports, info, learned(201, found, sentAt), {kind: 'created', failure: failureOf(err), foundByKey: true})
+    }
+    await ports.audit?.outcome({...info, ...failureOf(err), ...(unknown ? {outcome: 'unknown'} : {})})
+    if (unknown && opts.unknownAsError) throw unknownOutcome(err, p, {looked, since: sentAt})
     throw explainUncertain(err, p)
   }
+  return conclude(p, ports, info, res)
+}
+
+async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: ApiResponse<Record<string, unknown>>, est?: Established): Promise<Outcome> {
   const receivedAt = Date.now()
   const op = p.request.kind
   const requestedId = 'id' in p.request ? p.request.id : undefined
@@ -146,27 +197,31 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo): Prom
   // What the key named, in the latest state this machine recorded for it (an approve after its create).
   const latest = byKey?.id ? ports.history.lastStatus?.(byKey.id) : undefined
   const prior = byKey && latest ? {...byKey, status: latest} : byKey
-  const kind = classifyOutcome({
-    op: create ? 'create' : 'advance',
-    httpStatus: res.status,
-    rawStatus: rawStatusOf(res.body),
-    status: seen.status,
-    keyGenerated: p.keyGenerated,
-    earlierAttemptUncertain: res.earlierAttemptUncertain,
-    prior,
-    autoApprove: p.autoApprove,
-    createdAt: timeOf(resource.created_at),
-    statusRecordedAt: timeOf(resource.status_recorded_at ?? resource.settled_at ?? resource.updated_at),
-    windowStart: requestWindowStart(res.sentAt, receivedAt, header(res, 'date')),
-  })
+  const kind =
+    est?.kind ??
+    classifyOutcome({
+      op: create ? 'create' : 'advance',
+      httpStatus: res.status,
+      rawStatus: rawStatusOf(res.body),
+      status: seen.status,
+      keyGenerated: p.keyGenerated,
+      earlierAttemptUncertain: res.earlierAttemptUncertain,
+      prior,
+      autoApprove: p.autoApprove,
+      createdAt: timeOf(resource.created_at),
+      statusRecordedAt: timeOf(resource.status_recorded_at ?? resource.settled_at ?? resource.updated_at),
+      windowStart: requestWindowStart(res.sentAt, receivedAt, header(res, 'date')),
+    })
   // 207; or a move asked to settle that the answer shows only approved (a replay of one whose
   // settlement failed earlier: the API returns it as it is, so what was asked did not all happen).
   const partial = res.status === 207 || (op === 'move.create' && p.autoApprove === true && seen.status === 'approved')
-  const differs = create && p.expected ? mismatches(p.expected, seen) : []
+  const differs = create && p.expected && !est?.sentence ? mismatches(p.expected, seen) : []
   await ports.audit?.outcome({
     ...info,
     status: res.status,
     request_id: res.requestId ?? null,
+    ...est?.failure,
+    ...(est?.notSent ? {status: null, error_code: 'found-by-key'} : {}),
     resource_id: seen.id || null,
     resource_status: seen.status,
     outcome: differs.length ? 'conflict' : kind,
@@ -186,19 +241,27 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo): Prom
     )
   }
   const confirmedByRetry = kind === 'created' && res.earlierAttemptUncertain && res.status === 200
-  return {
+  const nameOf = ports.names ? (id: string) => ports.names?.get(id) : undefined
+  const tell = (s: typeof seen) => est?.sentence ?? sentence({plan: p, kind, seen: s, partial, confirmedByRetry, foundByKey: est?.foundByKey, before: prior?.status, nameOf})
+  const outcome = (r: Record<string, unknown>, s: typeof seen): Outcome => ({
     kind,
-    id: seen.id,
+    id: s.id,
     idempotency_key: p.idempotencyKey,
-    status: seen.status,
-    resource,
+    status: s.status,
+    resource: r,
     body: res.body,
     http_status: res.status,
     warning: res.warning ?? undefined,
     partial,
-    confirmed_by_retry: confirmedByRetry,
-    sentence: sentence({plan: p, kind, seen, partial, confirmedByRetry, before: prior?.status, nameOf: ports.names ? (id) => ports.names?.get(id) : undefined}),
-  }
+    confirmed_by_retry: confirmedByRetry || Boolean(est?.foundByKey),
+    sentence: tell(s),
+    restate: (now) => {
+      const s2 = seenOf(p.noun, now)
+      if (!s2.id) s2.id = s.id
+      return outcome(now, s2)
+    },
+  })
+  return outcome(resource, seen)
 }
 
 /** Plan, guard and send one movement. */

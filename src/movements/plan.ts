@@ -7,15 +7,19 @@
 import {AuthError, ConflictError, UsageError} from '../errors.js'
 import {formatMoney, normalizeCurrency, parseAmount, parseMinorUnits, toDecimalString} from '../money.js'
 import {validateMoveCreate} from '../api/moves.js'
-import {validateTransferCreate} from '../api/transfers.js'
+import {KEY_METADATA, validateTransferCreate} from '../api/transfers.js'
 import {validateSimulateCredit} from '../api/treasury.js'
 import {hasLimits} from './guard.js'
+import {settleCommand} from './settle.js'
 import type {AmountInput, Described, Known, MovementPorts, MovementRequest, Plan} from './types.js'
 import {movementDetails} from './history.js'
 import {heldForApproval, makerCheckerFor, refuseOwnApproval} from './maker-checker.js'
 import {describe} from './sentence.js'
 
 const skipAudit = {skipAudit: true}
+
+/** How far before the local send time a transfer's created_at may lie (the server's clock may lag). */
+const LOOKUP_SKEW_MS = 5 * 60_000
 
 
 /** A LIVE key or limits: the guard needs amounts, destinations and names. */
@@ -123,6 +127,7 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
     expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency},
     currency,
     autoApprove,
+    settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
     send: () => ports.api.moves.create(input, key, skipAudit),
   }
 }
@@ -142,6 +147,7 @@ function planMoveApprove(r: Extract<MovementRequest, {kind: 'move.approve'}>, po
     idempotencyKey: null,
     keyGenerated: false,
     currency: known?.currency_code ?? null,
+    settle: settleCommand(r, {key: null, now: Date.now()}),
     send: () => ports.api.moves.approve(r.id, skipAudit),
     audit: {method: 'POST', maker: r.maker ?? null, path: `/api/subaccounts/move/${r.id}/approve`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
   }
@@ -173,6 +179,7 @@ function planMoveCancel(r: Extract<MovementRequest, {kind: 'move.cancel'}>, port
     idempotencyKey: null,
     keyGenerated: false,
     currency: known?.currency_code ?? null,
+    settle: settleCommand(r, {key: null, now: Date.now()}),
     audit: {method: 'DELETE', path: `/api/subaccounts/move/${r.id}`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
     send: () => ports.api.moves.cancel(r.id, skipAudit) as ReturnType<Plan['send']>,
   }
@@ -184,6 +191,12 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
   const minor = minorOf(r.amount, currency)
   const key = r.idempotencyKey ?? ports.newKey()
   const amount = formatMoney(minor, currency)
+  // The key travels in client_metadata too: the spec promises no idempotency for a transfer's
+  // create, so after a lost answer the transfer is looked for in the list by this entry.
+  const own = r.metadata?.[KEY_METADATA]
+  if (own !== undefined && own !== key) {
+    throw new UsageError(`client_metadata.${KEY_METADATA} is payops' own entry (it carries the Idempotency-Key, here ${key}); use another metadata key, or give the key with --idempotency-key.`)
+  }
   const autoApprove = holdIfMakerChecker(ports, r.autoApprove, minor, currency, 'account transfer')
   const input = {
     from_account_id: r.from,
@@ -193,7 +206,7 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
     rail: r.rail,
     auto_approve: autoApprove,
     scheduled_date: r.scheduledDate,
-    client_metadata: r.metadata,
+    client_metadata: {...r.metadata, [KEY_METADATA]: key},
   }
   validateTransferCreate(input)
   const details = movementDetails({from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, rail: r.rail, metadata: r.metadata})
@@ -214,6 +227,13 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
     expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, rail: r.rail},
     currency,
     autoApprove,
+    settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
+    // Before sending (a key the operator gave may name an earlier run's transfer): the source
+    // account's transfers; after a lost answer: those of this amount created since it was sent.
+    lookup: async (since) => {
+      const found = await ports.api.transfers.findByKey(key, r.from, since === undefined ? {} : {createdAfter: new Date(since - LOOKUP_SKEW_MS).toISOString(), amount: minor})
+      return found as Record<string, unknown> | undefined
+    },
     send: () => ports.api.transfers.create(input, key, skipAudit),
   }
 }
@@ -225,6 +245,7 @@ async function planTransferApprove(r: Extract<MovementRequest, {kind: 'transfer.
     ...(r.maker !== undefined && {evenOnTest: true, alwaysTyped: true}),
     idempotencyKey: null,
     keyGenerated: false,
+    settle: settleCommand(r, {key: null, now: Date.now()}),
     send: () => ports.api.transfers.approve(r.id, skipAudit),
   }
   if (!needsDetails(ports)) {
@@ -278,6 +299,7 @@ async function planCredit(r: Extract<MovementRequest, {kind: 'credit.simulate'}>
     audit: {method: 'POST', path: `/api/treasury/accounts/${r.account}/simulate-inbound-credit`, amount_in_minor_units: minor, currency_code: currency, from: null, to},
     expected: {amount_in_minor_units: minor, currency_code: currency},
     currency,
+    settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
     send: () => ports.api.treasury.simulateCredit(r.account, input, key, skipAudit) as ReturnType<Plan['send']>,
   }
 }

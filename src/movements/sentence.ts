@@ -71,6 +71,8 @@ export interface SentenceInput {
   confirmedByRetry: boolean
   /** The status this machine last recorded for the movement (an `advanced` one: what it was advanced from). */
   before?: string | null
+  /** The answer was lost and the movement was found in the list by its key (account transfers). */
+  foundByKey?: boolean
 }
 
 /**
@@ -80,7 +82,7 @@ export interface SentenceInput {
 export const STUCK_APPROVED =
   'it stays approved: the API can no longer approve or cancel it (both answer 400), and replaying its create returns it as it is; ask the provider to settle or fail it'
 
-export function sentence({plan, kind, seen, partial, confirmedByRetry, nameOf, before}: SentenceInput): string {
+export function sentence({plan, kind, seen, partial, confirmedByRetry, foundByKey, nameOf, before}: SentenceInput): string {
   const noun = plan.noun
   const what = describe(seen, plan.currency, nameOf)
   const key = plan.idempotencyKey
@@ -96,9 +98,11 @@ export function sentence({plan, kind, seen, partial, confirmedByRetry, nameOf, b
   const nothing = noun === 'simulated credit' ? 'nothing was credited now' : 'nothing was moved now'
   if (kind === 'created') {
     const verb = noun === 'simulated credit' ? 'Simulated credit' : `Created ${noun}`
-    const retry = confirmedByRetry
-      ? ` The first answer was lost; a retry with the same Idempotency-Key ${key} confirmed it: it was made once, by this run.`
-      : ''
+    const retry = foundByKey
+      ? ` The answer was lost; it was not sent again, and the ${noun} list shows it with this request's key ${key}: it was made once, by this run.`
+      : confirmedByRetry
+        ? ` The first answer was lost; a retry with the same Idempotency-Key ${key} confirmed it: it was made once, by this run.`
+        : ''
     const next = partial && noun === 'move' && seen.status === 'approved' ? ` Its settlement failed: ${STUCK_APPROVED}.` : ''
     return `${verb} ${seen.id}: ${what}, ${state}.${retry}${next}`
   }

@@ -22,12 +22,16 @@ export type {Spinner} from '../output/spinner.js'
 import type {Spinner} from '../output/spinner.js'
 
 export async function runTransferCreate(opts: TransferCreateOptions, ctx: CommandContext, spinner?: Spinner): Promise<void> {
-  const outcome = await runOne(ctx, opts.guard, opts.request)
+  let outcome = await runOne(ctx, opts.guard, opts.request)
   let transfer = outcome.resource as AccountTransfer
   if (outcome.http_status === 202) {
     ctx.out.note(`Accepted (202): transfer ${transfer.id} is ${transfer.status}; processing continues${opts.wait ? '' : ' (use --wait to follow it)'}.`)
   }
-  if (opts.wait && !isFinalTransferStatus(transfer.status)) transfer = await follow(transfer, opts, ctx, spinner)
+  if (opts.wait && !isFinalTransferStatus(transfer.status)) {
+    transfer = await follow(transfer, opts, ctx, spinner)
+    // The table, the sentence and the outcome line all tell the state the wait ended in.
+    outcome = outcome.restate?.(transfer as unknown as Record<string, unknown>) ?? outcome
+  }
   await renderOutcome(ctx, outcome, TRANSFER_COLUMNS, TRANSFER_KNOWN, transfer)
 }
 

@@ -98,11 +98,22 @@ export interface History {
   movedSince(since: number): Totals
   /** The status the latest successful request on this resource recorded (an approve after its create, say). */
   lastStatus?(id: string): string | undefined
+  /**
+   * The latest request from this machine to `method path` (with this Idempotency-Key, when given)
+   * whose answer was lost: a network failure, a 5xx, 408 or 429, or an outcome recorded unknown.
+   */
+  lostAnswer?(method: string, path: string, key?: string | null): LostAnswer | undefined
 }
 
 /** What a key was sent with: its details digest (absent in older records), route and amount. */
 export interface Claim extends Known {
   details: string | null
+}
+
+/** An earlier request whose answer was lost, as the audit trail recorded it. */
+export interface LostAnswer extends Known {
+  /** When its outcome was recorded (ISO). */
+  time: string
 }
 
 export type {Prompter} from '../context/index.js'
@@ -129,7 +140,7 @@ export interface ProfileView {
 export interface MovementApi {
   moves: Pick<MovesApi, 'create' | 'approve' | 'cancel'>
   subaccounts: Pick<SubaccountsApi, 'get'>
-  transfers: Pick<TransfersApi, 'create' | 'approve' | 'pendingForApproval'>
+  transfers: Pick<TransfersApi, 'create' | 'approve' | 'pendingForApproval' | 'findByKey'>
   treasury: Pick<TreasuryApi, 'resolveAmount' | 'simulateCredit' | 'findAccount'>
 }
 
@@ -183,6 +194,16 @@ export interface Plan {
   autoApprove?: boolean
   /** What this machine recorded of the movement (approvals: the create's key, for the next step). */
   recorded?: Known
+  /**
+   * The exact command that finds out whether this request took effect when its answer is lost
+   * (shown with exit 7), and what it will say.
+   */
+  settle: string
+  /**
+   * Where the spec promises no replay of a create (account transfers): finds the movement this
+   * plan's key names without sending anything; `since` bounds the search (local ms).
+   */
+  lookup?(since?: number): Promise<Record<string, unknown> | undefined>
   send(): Promise<ApiResponse<Record<string, unknown>>>
 }
 
@@ -206,4 +227,6 @@ export interface Outcome {
   confirmed_by_retry: boolean
   /** One true sentence for a terminal. */
   sentence: string
+  /** The same outcome told of the movement as it is now (after `--wait` followed it). */
+  restate?(resource: Record<string, unknown>): Outcome
 }

@@ -185,12 +185,23 @@ describe('moves approve and cancel', () => {
     expect(r.stdout).toMatch(/404 NOT_FOUND/)
   })
 
-  it('approving a settled move is rejected by the API (exit 8)', async () => {
+  it('approving a settled move again: the API refuses it "in status settled", which is reported as already settled (exit 0), nothing moved', async () => {
     const id = await pending(401)
     expect((await runAs(emu, 'test', ['moves', 'approve', id])).code).toBe(0)
     const again = await runAs(emu, 'test', ['moves', 'approve', id])
+    expect(again.code, again.stderr).toBe(0)
+    expect(outcomeOf(again)).toMatchObject({kind: 'replayed', id, status: 'settled'})
+    const table = await runAs(emu, 'test', ['moves', 'approve', id, '-o', 'table'])
+    expect(table.code, table.stderr).toBe(0)
+    expect(table.stderr).toMatch(new RegExp(`Move ${id} \\(4\\.01 USD\\) is already settled\\. Nothing was moved now\\. It was settled before this request\\.`))
+  })
+
+  it('approving a canceled move stays a rejection (exit 8): it is not what was asked', async () => {
+    const id = await pending(402)
+    expect((await runAs(emu, 'test', ['moves', 'cancel', id])).code).toBe(0)
+    const again = await runAs(emu, 'test', ['moves', 'approve', id])
     expect(again.code).toBe(8)
-    expect(again.stderr).toMatch(/Could not approve .*400 VALIDATION_ERROR/)
+    expect(again.stderr).toMatch(/Could not approve .*400 VALIDATION_ERROR.*in status canceled/)
   })
 
   it('approve with a forced settlement failure is exit 6 (207)', async () => {

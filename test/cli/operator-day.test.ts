@@ -7,7 +7,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {readAudit} from '../../src/audit/index.js'
-import {ROOT, expectNothingSent, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {ROOT, expectNothingSent, outcomeOf, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -199,7 +199,8 @@ describe('transfers create --metadata-json', () => {
   it('sends JSON values, merged with --metadata', async () => {
     const r = await cli(['transfers', 'create', '--from', main, '--to', gbp, '--amount', '1.00', '--currency', 'USD', '--rail', 'wire', '--metadata', 'po=PO-9', '--metadata-json', '{"n": 42, "ok": true, "inv": {"id": "I-1"}}'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.json().client_metadata).toEqual({po: 'PO-9', n: 42, ok: true, inv: {id: 'I-1'}})
+    // With the request's Idempotency-Key, which payops carries there to find the transfer after a lost answer.
+    expect(r.json().client_metadata).toEqual({po: 'PO-9', n: 42, ok: true, inv: {id: 'I-1'}, payops_idempotency_key: outcomeOf(r).idempotency_key})
   })
 
   it('anything but a JSON object is exit 2 before any request', async () => {

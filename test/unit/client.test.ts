@@ -297,25 +297,42 @@ describe('ApiClient retries', () => {
     expect(delays).toEqual([])
   })
 
-  it('retries a POST that carries an idempotency key, with the same key each time', async () => {
+  it('re-sends a request the spec makes idempotent (move create with its key), with the same key and body each time', async () => {
     handler = sequence(
       (res) => send(res, 503, {message: 'busy'}),
       (res) => send(res, 201, {data: MOVE}),
     )
-    const res = await client({delays: []}).request({method: 'POST', path: '/api/subaccounts/move', body: {a: 1}, idempotencyKey: 'k-1', schema: Move})
+    const res = await client({delays: []}).request({method: 'POST', path: '/api/subaccounts/move', body: {a: 1}, idempotencyKey: 'k-1', idempotent: true, schema: Move})
     expect(res.status).toBe(201)
+    expect(res.earlierAttemptUncertain).toBe(true)
     expect(hits.map((h) => h.headers['idempotency-key'])).toEqual(['k-1', 'k-1'])
     expect(hits.map((h) => h.body)).toEqual(['{"a":1}', '{"a":1}'])
   })
 
-  it('counts an Idempotency-Key passed as a header', async () => {
+  it.each([500, 503, 429, 408])('does not re-send a keyed write the spec makes no promise for after a %i (it may come after the commit)', async (status) => {
+    const delays: number[] = []
     handler = sequence(
-      (res) => send(res, 500, {message: 'oops'}),
+      (res) => send(res, status, {message: 'oops'}),
       (res) => send(res, 201, {data: MOVE}),
     )
-    const res = await client({delays: []}).request({method: 'POST', path: '/p', body: {}, headers: {'Idempotency-Key': 'h-1'}})
-    expect(res.status).toBe(201)
-    expect(hits).toHaveLength(2)
+    const err = (await caught(client({delays}).request({method: 'POST', path: '/api/treasury/account-transfers', body: {}, headers: {'Idempotency-Key': 'h-1'}}))) as ApiError
+    expect(err.status).toBe(status)
+    expect(hits).toHaveLength(1)
+    expect(delays).toEqual([])
+  })
+
+  it('does not re-send a DELETE (a move cancel) after a 503', async () => {
+    handler = (_req, res) => send(res, 503, {message: 'busy'})
+    const err = (await caught(client({delays: []}).request({method: 'DELETE', path: '/api/subaccounts/move/mv_1'}))) as ApiError
+    expect(err.status).toBe(503)
+    expect(hits).toHaveLength(1)
+  })
+
+  it('does not re-send a write after a reset (the server may have acted)', async () => {
+    handler = (req) => req.socket.destroy()
+    const err = (await caught(client({delays: []}).request({method: 'POST', path: '/api/subaccounts/move/mv_1/approve', body: {}}))) as NetworkError
+    expect(err).toBeInstanceOf(NetworkError)
+    expect(hits).toHaveLength(1)
   })
 
   it('does not retry 4xx answers', async () => {
@@ -339,6 +356,26 @@ describe('ApiClient network failures', () => {
     expect(err.message).toContain('could not reach')
     expect(err.message).toContain('after 3 attempts')
     expect(delays).toHaveLength(2)
+  })
+
+  it('tries a write again when the connection was refused (nothing was sent), and says so in the trace', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const delays: number[] = []
+    const lines: string[] = []
+    const c = client({baseUrl: `http://127.0.0.1:${port}`, delays, trace: (l) => lines.push(l)})
+    const err = (await caught(c.request({method: 'DELETE', path: '/api/subaccounts/move/mv_1'}))) as NetworkError
+    expect(err.code).toBe('ECONNREFUSED')
+    expect(err.message).toContain('after 3 attempts')
+    expect(delays).toHaveLength(2)
+    expect((err as {earlierAttemptUncertain?: boolean}).earlierAttemptUncertain).toBeUndefined()
+    expect(lines.filter((l) => l.startsWith('→')).map((l) => l.replace(/ \[.*$/, ''))).toEqual([
+      '→ DELETE /api/subaccounts/move/mv_1 attempt 1/1',
+      '→ DELETE /api/subaccounts/move/mv_1 attempt 2/3',
+      '→ DELETE /api/subaccounts/move/mv_1 attempt 3/3',
+    ])
   })
 
   it('reports a timeout as a NetworkError (exit 7)', async () => {

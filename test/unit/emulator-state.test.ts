@@ -130,12 +130,11 @@ describe('state file', () => {
     const again = await start(path)
     expect(snapshot(again)).toEqual(before)
     expect(again.store.entityByRole('test')!.webhooks.get(hook2.id)).toBeUndefined()
-    // The sandbox reference and the transfer's Idempotency-Key still answer with what they made.
-    const replayCredit = await call(again, 'POST', `/api/treasury/accounts/${main.id}/simulate-inbound-credit`, {body: {rail: 'wire', amount_in_minor_units: 777, subaccount_id: s1.id}, idem: 'sandbox-ref-1'})
-    expect(replayCredit.status).toBe(200)
-    expect(replayCredit.body.data.bank_transaction_id).toBe(credit.body.data.bank_transaction_id)
-    const replayTransfer = await call(again, 'POST', '/api/treasury/account-transfers', {body: {from_account_id: main.id, to_account_id: gbp.id, amount_in_minor_units: 5000, currency_code: 'USD', rail: 'wire'}, idem: 'transfer-1'})
-    expect(replayTransfer.body.data.id).toBe(t.body.data.id)
+    // The sandbox reference is still used: a repeat is refused as a duplicate, naming the line it made.
+    const repeatCredit = await call(again, 'POST', `/api/treasury/accounts/${main.id}/simulate-inbound-credit`, {body: {rail: 'wire', amount_in_minor_units: 777, subaccount_id: s1.id}, idem: 'sandbox-ref-1'})
+    expect(repeatCredit.status).toBe(409)
+    expect(repeatCredit.body.error_code).toBe('DUPLICATE_SANDBOX_REFERENCE')
+    expect(repeatCredit.body.message).toContain(credit.body.data.bank_transaction_id)
 
     // A reset is kept too: the new seed, the same keys and entity ids.
     const reset = await call(again, 'POST', '/_emulator/reset', {key: null, body: {}})

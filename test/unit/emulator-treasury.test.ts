@@ -193,18 +193,19 @@ describe('simulate inbound credit', () => {
     expectError(await call('POST', path(acc.other), {body: {rail: 'wire', amount_in_minor_units: 1}}), 404, 'NOT_FOUND')
   })
 
-  it('a repeated sandbox reference replays (200); with another body it is 409', async () => {
+  it('a sandbox reference is used once: any repeat, with the same body or another, is 409 and credits nothing (no replay)', async () => {
     const headers = {'idempotency-key': `ref-${Date.now()}`}
     const body = {rail: 'wire', amount_in_minor_units: 777}
     const first = await call('POST', path(acc.main), {body, headers})
     expect(first.status).toBe(201)
     const count = store.entityByRole('test')!.bankTransactions.get(acc.main)!.size
     const again = await call('POST', path(acc.main), {body, headers})
-    expect(again.status).toBe(200)
-    expect(again.body.data).toEqual(first.body.data)
+    expectError(again, 409, 'DUPLICATE_SANDBOX_REFERENCE')
+    expect(again.body.message).toContain(first.body.data.bank_transaction_id)
     expect(store.entityByRole('test')!.bankTransactions.get(acc.main)!.size).toBe(count)
     expectError(await call('POST', path(acc.main), {body: {...body, amount_in_minor_units: 778}, headers}), 409, 'DUPLICATE_SANDBOX_REFERENCE')
     expectError(await call('POST', path(acc.gbp), {body, headers}), 409, 'DUPLICATE_SANDBOX_REFERENCE')
+    expect(store.entityByRole('test')!.bankTransactions.get(acc.main)!.size).toBe(count)
     expectError(await call('POST', path(acc.main), {body, headers: {'idempotency-key': 'x'.repeat(256)}}), 400, 'VALIDATION_ERROR')
   })
 })
@@ -244,14 +245,14 @@ describe('account transfers', () => {
     expectError(await create({from_account_id: acc.main, to_account_id: acc.reserve, amount_in_minor_units: 1.5}), 400, 'VALIDATION_ERROR')
   })
 
-  it('an Idempotency-Key replay returns the same transfer (200) and creates nothing', async () => {
+  it('honours no Idempotency-Key (the spec promises none for transfers): a repeated key creates another transfer', async () => {
     const headers = {'idempotency-key': `t-${Date.now()}`}
     const first = await create({from_account_id: acc.main, to_account_id: acc.reserve}, {headers})
     const size = store.entityByRole('test')!.accountTransfers.size
     const again = await create({from_account_id: acc.main, to_account_id: acc.reserve}, {headers})
-    expect(again.status).toBe(200)
-    expect(again.body.data.id).toBe(first.body.data.id)
-    expect(store.entityByRole('test')!.accountTransfers.size).toBe(size)
+    expect(again.status).toBe(201)
+    expect(again.body.data.id).not.toBe(first.body.data.id)
+    expect(store.entityByRole('test')!.accountTransfers.size).toBe(size + 1)
   })
 
   it('async initiation: 202 approved, then initiated and settled on its own, booking bank lines', async () => {

@@ -281,8 +281,13 @@ describe('runMovement', () => {
       },
     })
     const err = await runMovement(create(), f.ports).catch((e) => e)
-    expect(err.message).toMatch(/re-run with --idempotency-key generated-key/)
+    // The outcome is unknown: exit 7, naming the same request with the same key (the spec promises a replay).
+    expect(err.exitCode).toBe(7)
+    expect(err.message).toMatch(/^POST \/api\/subaccounts\/move: could not reach x \(ECONNRESET\) after 3 attempts\. It is unknown whether the move was made\./)
+    expect(err.settle).toMatch(/^payops moves create --from \S+ --to \S+ --amount-minor \d+ --idempotency-key generated-key$/)
+    expect(err.message).toContain(err.settle)
     expect(f.audit.map((x) => x.kind)).toEqual(['intent', 'outcome'])
+    expect(f.audit[1].info).toMatchObject({outcome: 'unknown', error_code: 'ECONNRESET'})
   })
 
   it('runMovements plans all, confirms once with the total, and reports each', async () => {

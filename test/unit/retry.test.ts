@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import fc from 'fast-check'
-import {DEFAULT_POLICY, RETRYABLE_STATUSES, backoffDelay, isRetryableMethod, nextDelay, parseRetryAfter, type RetryPolicy} from '../../src/api/retry.js'
+import {DEFAULT_POLICY, RETRYABLE_STATUSES, backoffDelay, failedBeforeSending, isRetryableMethod, leavesOutcomeUnknown, nextDelay, parseRetryAfter, type RetryPolicy} from '../../src/api/retry.js'
+import {ApiError, NetworkError, ResponseError} from '../../src/errors.js'
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0)
 
@@ -85,19 +86,38 @@ describe('nextDelay', () => {
 })
 
 describe('isRetryableMethod', () => {
-  it('retries GET and DELETE always', () => {
-    for (const m of ['GET', 'get', 'DELETE', 'delete']) {
+  it('re-sends GET, HEAD and OPTIONS always', () => {
+    for (const m of ['GET', 'get', 'HEAD', 'OPTIONS']) {
       expect(isRetryableMethod(m, false)).toBe(true)
       expect(isRetryableMethod(m, true)).toBe(true)
     }
   })
 
-  it('retries POST and PATCH only with an idempotency key', () => {
-    expect(isRetryableMethod('POST', false)).toBe(false)
-    expect(isRetryableMethod('POST', true)).toBe(true)
-    expect(isRetryableMethod('post', true)).toBe(true)
-    expect(isRetryableMethod('PATCH', false)).toBe(false)
-    expect(isRetryableMethod('PATCH', true)).toBe(true)
+  it('re-sends a write only where the spec promises idempotency (DELETE and PUT included)', () => {
+    for (const m of ['POST', 'post', 'PATCH', 'DELETE', 'delete', 'PUT']) {
+      expect(isRetryableMethod(m, false)).toBe(false)
+      expect(isRetryableMethod(m, true)).toBe(true)
+    }
+  })
+})
+
+describe('failedBeforeSending and leavesOutcomeUnknown', () => {
+  it('only a connection never made proves nothing was sent', () => {
+    for (const c of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']) expect(failedBeforeSending(c)).toBe(true)
+    for (const c of ['ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'UND_ERR_SOCKET', 'ERROR', undefined]) expect(failedBeforeSending(c)).toBe(false)
+  })
+
+  it('every 5xx, 408, 429, reset, timeout and unreadable answer leaves the outcome unknown; a 4xx or a refused connection does not', () => {
+    for (const status of [500, 502, 503, 504, 408, 429]) expect(leavesOutcomeUnknown(new ApiError({status, message: 'x'}))).toBe(true)
+    for (const status of [400, 401, 403, 404, 409]) expect(leavesOutcomeUnknown(new ApiError({status, message: 'x'}))).toBe(false)
+    expect(leavesOutcomeUnknown(new NetworkError('reset', 'ECONNRESET'))).toBe(true)
+    expect(leavesOutcomeUnknown(new NetworkError('timed out', 'ETIMEDOUT'))).toBe(true)
+    expect(leavesOutcomeUnknown(new NetworkError('refused', 'ECONNREFUSED'))).toBe(false)
+    expect(leavesOutcomeUnknown(new ResponseError('not JSON', 201))).toBe(true)
+    // A 4xx after an earlier attempt that may have acted (a re-sent move create) is unknown too.
+    expect(leavesOutcomeUnknown(Object.assign(new ApiError({status: 409, message: 'x'}), {earlierAttemptUncertain: true}))).toBe(true)
+    expect(leavesOutcomeUnknown(new Error('plain'))).toBe(false)
+    expect(leavesOutcomeUnknown(undefined)).toBe(false)
   })
 })
 

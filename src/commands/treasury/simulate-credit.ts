@@ -11,7 +11,7 @@ export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySi
   static override description = [
     'Works with test_ keys only: on a live_ key it is refused before any request (exit 3).',
     'The amount is in the account\'s own currency, learned from the account list; a --currency that differs is refused. standard_ach needs a USD account; wire credits any currency.',
-    'Always sends an Idempotency-Key (the sandbox reference; generated when not given and printed on stderr): re-running with the same key returns the same credit instead of a second one, while the same key with different details is a conflict (exit 5).',
+    'Always sends an Idempotency-Key (the sandbox reference; generated when not given and printed on stderr). A reference is used once: the API refuses a repeat as a duplicate (409, exit 5). A credit whose answer was lost is never sent again: exit 7 names the same request with the same reference, whose duplicate refusal is then reported as already credited (exit 0) when this machine sent the lost one.',
   ].join('\n')
   static override examples = [
     '<%= config.bin %> treasury simulate-credit ACCOUNT_ID --rail wire --amount 2500.00 --sender-info "Globex Corp"',

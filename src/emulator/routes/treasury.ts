@@ -2,9 +2,11 @@
  * Treasury accounts (list, update label), their bank-reported transactions (list, get) and the
  * sandbox inbound credit.
  *
- * Simulated credit: the sandbox reference is the optional `Idempotency-Key` header. A request that
- * repeats a reference with the same account and body returns the original credit (200); the same
- * reference with a different account or body is 409 DUPLICATE_SANDBOX_REFERENCE. A credit always
+ * Simulated credit: the sandbox reference is the optional `Idempotency-Key` header (the spec names
+ * a "duplicate sandbox reference" 409 and no body field that could be one). A reference is used
+ * once: any request that repeats it, with the same body or another, is 409
+ * DUPLICATE_SANDBOX_REFERENCE and credits nothing. Nothing is replayed: the spec promises
+ * idempotency for move create only. A credit always
  * adds a bank line to the path account; with `subaccount_id` the subaccount is credited instead of
  * the main account (its incoming total and a `bai2` activity line) and `subaccount.credit_received`
  * is emitted.
@@ -92,14 +94,9 @@ function simulateCredit(app: AppContext, ctx: RequestContext, reference: string 
     }
   }
   const fingerprint = JSON.stringify([account.id, input.rail, input.amount_in_minor_units, input.transaction_date ?? null, input.sender_info ?? null, input.subaccount_id ?? null])
-  if (reference !== undefined) {
-    const existing = app.store.treasury.creditByReference(entity, reference)
-    if (existing) {
-      if (existing.request_fingerprint !== fingerprint) {
-        throw new HttpError(409, 'DUPLICATE_SANDBOX_REFERENCE', `sandbox reference (Idempotency-Key) was already used for bank transaction ${existing.id} with a different request`)
-      }
-      return ok({data: simulatedCreditView(existing)})
-    }
+  const used = reference === undefined ? undefined : app.store.treasury.creditByReference(entity, reference)
+  if (used) {
+    throw new HttpError(409, 'DUPLICATE_SANDBOX_REFERENCE', `duplicate sandbox reference: this Idempotency-Key was already used for bank transaction ${used.id}; nothing was credited`)
   }
   const date = input.transaction_date ?? todayUtc()
   const line = app.store.treasury.addBankTransaction(entity, account.id, {
