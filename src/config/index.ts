@@ -9,6 +9,7 @@ import {LockBusyError, lockDirOf, lockExclusive} from '../lock.js'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 import {UsageError} from '../errors.js'
+import type {WatchRule} from '../controls/rules.js'
 
 export interface Limits {
   /** Maximum amount per movement, in minor units, per currency code. */
@@ -30,6 +31,8 @@ export interface Profile {
   limits?: Limits
   /** Who uses this profile, written into every audit record (`profiles set NAME operator-name ...`). */
   operator_name?: string
+  /** What `payops watch` checks (`profiles set NAME watch RULE ARGS...`). */
+  watch?: WatchRule[]
   created_at?: string
 }
 

@@ -3,8 +3,9 @@ import {UsageError} from '../errors.js'
 import {formatMoney, normalizeCurrency, parseAmount} from '../money.js'
 import type {Profile} from './index.js'
 import {validateBaseUrl} from './validate.js'
+import {describeRule, parseRule, withoutRules, withRule} from '../controls/rules.js'
 
-export const SETTING_KEYS = ['max-amount', 'daily-max', 'allowed-destinations', 'approval-policy', 'operator-name', 'base-url'] as const
+export const SETTING_KEYS = ['max-amount', 'daily-max', 'allowed-destinations', 'approval-policy', 'operator-name', 'watch', 'base-url'] as const
 
 /** The per-currency amount limits: a single movement's maximum, and the total moved per UTC day under a key. */
 const AMOUNT_LIMITS = {'max-amount': 'max_amount', 'daily-max': 'daily_max'} as const
@@ -98,6 +99,13 @@ export function applySetting(profile: Profile, key: string, values: string[], op
         message: `maker-checker set${before ? ' (replacing the earlier policy)' : ''}: ${what} under this profile's key is created without auto-approval, and the operator who created it cannot approve it.`,
       }
     }
+    case 'watch': {
+      const rule = parseRule(values)
+      const {list, replaced} = withRule(profile.watch, rule)
+      next.watch = list
+      if (!Object.keys(next.limits!).length) delete next.limits
+      return {profile: next, message: `watch rule ${replaced ? 'replaced' : 'added'}: ${describeRule(rule)} (${plural(list.length, 'rule')} in all; \`payops watch\` checks them).`}
+    }
     case 'operator-name': {
       next.operator_name = operatorName(values)
       if (!Object.keys(next.limits!).length) delete next.limits
@@ -168,6 +176,12 @@ export function unsetSetting(profile: Profile, key: string, values: string[], na
       message = 'approval-policy removed: movements are approved as their flags say again.'
       break
     }
+    case 'watch': {
+      const {list, removed} = withoutRules(profile.watch, values, name)
+      const next: Profile = {...profile, watch: list}
+      if (list.length === 0) delete next.watch
+      return {profile: next, message: `Removed ${plural(removed, 'watch rule')}; ${list.length} left.`}
+    }
     case 'operator-name': {
       if (!profile.operator_name) throw new UsageError(`Profile "${name}" has no operator-name to remove.`)
       const next: Profile = {...profile}
@@ -175,7 +189,7 @@ export function unsetSetting(profile: Profile, key: string, values: string[], na
       return {profile: next, message: 'operator name removed.'}
     }
     default:
-      throw new UsageError(`Unknown setting "${key}" (use max-amount, daily-max, allowed-destinations, approval-policy or operator-name).`)
+      throw new UsageError(`Unknown setting "${key}" (use max-amount, daily-max, allowed-destinations, approval-policy, operator-name or watch).`)
   }
   const next: Profile = {...profile, limits}
   if (Object.keys(limits).length === 0) delete next.limits

@@ -10,6 +10,7 @@ export interface ProfileView extends Record<string, unknown> {
   base_url: string | null
   limits: Profile['limits'] | null
   operator_name: string | null
+  watch: Profile['watch'] | null
 }
 
 export function profileView(name: string, profile: Profile, active: boolean): ProfileView {
@@ -21,5 +22,6 @@ export function profileView(name: string, profile: Profile, active: boolean): Pr
     base_url: profile.base_url ?? null,
     limits: profile.limits ?? null,
     operator_name: profile.operator_name ?? null,
+    watch: profile.watch ?? null,
   }
 }

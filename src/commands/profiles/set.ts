@@ -17,6 +17,9 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   approval-policy maker-checker  a move or transfer (over --threshold AMOUNT CURRENCY, or any) is created
                                  without auto-approval, and whoever created it cannot approve it
   operator-name "First Last"     who uses this profile: written into every audit record
+  watch RULE ARGS...             a rule \`payops watch\` checks: min-balance SUBACCOUNT_ID AMOUNT CURRENCY,
+                                 transfer-failed, transfer-stuck HOURS, approval-waiting HOURS,
+                                 reconcile-exceptions ACCOUNT_ID
   base-url URL                   change the base URL
 Movements that break a limit are refused before any request (exit 3) unless --override-limits is given and confirmed.`
   static override examples = [
@@ -26,6 +29,8 @@ Movements that break a limit are refused before any request (exit 3) unless --ov
     '<%= config.bin %> profiles set prod allowed-destinations SUB_C --add',
     '<%= config.bin %> profiles set prod approval-policy maker-checker --threshold 10000.00 USD',
     '<%= config.bin %> profiles set prod operator-name "Ana Ruiz"',
+    '<%= config.bin %> profiles set prod watch min-balance SUB_A 1000.00 USD',
+    '<%= config.bin %> profiles set prod watch transfer-stuck 24',
   ]
   static override flags = {
     add: Flags.boolean({summary: 'With allowed-destinations: add the ids to the existing list instead of replacing it.'}),

@@ -1,0 +1,287 @@
+/**
+ * `payops watch`: checks the profile's rules against the API, once or on an interval. An alert
+ * fires when a rule is crossed and re-arms when it clears, so a condition that holds is reported
+ * once: the state is kept in `watch.sqlite` in the config dir, per key. Each alert is one JSON line
+ * on stdout (a sentence on a terminal), and is handed to `--exec CMD` (the JSON on its stdin) and
+ * `--post URL` (signed as the service signs its webhooks) when asked.
+ */
+import {spawn} from 'node:child_process'
+import {join} from 'node:path'
+import {keyIdOf, registerSecret} from '../api/redact.js'
+import type {Api} from '../api/index.js'
+import type {CommandContext} from '../context/index.js'
+import {openDatabase, type Database} from '../db/index.js'
+import {ExitCode, InterruptedError, PayopsError, UsageError} from '../errors.js'
+import {formatMoney, subtractMinor} from '../money.js'
+import {listPending} from '../movements/approvals.js'
+import {isLoopbackHost} from '../net.js'
+import {sign} from '../webhooks/signature.js'
+import {toJson} from '../json.js'
+import {describeRule, ruleId, type WatchRule} from './rules.js'
+
+export const WATCH_SCHEMA = {
+  purpose: 'watch',
+  migrations: [
+    `CREATE TABLE alert (scope TEXT NOT NULL, key TEXT NOT NULL, rule TEXT NOT NULL, def TEXT NOT NULL, active INTEGER NOT NULL, fired_at TEXT NOT NULL,
+       cleared_at TEXT, fired INTEGER NOT NULL, PRIMARY KEY (scope, key)) WITHOUT ROWID;`,
+  ],
+}
+
+/** One crossed condition: its key (a rule may hold several: one per transfer) and what to say. */
+export interface Condition {
+  key: string
+  message: string
+  data: Record<string, unknown>
+}
+
+export interface Alert extends Record<string, unknown> {
+  type: 'alert'
+  rule: string
+  key: string
+  fired_at: string
+  message: string
+  profile: string | null
+}
+
+export interface WatchOptions {
+  once: boolean
+  intervalMs: number
+  exec?: string
+  post?: string
+}
+
+/** Checks exited with alerts: exit 9 ("checks found exceptions"). */
+export class ChecksFoundError extends PayopsError {
+  override name = 'ChecksFoundError'
+  constructor(message: string) {
+    super(message, ExitCode.EXCEPTIONS)
+  }
+}
+
+const HOUR = 3_600_000
+const EXEC_TIMEOUT_MS = 30_000
+const POST_TIMEOUT_MS = 10_000
+const short = (id: string) => `${id.slice(0, 8)}…`
+
+/** What each rule finds crossed now. */
+async function evaluate(rule: WatchRule, api: Api, ctx: CommandContext, now: number): Promise<Condition[]> {
+  switch (rule.rule) {
+    case 'min-balance': {
+      const s = (await api.subaccounts.get(rule.subaccount)).data
+      const currency = (s.currency_code ?? rule.currency_code).toUpperCase()
+      if (currency !== rule.currency_code) throw new UsageError(`min-balance ${rule.subaccount}: the subaccount is in ${currency}, the floor in ${rule.currency_code}.`)
+      const balance = subtractMinor(s.total_incoming_in_minor_units, s.total_outgoing_in_minor_units)
+      if (BigInt(balance) >= BigInt(rule.amount_in_minor_units)) return []
+      ctx.names.remember(s.id, s.name)
+      return [
+        {
+          key: `min-balance:${s.id}`,
+          message: `${s.name} (${short(s.id)}) has a balance of ${formatMoney(balance, currency)}, below the floor of ${formatMoney(rule.amount_in_minor_units, currency)}.`,
+          data: {subaccount_id: s.id, name: s.name, balance_in_minor_units: balance, floor_in_minor_units: rule.amount_in_minor_units, currency_code: currency},
+        },
+      ]
+    }
+    case 'transfer-failed': {
+      const out: Condition[] = []
+      for await (const t of api.transfers.list({status: ['failed'], limit: 500}, {all: true})) {
+        out.push({
+          key: `transfer-failed:${t.id}`,
+          message: `Account transfer ${t.id} of ${formatMoney(t.amount_in_minor_units, t.currency_code)} by ${t.rail} failed.`,
+          data: {transfer_id: t.id, from_account_id: t.from_account_id, to_account_id: t.to_account_id, amount_in_minor_units: t.amount_in_minor_units, currency_code: t.currency_code, rail: t.rail},
+        })
+      }
+      return out
+    }
+    case 'transfer-stuck': {
+      const out: Condition[] = []
+      for await (const t of api.transfers.list({status: ['approved', 'initiated'], limit: 500}, {all: true})) {
+        const since = Date.parse(t.updated_at ?? t.created_at ?? '')
+        if (Number.isNaN(since) || now - since <= rule.hours * HOUR) continue
+        const hours = Math.floor((now - since) / HOUR)
+        out.push({
+          key: `transfer-stuck:${t.id}`,
+          message: `Account transfer ${t.id} of ${formatMoney(t.amount_in_minor_units, t.currency_code)} by ${t.rail} has been ${t.status} for ${hours} h (over ${rule.hours} h).`,
+          data: {transfer_id: t.id, status: t.status, since: new Date(since).toISOString(), amount_in_minor_units: t.amount_in_minor_units, currency_code: t.currency_code, rail: t.rail},
+        })
+      }
+      return out
+    }
+    case 'approval-waiting': {
+      const out: Condition[] = []
+      for (const item of await listPending(ctx, {moves: true, transfers: true})) {
+        const since = Date.parse(item.created_at ?? '')
+        if (Number.isNaN(since) || now - since <= rule.hours * HOUR) continue
+        const what = item.kind === 'move' ? 'Move' : 'Account transfer'
+        out.push({
+          key: `approval-waiting:${item.kind}:${item.id}`,
+          message: `${what} ${item.id} of ${formatMoney(item.amount_in_minor_units, item.currency_code) || '(amount unknown)'} has awaited approval for ${Math.floor((now - since) / HOUR)} h (over ${rule.hours} h).`,
+          data: {kind: item.kind, id: item.id, since: new Date(since).toISOString(), amount_in_minor_units: item.amount_in_minor_units, currency_code: item.currency_code, source: item.source},
+        })
+      }
+      return out
+    }
+    case 'reconcile-exceptions':
+      return reconcileExceptions(rule.account, api, ctx, now)
+  }
+}
+
+/** The exceptions of an account's reconciliation. */
+async function reconcileExceptions(account: string, _api: Api, _ctx: CommandContext, _now: number): Promise<Condition[]> {
+  throw new UsageError(`reconcile-exceptions ${account}: reconciliation is not available in this build.`)
+}
+
+/** The alert state of this config dir. */
+class AlertStore {
+  private constructor(private readonly db: Database) {}
+
+  static open(dir: string): AlertStore {
+    return new AlertStore(openDatabase(join(dir, 'watch.sqlite'), WATCH_SCHEMA, {synchronous: 'FULL'}))
+  }
+
+  /** Records the cycle of one rule: which of its conditions fire now (not active before), which clear. */
+  cycle(scope: string, rule: string, def: string, crossed: Condition[], at: string): Condition[] {
+    return this.db.transaction(() => {
+      const active = new Set(this.db.prepare('SELECT key FROM alert WHERE scope = ? AND rule = ? AND active = 1').all<{key: string}>(scope, rule).map((r) => r.key))
+      const fire = crossed.filter((c) => !active.has(c.key))
+      const now = new Set(crossed.map((c) => c.key))
+      for (const key of active) if (!now.has(key)) this.db.prepare('UPDATE alert SET active = 0, cleared_at = ? WHERE scope = ? AND key = ?').run(at, scope, key)
+      for (const c of fire) {
+        this.db
+          .prepare('INSERT INTO alert (scope, key, rule, def, active, fired_at, fired) VALUES (?, ?, ?, ?, 1, ?, 1) ON CONFLICT (scope, key) DO UPDATE SET def = excluded.def, active = 1, fired_at = excluded.fired_at, cleared_at = NULL, fired = fired + 1')
+          .run(scope, c.key, rule, def, at)
+      }
+      return fire
+    })
+  }
+
+  /** Forgets the alerts of rules no longer in the profile as they are: a rule changed or added again starts armed. */
+  forgetOthers(scope: string, defs: string[]): void {
+    const keep = new Set(defs)
+    for (const {def} of this.db.prepare('SELECT DISTINCT def FROM alert WHERE scope = ?').all<{def: string}>(scope)) {
+      if (!keep.has(def)) this.db.prepare('DELETE FROM alert WHERE scope = ? AND def = ?').run(scope, def)
+    }
+  }
+
+  close(): void {
+    this.db.close()
+  }
+}
+
+/** `30s`, `5m`, `1h`, `500ms` into milliseconds: from 1 second to 1 day. */
+export function parseInterval(v: string): number {
+  const m = /^(\d+)(ms|s|m|h)$/.exec(v.trim())
+  const ms = m ? Number(m[1]) * {ms: 1, s: 1000, m: 60_000, h: HOUR}[m[2] as 'ms'] : Number.NaN
+  if (!(ms >= 1000 && ms <= 24 * HOUR)) throw new UsageError(`--interval "${v}" is not a duration from 1s to 24h (e.g. 30s, 5m, 1h).`)
+  return ms
+}
+
+function checkPostUrl(v: string): URL {
+  let url: URL
+  try {
+    url = new URL(v)
+  } catch {
+    throw new UsageError(`--post "${v}" is not a URL.`)
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) throw new UsageError(`--post "${v}" must use https:// (http:// only to loopback).`)
+  return url
+}
+
+/** Hands the alert to `--exec`: the command's stdin gets the JSON; its output goes to stderr. */
+function runExec(cmd: string, json: string, ctx: CommandContext): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, {shell: true, stdio: ['pipe', 'pipe', 'pipe'], env: ctx.io.env})
+    const timer = setTimeout(() => child.kill('SIGKILL'), EXEC_TIMEOUT_MS)
+    child.stdout.on('data', (d: Buffer) => ctx.io.stderr.write(d))
+    child.stderr.on('data', (d: Buffer) => ctx.io.stderr.write(d))
+    child.on('error', (err) => {
+      clearTimeout(timer)
+      resolve(`--exec could not run: ${err.message}`)
+    })
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolve(code === 0 ? undefined : `--exec ended with ${signal ? `signal ${signal}` : `exit ${code}`}`)
+    })
+    child.stdin.on('error', () => undefined)
+    child.stdin.end(json + '\n')
+  })
+}
+
+/** Hands the alert to `--post`, signed: X-Webhook-Signature = hex HMAC-SHA256 of `{timestamp}.{body}`. */
+async function runPost(url: URL, secret: string, json: string, now: number): Promise<string | undefined> {
+  const ts = String(Math.floor(now / 1000))
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      body: json,
+      headers: {'content-type': 'application/json', 'x-webhook-timestamp': ts, 'x-webhook-signature': sign(secret, ts, json)},
+      redirect: 'manual',
+      signal: AbortSignal.timeout(POST_TIMEOUT_MS),
+    })
+    await res.body?.cancel()
+    return res.ok ? undefined : `--post ${url.origin} answered ${res.status}`
+  } catch (err) {
+    return `--post ${url.origin} failed: ${(err as Error).message}`
+  }
+}
+
+/** Runs the watch: one cycle with --once (exit 9 when an alert fired), else one per interval until Ctrl-C. */
+export async function runWatch(opts: WatchOptions, ctx: CommandContext): Promise<void> {
+  const r = ctx.profile
+  const rules = r.profile?.watch ?? []
+  if (!rules.length) throw new UsageError(`Profile "${r.profileName ?? '(none)'}" has no watch rules: add one with \`payops profiles set NAME watch RULE ARGS...\`.`)
+  const post = opts.post ? checkPostUrl(opts.post) : undefined
+  const secret = ctx.io.env.PAYOPS_WATCH_SECRET
+  if (post && !secret) throw new UsageError('--post signs each alert with the secret in PAYOPS_WATCH_SECRET, which is not set.')
+  registerSecret(secret)
+  const api = await ctx.api(['subaccounts', 'transfers', 'treasury'])
+  const scope = `${keyIdOf(r.apiKey) ?? 'none'}:${r.profileName ?? ''}`
+  const store = AlertStore.open(ctx.configDir)
+  store.forgetOthers(scope, rules.map((x) => JSON.stringify(x)))
+  const stop = ctx.stopSignal()
+  let stopped = false
+  void stop.then(() => (stopped = true))
+  try {
+    if (!opts.once) ctx.out.note(`Watching ${rules.length === 1 ? 'one rule' : `${rules.length} rules`} every ${opts.intervalMs / 1000} s; Ctrl-C stops.`)
+    for (;;) {
+      const {fired, failed} = await cycle(rules, api, ctx, store, scope, opts, post, secret)
+      if (opts.once) {
+        if (fired) throw new ChecksFoundError(`${fired === 1 ? 'One alert' : `${fired} alerts`} fired.`)
+        if (failed) throw new PayopsError(`${failed === 1 ? 'One rule' : `${failed} rules`} could not be checked (see above).`, ExitCode.UNEXPECTED)
+        return
+      }
+      await Promise.race([ctx.clock.sleep(opts.intervalMs), stop])
+      if (stopped) throw new InterruptedError('Stopped watching.')
+    }
+  } finally {
+    store.close()
+  }
+}
+
+async function cycle(rules: WatchRule[], api: Api, ctx: CommandContext, store: AlertStore, scope: string, opts: WatchOptions, post: URL | undefined, secret: string | undefined): Promise<{fired: number; failed: number}> {
+  let fired = 0
+  let failed = 0
+  for (const rule of rules) {
+    const now = ctx.clock.now()
+    let crossed: Condition[]
+    try {
+      crossed = await evaluate(rule, api, ctx, now)
+    } catch (err) {
+      // A rule that cannot be checked keeps its alerts as they were.
+      failed++
+      ctx.out.warn(`${describeRule(rule)}: could not be checked: ${(err as Error).message}`)
+      continue
+    }
+    const at = new Date(now).toISOString()
+    for (const c of store.cycle(scope, ruleId(rule), JSON.stringify(rule), crossed, at)) {
+      fired++
+      const alert: Alert = {type: 'alert', rule: rule.rule, key: c.key, fired_at: at, message: c.message, profile: ctx.profile.profileName ?? null, ...c.data}
+      const json = toJson(alert)
+      if (ctx.out.machine) await ctx.out.jsonLine(alert)
+      else await ctx.out.writeLine(`${ctx.out.paint.red('ALERT')} ${rule.rule}: ${c.message}`)
+      for (const failure of [opts.exec ? await runExec(opts.exec, json, ctx) : undefined, post ? await runPost(post, secret!, json, now) : undefined]) {
+        if (failure) ctx.out.warn(`${c.key}: ${failure}`)
+      }
+    }
+  }
+  return {fired, failed}
+}
