@@ -421,6 +421,7 @@ export class CreateMove implements Cmd {
     const label = `${this.toString()} [${args.slice(0, 2).join(' ')} ${money(ask.amount)} s${ask.from}->s${ask.to}${ask.auto ? '' : ' no-auto'}${ask.meta ? ` meta=${JSON.stringify(ask.meta)}` : ''}${key ? ` key=${key}` : ''}]`
     const j = await step(w, label, () => cli(w, args), (j) => {
       const {r, change, after, problems} = j
+      if (r.code === 2 && (s.key === 'none' || s.key === 'fresh' || s.key === 'same')) problems.push(`usage error for a request the model built to be valid: ${r.stderr.trim().slice(0, 300)}`)
       const claim = moveClaim(j, output, (b) => {
         const body = (s.via === 'api' ? (b as {data?: unknown})?.data : b) as {amount_in_minor_units?: number} | undefined
         return typeof body?.amount_in_minor_units === 'number' ? body.amount_in_minor_units : undefined
@@ -533,6 +534,8 @@ export interface ImportSpec {
   at: number
   /** Ctrl-C once this many rows (modulo the count, at least one) are done; null: never. */
   interrupt: number | null
+  /** Two imports of the file at once (instead of a Ctrl-C). */
+  twice?: boolean
   fault: Fault | null
   settle: number
 }
@@ -563,8 +566,17 @@ export class ImportMoves implements Cmd {
     writeFileSync(f.name, csvOf(w, sent))
     const file = f.name
     const args = ['moves', 'import', file, '--yes', '--concurrency', '1', '-o', 'json']
-    const label = `${this.toString()} [moves import ${f.name.split('/').pop()} rows=${sent.map((r) => `${r.amount}${r.auto ? '' : '(no-auto)'} s${r.from}->s${r.to}`).join(' ')}]`
+    const label = `${this.toString()} [moves import${s.twice ? ' (twice at once)' : ''} ${f.name.split('/').pop()} rows=${sent.map((r) => `${r.amount}${r.auto ? '' : '(no-auto)'} s${r.from}->s${r.to}`).join(' ')}]`
+    /** The other run of two at once, judged beside the one the checks take as the command. */
+    let other: RunResult | undefined
     const act = async (): Promise<RunResult> => {
+      if (s.twice) {
+        const both = await Promise.all([cli(w, args), cli(w, args)])
+        // The run that sent (exit 0 or 6) is the command; the other found the rows done, or was locked out (exit 2).
+        both.sort((x, y) => Number(x.code === 2) - Number(y.code === 2))
+        other = both[1]
+        return both[0]
+      }
       if (s.interrupt === null) return cli(w, args)
       await w.emu.control('POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: 15, methods: ['POST']})
       const running = startCli(args, {configDir: w.dir.path, env: env(w), clock: fakeClock(Date.now())})
@@ -582,8 +594,14 @@ export class ImportMoves implements Cmd {
       const {r, change, after, problems} = j
       const summary = jsonOr<{rows: number; created: number; partial: number; failed: number; not_sent: number; interrupted: boolean; total_this_run: Record<string, number>}>(r.stdout)
       if ((r.code === 0 || r.code === 6) && !summary) problems.push(`exit ${r.code} without a JSON summary on stdout`)
-      const claimed = summary?.total_this_run?.USD ?? 0
-      if (claimed !== change.moved) problems.push(`(i) the summary says ${money(claimed)} moved by this run; the ledger moved ${money(change.moved)}`)
+      let claimed = summary?.total_this_run?.USD ?? 0
+      if (other) {
+        const second = jsonOr<{total_this_run?: Record<string, number>}>(other.stdout)
+        if (![0, 2, 6].includes(other.code)) problems.push(`the second of two imports at once exits ${other.code}: ${other.stderr.trim().slice(0, 300)}`)
+        if ((other.code === 0 || other.code === 6) && !second) problems.push(`the second of two imports at once exits ${other.code} without a JSON summary`)
+        claimed += second?.total_this_run?.USD ?? 0
+      }
+      if (claimed !== change.moved) problems.push(`(i) the summar${other ? 'ies of two imports at once say' : 'y says'} ${money(claimed)} moved by this run; the ledger moved ${money(change.moved)}`)
       const interrupted = /Interrupted: \d+ of \d+ rows done, \d+ not sent \(([^)]*) moved by this run\)/.exec(r.stderr)
       if (interrupted) {
         const said = interrupted[1] === 'none' ? 0 : minorOf(/([\d,]+\.\d\d) USD/.exec(interrupted[1])?.[1] ?? 'NaN')
@@ -668,7 +686,7 @@ export class CreateTransfer implements Cmd {
     const accounts = [w.main, w.reserve]
     const args = ['transfers', 'create', '--from', accounts[ask.from], '--to', accounts[ask.to], '--amount-minor', String(ask.amount), '--currency', 'USD', '--rail', s.rail]
     if (!ask.auto) args.push('--no-auto-approve')
-    if (s.wait) args.push('--wait', '--poll-interval', '20', '--wait-timeout', '20')
+    if (s.wait) args.push('--wait', '--poll-interval', '50', '--wait-timeout', '20')
     if (key) args.push('--idempotency-key', key)
     args.push('-o', s.output)
     const label = `${this.toString()} [transfers create ${money(ask.amount)}${ask.auto ? '' : ' no-auto'}${s.wait ? ' --wait' : ''}${key ? ` key=${key}` : ''}]`
@@ -688,6 +706,7 @@ export class CreateTransfer implements Cmd {
       },
       (j) => {
         const {r, change, after, problems} = j
+        if (r.code === 2) problems.push(`usage error for a request the model built to be valid: ${r.stderr.trim().slice(0, 300)}`)
         if (change.newTransfers.length > 1) problems.push(`(ii) one request created ${change.newTransfers.length} account transfers`)
         if (key) {
           const bound = [...after.transfers.values()].filter((t) => t.key === key || JSON.stringify(t.metadata ?? {}).includes(key))
@@ -703,10 +722,10 @@ export class CreateTransfer implements Cmd {
           status = lines[0]?.status
           if ((r.code === 0 || r.code === 6) && !lines[0]) problems.push(`exit ${r.code} but no {"outcome":…} line on stderr`)
         } else {
-          const sm = /(?:Created account transfer|names account transfer) (\S+?):? /.exec(r.stderr)
+          const sentenceLine = r.stderr.split('\n').find((l) => /(Created account transfer|names account transfer) /.test(l)) ?? ''
+          const sm = /(?:Created account transfer|names account transfer) (\S+?):? /.exec(sentenceLine)
           id = sm?.[1]
-          const phrase = TRANSFER_PHRASES.find(([re]) => re.test(r.stderr))
-          status = phrase?.[1]
+          status = TRANSFER_PHRASES.find(([re]) => re.test(sentenceLine))?.[1]
           if ((r.code === 0 || r.code === 6) && !sm) problems.push(`exit ${r.code} but no sentence names the account transfer`)
         }
         if (r.code === 0) {
@@ -788,6 +807,7 @@ export class SimulateCredit implements Cmd {
     const label = `${this.toString()} [simulate-credit ${money(ask.amount)}${ask.sub === null ? '' : ` to s${ask.sub}`}${key ? ` key=${key}` : ''}]`
     await step(w, label, () => cli(w, args), (j) => {
       const {r, change, after, problems} = j
+      if (r.code === 2) problems.push(`usage error for a request the model built to be valid: ${r.stderr.trim().slice(0, 300)}`)
       const o = outcomes(r)
       if (o.length > 1) problems.push(`${o.length} outcome lines for one request`)
       const body = jsonOr<{amount_in_minor_units?: number; bank_transaction_id?: string}>(r.stdout)
@@ -844,6 +864,7 @@ export const commandArbs: Array<fc.Arbitrary<Cmd>> = [
       rows: fc.array(rowArb, {minLength: 1, maxLength: 4}),
       at: fc.nat(),
       interrupt: fc.option(fc.nat(), {freq: 3}),
+      twice: fc.oneof({weight: 5, arbitrary: fc.constant(false)}, {weight: 1, arbitrary: fc.constant(true)}),
       fault: faultArb,
       settle: settleArb,
     })
