@@ -299,27 +299,44 @@ function auditAgrees(j: Judged): void {
 }
 
 /** What a table-mode sentence about a move says moved now (undefined: no sentence found). */
-function sentenceMoved(stderr: string, ledgerAmountOf: (id: string) => number | undefined): {moved: number; id?: string} | undefined {
+function sentenceMoved(stderr: string, ledgerAmountOf: (id: string) => number | undefined): {moved: number; id?: string; kind?: string} | undefined {
   let m = /Replayed: Idempotency-Key \S+ already names move (\S+) .*nothing (new )?was moved now/.exec(stderr)
-  if (m) return {moved: 0, id: m[1]}
+  if (m) return {moved: 0, id: m[1], kind: 'replayed'}
   m = /Created move (\S+): ([\d,]+\.\d\d) USD[^\n]*?, settled\./.exec(stderr)
-  if (m) return {moved: minorOf(m[2]), id: m[1].replace(/:$/, '')}
+  if (m) return {moved: minorOf(m[2]), id: m[1].replace(/:$/, ''), kind: 'created'}
   m = /names move (\S+) \(([\d,]+\.\d\d) USD[^\n]*this run settled it now/.exec(stderr)
-  if (m) return {moved: minorOf(m[2]), id: m[1]}
+  if (m) return {moved: minorOf(m[2]), id: m[1], kind: 'advanced'}
   m = /Created move (\S+): [^\n]*(awaiting approval|approved but not settled)/.exec(stderr)
-  if (m) return {moved: 0, id: m[1].replace(/:$/, '')}
+  if (m) return {moved: 0, id: m[1].replace(/:$/, ''), kind: 'created'}
   m = /names move (\S+) [^\n]*(this run approved it now, but it is not settled|moved it on to)/.exec(stderr)
-  if (m) return {moved: 0, id: m[1]}
-  m = /Approved move (\S+) \(([^)]*)\): settled now/.exec(stderr)
+  if (m) return {moved: 0, id: m[1], kind: 'advanced'}
+  m = /Approved move (\S+) \((.*)\): settled now/.exec(stderr)
   if (m) {
     const amount = /([\d,]+\.\d\d) USD/.exec(m[2])
-    return {moved: amount ? minorOf(amount[1]) : (ledgerAmountOf(m[1]) ?? Number.NaN), id: m[1]}
+    return {moved: amount ? minorOf(amount[1]) : (ledgerAmountOf(m[1]) ?? Number.NaN), id: m[1], kind: 'advanced'}
   }
   m = /Approved move (\S+) .*(settlement failed|not settled)/.exec(stderr)
-  if (m) return {moved: 0, id: m[1]}
+  if (m) return {moved: 0, id: m[1], kind: 'advanced'}
   m = /Canceled move (\S+)/.exec(stderr)
-  if (m) return {moved: 0, id: m[1]}
+  if (m) return {moved: 0, id: m[1], kind: 'advanced'}
   return undefined
+}
+
+/**
+ * (ii) What the outcome's kind says about the resource agrees with the ledger: `created` names one
+ * this step made (or one whose earlier outcome this machine never learned), `advanced` one this
+ * step changed, `replayed` one that existed before and did not change.
+ */
+export function kindAgrees(j: Judged, noun: 'move' | 'account transfer', id: string, kind: string): void {
+  const [before, after] = noun === 'move' ? [j.before.moves, j.after.moves] : [j.before.transfers, j.after.transfers]
+  const was = before.get(id)
+  const now = after.get(id)
+  if (!now) return
+  const changed = was !== undefined && was.status !== now.status
+  const learnedBefore = j.audit.some((a) => a.kind === 'outcome' && a.resource_id === id && !j.newAudit.includes(a))
+  if (kind === 'created' && was !== undefined && learnedBefore) j.problems.push(`(ii) the ${noun} ${id} is said to be created by this run; it existed before (${was.status}) and this machine had recorded it`)
+  if (kind === 'advanced' && !changed) j.problems.push(`(i) this run is said to have moved ${noun} ${id} on; the ledger shows it ${was ? `${was.status} before and after` : 'new'}`)
+  if (kind === 'replayed' && (was === undefined || changed)) j.problems.push(`(i) ${noun} ${id} is said to be replayed with nothing done now; the ledger shows it ${was ? `${was.status} -> ${now.status}` : 'made now'}`)
 }
 
 /**
@@ -337,8 +354,13 @@ function moveClaim(j: Judged, output: 'json' | 'table', amountOf: (stdout: unkno
       return {moved: 0}
     }
     const body = jsonOr<unknown>(r.stdout)
+    // (iv) The audit trail's last outcome record for this resource says what the outcome line says.
+    const rec = j.newAudit.filter((a) => a.kind === 'outcome' && a.resource_id === o.id).at(-1)
+    if (!rec) problems.push(`(iv) the outcome line names ${o.id}, but no audit outcome record of this step does`)
+    else if (rec.outcome && rec.outcome !== o.kind) problems.push(`(iv) the outcome line says ${o.kind}; the audit trail records ${rec.outcome}`)
     const settledNow = (o.kind === 'created' || o.kind === 'advanced') && o.status === 'settled'
     const amount = amountOf(body) ?? after.moves.get(o.id)?.amount ?? Number.NaN
+    kindAgrees(j, 'move', o.id, o.kind)
     return {moved: settledNow ? amount : 0, id: o.id, status: o.status, kind: o.kind}
   }
   if (lines.length) problems.push('an outcome line on stderr in table output')
@@ -348,7 +370,8 @@ function moveClaim(j: Judged, output: 'json' | 'table', amountOf: (stdout: unkno
     return {moved: 0}
   }
   if (Number.isNaN(s.moved)) problems.push('the sentence says a move settled now but names no amount')
-  return {moved: s.moved, id: s.id}
+  if (s.id && s.kind) kindAgrees(j, 'move', s.id, s.kind)
+  return {moved: s.moved, id: s.id, kind: s.kind}
 }
 
 function sameMeta(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
@@ -426,6 +449,7 @@ export class CreateMove implements Cmd {
         const body = (s.via === 'api' ? (b as {data?: unknown})?.data : b) as {amount_in_minor_units?: number} | undefined
         return typeof body?.amount_in_minor_units === 'number' ? body.amount_in_minor_units : undefined
       })
+      if (r.code === 7 && s.fault) problems.push('(iii) exit 7 after a single fault: a move create is re-sent with its Idempotency-Key, so its outcome can be known')
       // (i) money
       if (claim.moved !== change.moved) problems.push(`(i) the command says ${money(claim.moved)} moved now; the ledger moved ${money(change.moved)}`)
       // (ii) one move per request
@@ -650,6 +674,8 @@ export interface TransferSpec {
   amount: number
   auto: boolean
   wait: boolean
+  /** Async initiation on for the entity (202; the transfer moves on by itself after the answer). */
+  async?: boolean
   rail: 'wire' | 'standard_ach' | 'same_day_ach'
   key: 'none' | 'fresh' | 'same'
   pick: number
@@ -657,13 +683,17 @@ export interface TransferSpec {
   fault: Fault | null
 }
 
-const TRANSFER_PHRASES: Array<[RegExp, string]> = [
-  [/, settled\.|: settled/, 'settled'],
-  [/awaiting approval/, 'created'],
-  [/approved, queued for initiation/, 'approved'],
-  [/, initiated\./, 'initiated'],
-  [/, failed\./, 'failed'],
-]
+const TRANSFER_ORDER = ['created', 'approved', 'initiated', 'settled']
+
+/** The state a sentence about an account transfer gives it now (undefined: none given). */
+function transferState(sentence: string): string | undefined {
+  if (/this run settled it now/.test(sentence)) return 'settled'
+  const phrase = /moved it on to ([^.]*)/.exec(sentence)?.[1] ?? /by [a-z_]+, ([^.)]*)/.exec(sentence)?.[1]
+  if (phrase === undefined) return undefined
+  if (phrase.startsWith('awaiting approval')) return 'created'
+  if (phrase.startsWith('approved, queued for initiation')) return 'approved'
+  return phrase.trim().split(/\s/)[0]
+}
 
 /** `transfers create` (with `--wait` on an entity with async initiation), with or without a key. */
 export class CreateTransfer implements Cmd {
@@ -698,7 +728,7 @@ export class CreateTransfer implements Cmd {
         try {
           return await cli(w, args)
         } finally {
-          if (s.wait) {
+          if (s.wait || s.async) {
             await w.emu.control('POST', '/_emulator/async-transfers', {entity: 'test', enabled: false})
             await new Promise((r) => setTimeout(r, delay * 3))
           }
@@ -713,6 +743,7 @@ export class CreateTransfer implements Cmd {
           if (bound.length > 1) problems.push(`(ii) ${bound.length} account transfers carry the key ${key}`)
         }
         if (change.moved !== 0) problems.push('a transfer moved money between subaccounts')
+        if (r.code === 7 && s.fault && !s.wait) problems.push('(iii) exit 7 after a single fault: a transfer carries its key and can be found in the list, so its outcome can be known')
         let id: string | undefined
         let status: string | null | undefined
         const lines = outcomes(r)
@@ -720,12 +751,16 @@ export class CreateTransfer implements Cmd {
           if (lines.length > 1) problems.push(`${lines.length} outcome lines for one request`)
           id = lines[0]?.id
           status = lines[0]?.status
+          if (lines[0]) kindAgrees(j, 'account transfer', lines[0].id, lines[0].kind)
           if ((r.code === 0 || r.code === 6) && !lines[0]) problems.push(`exit ${r.code} but no {"outcome":…} line on stderr`)
         } else {
           const sentenceLine = r.stderr.split('\n').find((l) => /(Created account transfer|names account transfer) /.test(l)) ?? ''
           const sm = /(?:Created account transfer|names account transfer) (\S+?):? /.exec(sentenceLine)
           id = sm?.[1]
-          status = TRANSFER_PHRASES.find(([re]) => re.test(sentenceLine))?.[1]
+          const kind = /^Replayed/.test(sentenceLine) ? 'replayed' : /this run (settled|approved|moved)/.test(sentenceLine) ? 'advanced' : /^Created/.test(sentenceLine) ? 'created' : undefined
+          if (id && kind) kindAgrees(j, 'account transfer', id, kind)
+          // A sentence about a replay describes the state now: what follows "this run settled it now" and the like.
+          status = transferState(sentenceLine)
           if ((r.code === 0 || r.code === 6) && !sm) problems.push(`exit ${r.code} but no sentence names the account transfer`)
         }
         if (r.code === 0) {
@@ -733,14 +768,16 @@ export class CreateTransfer implements Cmd {
           if (!t) problems.push(`(iii) exit 0 names account transfer ${id}, which the ledger does not hold`)
           else {
             if (t.amount !== ask.amount || t.from !== accounts[ask.from] || t.to !== accounts[ask.to]) problems.push(`(iii) exit 0, but the transfer it names is ${t.amount} ${t.from} -> ${t.to}`)
-            if (status !== undefined && status !== t.status) problems.push(`the command says the transfer is ${status}; the ledger holds ${t.status}`)
+            // With async initiation and no --wait the transfer moves on after the answer: the state said may only be behind.
+            const behind = s.async && !s.wait && typeof status === 'string' && TRANSFER_ORDER.indexOf(status) >= 0 && TRANSFER_ORDER.indexOf(status) <= TRANSFER_ORDER.indexOf(t.status)
+            if (status !== undefined && status !== t.status && !behind) problems.push(`the command says the transfer is ${status}; the ledger holds ${t.status}`)
             if (s.wait && !['settled', 'failed', 'canceled'].includes(t.status)) problems.push(`(iii) --wait exit 0 with the transfer ${t.status}`)
             if (!ask.auto && t.status !== 'created') problems.push(`(iii) exit 0 for a transfer not auto-approved that the ledger holds as ${t.status}`)
           }
         }
       },
       async () => {
-        if (s.wait) await w.emu.control('POST', '/_emulator/async-transfers', {entity: 'test', enabled: true, delay_ms: delay})
+        if (s.wait || s.async) await w.emu.control('POST', '/_emulator/async-transfers', {entity: 'test', enabled: true, delay_ms: delay})
         await arm(w, s.fault, ['POST'])
       },
     )
@@ -770,6 +807,24 @@ export class ApproveTransfer implements Cmd {
   }
   toString(): string {
     return `ApproveTransfer(${JSON.stringify(this.s)})`
+  }
+}
+
+/** Not an operator action: the bank settles (or fails) a transfer the run made, through the control API. */
+export class BankAdvancesTransfer implements Cmd {
+  constructor(readonly s: {pick: number; to: 'settled' | 'failed'}) {}
+  check(m: Readonly<Model>): boolean {
+    return m.transfers.length > 0
+  }
+  async run(m: Model, w: World): Promise<void> {
+    const id = m.transfers[this.s.pick % m.transfers.length]
+    const t = readLedger(w.emu).transfers.get(id)
+    if (!t || ['settled', 'failed', 'canceled'].includes(t.status)) return
+    await w.emu.control('POST', `/_emulator/transfers/${id}/advance`, {status: this.s.to})
+    w.trace.push(`${this.toString()} [the bank: transfer ${id.slice(0, 8)} ${t.status} -> ${this.s.to}]`)
+  }
+  toString(): string {
+    return `BankAdvancesTransfer(${JSON.stringify(this.s)})`
   }
 }
 
@@ -875,6 +930,7 @@ export const commandArbs: Array<fc.Arbitrary<Cmd>> = [
       amount: amountArb,
       auto: fc.boolean(),
       wait: fc.boolean(),
+      async: fc.boolean(),
       rail: fc.constantFrom<TransferSpec['rail']>('wire', 'standard_ach', 'same_day_ach'),
       key: fc.constantFrom<TransferSpec['key']>('none', 'fresh', 'same'),
       pick: fc.nat(),
@@ -883,6 +939,7 @@ export const commandArbs: Array<fc.Arbitrary<Cmd>> = [
     })
     .map((s) => new CreateTransfer(s)),
   fc.record({pick: fc.nat(), fault: faultArb}).map((s) => new ApproveTransfer(s)),
+  fc.record({pick: fc.nat(), to: fc.constantFrom<'settled' | 'failed'>('settled', 'settled', 'failed')}).map((s) => new BankAdvancesTransfer(s)),
   fc
     .record({
       amount: amountArb,

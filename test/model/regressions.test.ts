@@ -5,7 +5,7 @@
  */
 import {describe, it} from 'vitest'
 import {startEmulator, type Emulator} from '../support/index.js'
-import {ApproveMove, ApproveTransfer, CancelMove, CreateMove, CreateTransfer, ImportMoves, SimulateCredit, runSequence, type CreateMoveSpec, type ImportRow, type TransferSpec} from './harness.js'
+import {ApproveMove, ApproveTransfer, BankAdvancesTransfer, CancelMove, CreateMove, CreateTransfer, ImportMoves, SimulateCredit, runSequence, type CreateMoveSpec, type ImportRow, type TransferSpec} from './harness.js'
 
 let emu: Emulator
 const emulator = async () => (emu ??= await startEmulator())
@@ -74,6 +74,34 @@ describe('counterexamples found by the model-based test', () => {
   // `transfers approve` whose connection is reset: exit 7 naming no command that finds out.
   it('a transfer approve with an unknown outcome names the command that finds out', async () => {
     await runSequence(await emulator(), [transfer({auto: false}), new ApproveTransfer({pick: 0, fault: {kind: 'reset', phase: 'after'}})])
+  })
+
+  // A key left on a move that a 207 left approved, reused through `payops api` with another
+  // destination: exit 5 ("not carried out"); the replay settled the first move (36.08 moved) and
+  // the audit trail records no settlement.
+  it('a key reused with another destination after a 207 moves nothing and says so', async () => {
+    await runSequence(await emulator(), [
+      move({key: 'fresh', ask: {from: 1, to: 0, amount: 3608, auto: true}, settle: 1}),
+      move({key: 'dest', via: 'api', ask: {from: 1, to: 0, amount: 3608, auto: true}}),
+    ])
+  })
+
+  // A transfer answered 202 (async initiation) that settled later, created again with the same
+  // key: "which was awaiting approval: this run settled it now"; the ledger held it settled before
+  // and after.
+  it('a transfer replayed after it settled is not said to be settled by this run', async () => {
+    await runSequence(await emulator(), [
+      transfer({key: 'fresh', amount: 1793, async: true}),
+      new BankAdvancesTransfer({pick: 0, to: 'settled'}),
+      transfer({key: 'same', output: 'table'}),
+      transfer({key: 'same', output: 'json'}),
+    ])
+  })
+
+  // `transfers create --wait` on a transfer that does not reach a final state in time: exit 7,
+  // and the message names no command that finds out how it ends.
+  it('a --wait that times out names the command that finds out', async () => {
+    await runSequence(await emulator(), [transfer({key: 'fresh', amount: 1672}), transfer({key: 'same', wait: true, output: 'table'})])
   })
 
   // A re-run of an import after one of its moves (not auto-approved) was canceled: exit 0
