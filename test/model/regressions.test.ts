@@ -105,7 +105,8 @@ describe('counterexamples found by the model-based test', () => {
   })
 
   // A re-run of an import after one of its moves (not auto-approved) was canceled: exit 0
-  // "nothing to send", though the row's move is canceled and will never move money.
+  // "nothing to send", though the row's move is canceled and will never move money. (Today the
+  // first import already fails: its row not auto-approved is counted as moved.)
   it('a re-run does not call a row done whose move was canceled', async () => {
     await runSequence(await emulator(), [
       new ImportMoves({file: 0, mutation: 'rerun', rows: [row(700, false)], at: 0, interrupt: null, fault: null, settle: 0}),
