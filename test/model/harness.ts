@@ -41,7 +41,8 @@ export interface World {
   trace: string[]
   /** A prefix that keeps this run's keys apart from every other run's. */
   run: string
-  drift: boolean
+  /** Turns the emulator's drift on again (a fault reset turns it back to how the emulator started). */
+  driftOn?: (emu: Emulator) => Promise<void>
 }
 
 export interface MoveAsk {
@@ -96,7 +97,7 @@ export async function newWorld(emu: Emulator, drift: false | ((emu: Emulator) =>
     auditSeq: 0,
     trace: [],
     run: `r${++runs}-${Date.now().toString(36)}`,
-    drift: Boolean(drift),
+    driftOn: drift || undefined,
   }
 }
 
@@ -122,6 +123,7 @@ async function arm(w: World, fault: Fault | null, methods: string[], settle = 0)
 async function disarm(w: World): Promise<void> {
   await w.emu.control('DELETE', '/_emulator/faults')
   await w.emu.control('POST', '/_emulator/fail-next-settlement', {count: 0})
+  if (w.driftOn) await w.driftOn(w.emu)
 }
 
 // ---------------------------------------------------------------------------------------------
