@@ -637,9 +637,11 @@ export class ImportMoves implements Cmd {
         claimed += second?.total_this_run?.USD ?? 0
       }
       if (claimed !== change.moved) problems.push(`(i) the summar${other ? 'ies of two imports at once say' : 'y says'} ${money(claimed)} moved by this run; the ledger moved ${money(change.moved)}`)
-      const interrupted = /Interrupted: \d+ of \d+ rows done, \d+ not sent \(([^)]*) moved by this run\)/.exec(r.stderr)
+      const interrupted = /Interrupted: [^\n]*?\(([^)]*?) moved by this run\)/.exec(r.stderr)
       if (interrupted) {
-        const said = interrupted[1] === 'none' ? 0 : minorOf(/([\d,]+\.\d\d) USD/.exec(interrupted[1])?.[1] ?? 'NaN')
+        // "none" / "nothing" (no amount named) is zero.
+        const amount = /([\d,]+\.\d\d) USD/.exec(interrupted[1])?.[1]
+        const said = amount ? minorOf(amount) : /^(none|nothing)$/.test(interrupted[1].trim()) ? 0 : Number.NaN
         if (said !== change.moved) problems.push(`(i) the sentence says ${interrupted[1]} moved by this run; the ledger moved ${money(change.moved)}`)
         if (r.code !== 6) problems.push(`an interrupted import exits ${r.code}, not 6`)
       }
