@@ -8,3 +8,31 @@ export const BALANCE_COLUMNS: Column[] = [
   {key: 'as_of', header: 'as of'},
 ]
 export const BALANCE_KNOWN: Column[] = [...BALANCE_COLUMNS, {key: 'currency_code'}, {key: 'current_balance_in_minor_units'}, {key: 'available_balance_in_minor_units'}]
+
+export const RECONCILE_COLUMNS: Column[] = [
+  {key: 'date'},
+  {key: 'kind', status: true},
+  {key: 'direction'},
+  {key: 'amount', money: {amount: 'amount_in_minor_units', currency: 'currency_code'}},
+  {key: 'bank_amount', header: 'bank amount', money: {amount: 'bank_amount_in_minor_units', currency: 'currency_code'}},
+  {key: 'counterparty'},
+  {key: 'status'},
+  {key: 'resolution', get: (r) => (r.resolution as {label?: string} | null)?.label ?? ''},
+  {key: 'key'},
+]
+export const RECONCILE_KNOWN: Column[] = [
+  ...RECONCILE_COLUMNS,
+  {key: 'exception'},
+  {key: 'bank_transaction_id'},
+  {key: 'bank_date'},
+  {key: 'bank_description'},
+  {key: 'source'},
+  {key: 'expected_id'},
+  {key: 'expected_date'},
+  {key: 'rail'},
+  {key: 'gap_days'},
+  {key: 'amount_in_minor_units'},
+  {key: 'currency_code'},
+]
+
+export const DECISION_COLUMNS: Column[] = [{key: 'key'}, {key: 'label'}, {key: 'note'}, {key: 'decided_at', header: 'decided'}, {key: 'profile'}, {key: 'replaced'}]

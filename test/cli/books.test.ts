@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {runAs, startEmulator, type Emulator} from '../support/index.js'
+import {expectNothingSent, runAs, startEmulator, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 let main: string
@@ -150,5 +150,182 @@ describe('the emulator\'s bank feed', () => {
     expect(await run(7)).toEqual(a)
     const c = await run(8)
     expect(c).not.toEqual(a)
+  })
+})
+
+describe('reconcile', () => {
+  let sub: string
+  let reserveLabel: string
+  /** What each transfer of the scenario is, by name. */
+  const ids: Record<string, string> = {}
+  const lines: Record<string, string> = {}
+
+  async function settle(id: string) {
+    await emu.control('POST', `/_emulator/transfers/${id}/advance`, {status: 'settled'})
+  }
+  async function hand(body: Record<string, unknown>): Promise<string> {
+    return (await emu.control('POST', '/_emulator/bank-lines', body)).data.id
+  }
+
+  /**
+   * March 2026 on the main account, every kind on purpose: two settled transfers the bank reported
+   * (a wire the same day, a standard ACH two days later), a fee nobody announced, a settled transfer
+   * the bank never reported in the window, a wire still initiated, a wire the bank booked for
+   * another amount, and a simulated credit to a subaccount.
+   */
+  async function scenario() {
+    await emu.control('POST', '/_emulator/bank-feed', {entity: 'test', enabled: true, fee_rate: 0, seed: 1})
+    sub = (await emu.control('GET', '/_emulator/entities')).data.find((e: any) => e.role === 'test').subaccount_ids[0]
+    reserveLabel = (await accounts()).find((a) => a.id === reserve).label
+    const wire = (amount: number, day: string, rail = 'wire') =>
+      transfer(['--from', main, '--to', reserve, '--amount-minor', String(amount), '--currency', 'USD', '--rail', rail, '--scheduled-date', day])
+    ids.wire = (await wire(10_000, '2026-03-02')).id
+    await settle(ids.wire)
+    ids.ach = (await wire(20_000, '2026-03-09', 'standard_ach')).id
+    await settle(ids.ach)
+    lines.fee = await hand({account_id: main, amount_in_minor_units: 1500, direction: 'debit', description: 'SERVICE FEE', transaction_date: '2026-03-12'})
+    ids.unreported = (await wire(30_000, '2026-03-20')).id
+    await emu.control('POST', '/_emulator/bank-feed', {entity: 'test', enabled: false})
+    await settle(ids.unreported) // booked today, months after the window
+    await emu.control('POST', '/_emulator/bank-feed', {entity: 'test', enabled: true, fee_rate: 0, seed: 1})
+    ids.stuck = (await wire(50_000, '2026-03-25')).id
+    ids.short = (await wire(40_000, '2026-03-16')).id
+    lines.short = await hand({account_id: main, amount_in_minor_units: 39_000, direction: 'debit', receiver_info: reserveLabel, transaction_date: '2026-03-16'})
+    const credit = await runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '5000', '--subaccount', sub, '--transaction-date', '2026-03-18', '-o', 'json'])
+    expect(credit.code, credit.stderr).toBe(0)
+    lines.credit = credit.json().bank_transaction_id
+  }
+
+  const reconcileRun = (args: string[], opts: Parameters<typeof runAs>[3] = {}) => runAs(emu, 'test', ['reconcile', ...args], opts)
+  const byExpected = (items: any[], id: string) => items.filter((i) => i.expected_id === id)
+
+  it('finds every kind, exits 9 while exceptions remain, and keys are stable', async () => {
+    await scenario()
+    const r = await reconcileRun([main, '--from', '2026-03-01', '--to', '2026-03-31', '--subaccount', sub, '-o', 'json'])
+    expect(r.code, r.stderr).toBe(9)
+    expect(r.stderr).toMatch(/^Error: 4 exceptions on .* \(1 bank_only, 1 transfer_only, 1 stuck, 1 amount_mismatch\); resolve each with/)
+    const report = r.json()
+    expect(report).toMatchObject({account_id: main, from: '2026-03-01', to: '2026-03-31', window_days: 3, currency_code: 'USD'})
+    expect(report.summary).toEqual({matched: 3, bank_only: 1, transfer_only: 1, stuck: 1, amount_mismatch: 1, pending: 0, resolved: 0, exceptions: 4})
+    const items = report.items
+    expect(byExpected(items, ids.wire)).toEqual([expect.objectContaining({kind: 'matched', gap_days: 0, date: '2026-03-02', direction: 'debit', amount_in_minor_units: 10_000, exception: false})])
+    expect(byExpected(items, ids.ach)).toEqual([expect.objectContaining({kind: 'matched', gap_days: 2, bank_date: '2026-03-11', expected_date: '2026-03-09'})])
+    expect(items.find((i: any) => i.source === 'bai2')).toMatchObject({kind: 'matched', bank_transaction_id: lines.credit, amount_in_minor_units: 5000, direction: 'credit'})
+    expect(items.find((i: any) => i.bank_transaction_id === lines.fee)).toMatchObject({kind: 'bank_only', key: `bank_only:${lines.fee}`, exception: true})
+    expect(byExpected(items, ids.unreported)).toEqual([expect.objectContaining({kind: 'transfer_only', key: `transfer_only:${ids.unreported}`, status: 'settled'})])
+    expect(byExpected(items, ids.stuck)).toEqual([expect.objectContaining({kind: 'stuck', status: 'initiated', rail: 'wire'})])
+    expect(byExpected(items, ids.short)).toEqual([
+      expect.objectContaining({kind: 'amount_mismatch', key: `amount_mismatch:${lines.short}:${ids.short}`, amount_in_minor_units: 40_000, bank_amount_in_minor_units: 39_000, counterparty: reserveLabel}),
+    ])
+    // Items come in date order; the same data gives the same report.
+    expect(items.map((i: any) => i.date)).toEqual([...items.map((i: any) => i.date)].sort())
+    const again = await reconcileRun([main, '--from', '2026-03-01', '--to', '2026-03-31', '--subaccount', sub, '-o', 'json'])
+    expect(again.json()).toEqual(report)
+  })
+
+  it('the credit of a subaccount not named is a bank line nothing announced; the other side of a transfer matches too', async () => {
+    await scenario()
+    const r = await reconcileRun([main, '--from', '2026-03-01', '--to', '2026-03-31', '-o', 'json'])
+    expect(r.code).toBe(9)
+    expect(r.json().items.find((i: any) => i.bank_transaction_id === lines.credit)).toMatchObject({kind: 'bank_only'})
+    expect(r.json().summary.bank_only).toBe(2)
+    const other = await reconcileRun([reserve, '--from', '2026-03-01', '--to', '2026-03-31', '-o', 'json'])
+    const items = other.json().items
+    expect(byExpected(items, ids.wire)).toEqual([expect.objectContaining({kind: 'matched', direction: 'credit'})])
+    expect(byExpected(items, ids.stuck)).toEqual([expect.objectContaining({kind: 'stuck', direction: 'credit'})])
+  })
+
+  it('what is not due yet is pending, judged by today', async () => {
+    await scenario()
+    const clock = {now: () => Date.parse('2026-03-26T12:00:00Z'), sleep: async () => undefined}
+    const r = await reconcileRun([main, '--from', '2026-03-01', '--to', '2026-03-31', '--subaccount', sub, '-o', 'json'], {clock})
+    const items = r.json().items
+    expect(byExpected(items, ids.stuck)).toEqual([expect.objectContaining({kind: 'pending'})])
+    expect(byExpected(items, ids.unreported)).toEqual([expect.objectContaining({kind: 'transfer_only'})])
+    expect(r.json().summary).toMatchObject({pending: 1, stuck: 0, exceptions: 3})
+  })
+
+  it('a narrower window leaves a late bank line and its transfer apart', async () => {
+    await scenario()
+    const r = await reconcileRun([main, '--from', '2026-03-01', '--to', '2026-03-31', '--subaccount', sub, '--window', '1', '-o', 'json'])
+    const items = r.json().items
+    expect(byExpected(items, ids.ach)).toEqual([expect.objectContaining({kind: 'transfer_only'})])
+    expect(items.find((i: any) => i.bank_date === '2026-03-11')).toMatchObject({kind: 'bank_only', amount_in_minor_units: 20_000})
+  })
+
+  it('resolve: each decision is kept and audited; once all are resolved the run exits 0', async () => {
+    await scenario()
+    const args = [main, '--from', '2026-03-01', '--to', '2026-03-31', '--subaccount', sub, '-o', 'json']
+    const open = (await reconcileRun(args)).json().items.filter((i: any) => i.exception)
+    expect(open).toHaveLength(4)
+    const auditBefore = (await runAs(emu, 'test', ['audit', 'list', '-o', 'json'])).json().length
+    for (const item of open) {
+      const d = await runAs(emu, 'test', ['reconcile', 'resolve', item.key, '--as', 'investigated', '--note', `ticket ${item.kind}`, '-o', 'json'])
+      expect(d.code, d.stderr).toBe(0)
+      expect(d.json()).toMatchObject({key: item.key, label: 'investigated', note: `ticket ${item.kind}`, replaced: null})
+    }
+    const audit = (await runAs(emu, 'test', ['audit', 'list', '-o', 'json'])).json()
+    expect(audit.length).toBe(auditBefore + 8)
+    expect(audit.filter((a: any) => a.kind === 'outcome').slice(-4).map((a: any) => a.resource_id)).toEqual(open.map((i: any) => i.key))
+    const done = await reconcileRun(args)
+    expect(done.code, done.stderr).toBe(0)
+    expect(done.json().summary).toMatchObject({exceptions: 0, resolved: 4, bank_only: 1})
+    expect(done.json().items.find((i: any) => i.key === open[0].key).resolution).toMatchObject({label: 'investigated', note: `ticket ${open[0].kind}`})
+    // A second decision replaces the first.
+    const again = await runAs(emu, 'test', ['reconcile', 'resolve', open[0].key, '--as', 'fee', '-o', 'table'])
+    expect(again.stdout).toMatch(/Replaced the decision "investigated" on .* as "fee"/)
+    expect((await runAs(emu, 'test', ['audit', 'verify'])).code).toBe(0)
+  })
+
+  it('resolve refuses what is not an exception key, and blank or control-laden labels (exit 2, nothing written)', async () => {
+    const bad = [
+      ['reconcile', 'resolve', 'nonsense', '--as', 'x'],
+      ['reconcile', 'resolve', `matched:${main}:${reserve}`, '--as', 'x'],
+      ['reconcile', 'resolve', `bank_only:${main}`, '--as', '   '],
+      ['reconcile', 'resolve', `bank_only:${main}`, '--as', 'fee\u001b[2J'],
+      ['reconcile', 'resolve', `bank_only:${main}`],
+    ]
+    const before = (await runAs(emu, 'test', ['audit', 'list', '-o', 'json'])).json().length
+    for (const args of bad) {
+      const r = await runAs(emu, 'test', [...args, '-o', 'table'])
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    }
+    expect((await runAs(emu, 'test', ['audit', 'list', '-o', 'json'])).json().length).toBe(before)
+  })
+
+  it('bad input: inverted or impossible dates and a bad window are exit 2 before any request; unknown and other-entity accounts exit 4', async () => {
+    for (const args of [
+      [main, '--from', '2026-03-31', '--to', '2026-03-01'],
+      [main, '--from', '2026-02-30', '--to', '2026-03-01'],
+      [main, '--from', '2026-03-01', '--to', '2026-03-31', '--window', '99'],
+      [main, '--from', '2026-03-01'],
+    ]) {
+      const r = await expectNothingSent(emu, () => reconcileRun([...args, '-o', 'table']))
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1)
+    }
+    const inverted = await reconcileRun([main, '--from', '2026-03-31', '--to', '2026-03-01', '-o', 'table'])
+    expect(inverted.stderr).toMatch(/--from 2026-03-31 is after --to 2026-03-01/)
+    for (const account of [otherMain, '00000000-0000-4000-8000-000000000000']) {
+      const r = await reconcileRun([account, '--from', '2026-03-01', '--to', '2026-03-31', '-o', 'table'])
+      expect(r.code).toBe(4)
+      expect(r.stderr.trim().split('\n')).toHaveLength(1)
+      expect(r.stderr).toMatch(/404 NOT_FOUND: treasury account .* not found/)
+    }
+  })
+
+  it('renders a table with a summary line, and csv', async () => {
+    await scenario()
+    const t = await reconcileRun([main, '--from', '2026-03-01', '--to', '2026-03-31', '--subaccount', sub, '--hide-matched', '-o', 'table'])
+    expect(t.code).toBe(9)
+    expect(t.stdout).toMatch(/DATE\s+KIND\s+DIRECTION\s+AMOUNT/)
+    expect(t.stdout).toMatch(/bank_only/)
+    expect(t.stdout).not.toMatch(/matched/)
+    expect(t.stderr).toMatch(/3 matched, 1 bank_only, 1 transfer_only, 1 stuck, 1 amount_mismatch, 0 pending; 0 resolved, 4 open exceptions/)
+    const csv = await reconcileRun([main, '--from', '2026-03-01', '--to', '2026-03-31', '--subaccount', sub, '-o', 'csv'])
+    const rows = csv.stdout.trim().split('\r\n')
+    expect(rows[0]).toBe('date,kind,direction,amount,bank_amount,counterparty,status,resolution,key')
+    expect(rows).toHaveLength(1 + 7)
   })
 })
