@@ -36,3 +36,18 @@ export const RECONCILE_KNOWN: Column[] = [
 ]
 
 export const DECISION_COLUMNS: Column[] = [{key: 'key'}, {key: 'label'}, {key: 'note'}, {key: 'decided_at', header: 'decided'}, {key: 'profile'}, {key: 'replaced'}]
+
+/** A statement's rows: the opening balance, each line, the closing balance. */
+export const STATEMENT_COLUMNS: Column[] = [
+  {key: 'row'},
+  {key: 'date'},
+  {key: 'direction'},
+  {key: 'amount', money: {amount: 'signed_amount_in_minor_units', currency: 'currency_code'}},
+  {key: 'balance', money: {amount: 'balance_in_minor_units', currency: 'currency_code'}},
+  {key: 'description'},
+  {key: 'counterparty'},
+  {key: 'reconciliation', status: true},
+  {key: 'resolution'},
+  {key: 'id'},
+]
+export const STATEMENT_KNOWN: Column[] = [...STATEMENT_COLUMNS, {key: 'source'}, {key: 'amount_in_minor_units'}, {key: 'balance_in_minor_units'}, {key: 'signed_amount_in_minor_units'}, {key: 'currency_code'}]

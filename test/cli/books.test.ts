@@ -153,49 +153,49 @@ describe('the emulator\'s bank feed', () => {
   })
 })
 
+let sub: string
+let reserveLabel: string
+/** What each transfer of the scenario is, by name. */
+const ids: Record<string, string> = {}
+const lines: Record<string, string> = {}
+
+async function settle(id: string) {
+  await emu.control('POST', `/_emulator/transfers/${id}/advance`, {status: 'settled'})
+}
+async function hand(body: Record<string, unknown>): Promise<string> {
+  return (await emu.control('POST', '/_emulator/bank-lines', body)).data.id
+}
+
+/**
+ * March 2026 on the main account, every kind on purpose: two settled transfers the bank reported
+ * (a wire the same day, a standard ACH two days later), a fee nobody announced, a settled transfer
+ * the bank never reported in the window, a wire still initiated, a wire the bank booked for
+ * another amount, and a simulated credit to a subaccount.
+ */
+async function scenario() {
+  await emu.control('POST', '/_emulator/bank-feed', {entity: 'test', enabled: true, fee_rate: 0, seed: 1})
+  sub = (await emu.control('GET', '/_emulator/entities')).data.find((e: any) => e.role === 'test').subaccount_ids[0]
+  reserveLabel = (await accounts()).find((a) => a.id === reserve).label
+  const wire = (amount: number, day: string, rail = 'wire') =>
+    transfer(['--from', main, '--to', reserve, '--amount-minor', String(amount), '--currency', 'USD', '--rail', rail, '--scheduled-date', day])
+  ids.wire = (await wire(10_000, '2026-03-02')).id
+  await settle(ids.wire)
+  ids.ach = (await wire(20_000, '2026-03-09', 'standard_ach')).id
+  await settle(ids.ach)
+  lines.fee = await hand({account_id: main, amount_in_minor_units: 1500, direction: 'debit', description: 'SERVICE FEE', transaction_date: '2026-03-12'})
+  ids.unreported = (await wire(30_000, '2026-03-20')).id
+  await emu.control('POST', '/_emulator/bank-feed', {entity: 'test', enabled: false})
+  await settle(ids.unreported) // booked today, months after the window
+  await emu.control('POST', '/_emulator/bank-feed', {entity: 'test', enabled: true, fee_rate: 0, seed: 1})
+  ids.stuck = (await wire(50_000, '2026-03-25')).id
+  ids.short = (await wire(40_000, '2026-03-16')).id
+  lines.short = await hand({account_id: main, amount_in_minor_units: 39_000, direction: 'debit', receiver_info: reserveLabel, transaction_date: '2026-03-16'})
+  const credit = await runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '5000', '--subaccount', sub, '--transaction-date', '2026-03-18', '-o', 'json'])
+  expect(credit.code, credit.stderr).toBe(0)
+  lines.credit = credit.json().bank_transaction_id
+}
+
 describe('reconcile', () => {
-  let sub: string
-  let reserveLabel: string
-  /** What each transfer of the scenario is, by name. */
-  const ids: Record<string, string> = {}
-  const lines: Record<string, string> = {}
-
-  async function settle(id: string) {
-    await emu.control('POST', `/_emulator/transfers/${id}/advance`, {status: 'settled'})
-  }
-  async function hand(body: Record<string, unknown>): Promise<string> {
-    return (await emu.control('POST', '/_emulator/bank-lines', body)).data.id
-  }
-
-  /**
-   * March 2026 on the main account, every kind on purpose: two settled transfers the bank reported
-   * (a wire the same day, a standard ACH two days later), a fee nobody announced, a settled transfer
-   * the bank never reported in the window, a wire still initiated, a wire the bank booked for
-   * another amount, and a simulated credit to a subaccount.
-   */
-  async function scenario() {
-    await emu.control('POST', '/_emulator/bank-feed', {entity: 'test', enabled: true, fee_rate: 0, seed: 1})
-    sub = (await emu.control('GET', '/_emulator/entities')).data.find((e: any) => e.role === 'test').subaccount_ids[0]
-    reserveLabel = (await accounts()).find((a) => a.id === reserve).label
-    const wire = (amount: number, day: string, rail = 'wire') =>
-      transfer(['--from', main, '--to', reserve, '--amount-minor', String(amount), '--currency', 'USD', '--rail', rail, '--scheduled-date', day])
-    ids.wire = (await wire(10_000, '2026-03-02')).id
-    await settle(ids.wire)
-    ids.ach = (await wire(20_000, '2026-03-09', 'standard_ach')).id
-    await settle(ids.ach)
-    lines.fee = await hand({account_id: main, amount_in_minor_units: 1500, direction: 'debit', description: 'SERVICE FEE', transaction_date: '2026-03-12'})
-    ids.unreported = (await wire(30_000, '2026-03-20')).id
-    await emu.control('POST', '/_emulator/bank-feed', {entity: 'test', enabled: false})
-    await settle(ids.unreported) // booked today, months after the window
-    await emu.control('POST', '/_emulator/bank-feed', {entity: 'test', enabled: true, fee_rate: 0, seed: 1})
-    ids.stuck = (await wire(50_000, '2026-03-25')).id
-    ids.short = (await wire(40_000, '2026-03-16')).id
-    lines.short = await hand({account_id: main, amount_in_minor_units: 39_000, direction: 'debit', receiver_info: reserveLabel, transaction_date: '2026-03-16'})
-    const credit = await runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '5000', '--subaccount', sub, '--transaction-date', '2026-03-18', '-o', 'json'])
-    expect(credit.code, credit.stderr).toBe(0)
-    lines.credit = credit.json().bank_transaction_id
-  }
-
   const reconcileRun = (args: string[], opts: Parameters<typeof runAs>[3] = {}) => runAs(emu, 'test', ['reconcile', ...args], opts)
   const byExpected = (items: any[], id: string) => items.filter((i) => i.expected_id === id)
 
@@ -327,5 +327,135 @@ describe('reconcile', () => {
     const rows = csv.stdout.trim().split('\r\n')
     expect(rows[0]).toBe('date,kind,direction,amount,bank_amount,counterparty,status,resolution,key')
     expect(rows).toHaveLength(1 + 7)
+  })
+})
+
+describe('report statement', () => {
+  const statementRun = (args: string[], opts: Parameters<typeof runAs>[3] = {}) => runAs(emu, 'test', ['report', 'statement', ...args], opts)
+
+  /** Every bank line of an account with a direction, through the list. */
+  async function allLines(account: string): Promise<any[]> {
+    const r = await runAs(emu, 'test', ['treasury', 'transactions', 'list', account, '--all', '-o', 'ndjson'])
+    return r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((t) => t.direction)
+  }
+  const signedOf = (t: {direction: string; amount_in_minor_units: number}) => (t.direction === 'credit' ? t.amount_in_minor_units : -t.amount_in_minor_units)
+
+  it('an account\'s month: opening and closing agree with every line before and in it; each line has its reconciliation status', async () => {
+    await scenario()
+    const r = await statementRun(['--account', main, '--month', '2026-03', '-o', 'json'])
+    expect(r.code, r.stderr).toBe(0)
+    const s = r.json()
+    const every = await allLines(main)
+    // Lines without a date fall in the opening balance; those after March in no March balance.
+    const upToMarch = every.filter((t) => !t.transaction_date || t.transaction_date <= '2026-03-31').reduce((sum, t) => sum + signedOf(t), 0)
+    const march = every.filter((t) => t.transaction_date >= '2026-03-01' && t.transaction_date <= '2026-03-31')
+    expect(s).toMatchObject({kind: 'account', id: main, month: '2026-03', from: '2026-03-01', to: '2026-03-31', complete: true, currency_code: 'USD'})
+    expect(s.closing_balance_in_minor_units).toBe(upToMarch)
+    expect(s.opening_balance_in_minor_units).toBe(upToMarch - march.reduce((sum, t) => sum + signedOf(t), 0))
+    expect(s.lines.map((l: any) => l.id).sort()).toEqual(march.map((t) => t.id).sort())
+    expect(s.lines.at(-1).balance_in_minor_units).toBe(s.closing_balance_in_minor_units)
+    expect(s.total_credits_in_minor_units - s.total_debits_in_minor_units).toBe(s.closing_balance_in_minor_units - s.opening_balance_in_minor_units)
+    const status = Object.fromEntries(s.lines.map((l: any) => [l.id, l.reconciliation]))
+    expect(status[lines.fee]).toBe('bank_only')
+    expect(status[lines.short]).toBe('amount_mismatch')
+    expect(s.lines.filter((l: any) => l.reconciliation === 'matched')).toHaveLength(2)
+
+    await runAs(emu, 'test', ['reconcile', 'resolve', `bank_only:${lines.fee}`, '--as', 'fee'])
+    const after = (await statementRun(['--account', main, '--month', '2026-03', '-o', 'json'])).json()
+    expect(after.lines.find((l: any) => l.id === lines.fee)).toMatchObject({reconciliation: 'bank_only', resolution: 'fee'})
+  })
+
+  it('csv and tables show an opening row, the lines with the running balance, and a closing row', async () => {
+    await scenario()
+    const json = (await statementRun(['--account', main, '--month', '2026-03', '-o', 'json'])).json()
+    const csv = await statementRun(['--account', main, '--month', '2026-03', '-o', 'csv'])
+    expect(csv.code).toBe(0)
+    const rows = csv.stdout.trim().split('\r\n')
+    expect(rows[0]).toBe('row,date,direction,amount,balance,description,counterparty,reconciliation,resolution,id')
+    expect(rows).toHaveLength(json.lines.length + 3)
+    expect(rows[1]).toMatch(/^opening,2026-03-01,,,/)
+    expect(rows.at(-1)).toMatch(/^closing,2026-03-31,,,/)
+    const table = await statementRun(['--account', main, '--month', '2026-03', '-o', 'table'])
+    expect(table.stderr).toMatch(/2026-03: opening .* USD, \d+ lines, closing .* USD\./)
+  })
+
+  it('--format ofx is an OFX bank statement a parser reads back: every line, signed amounts, the closing balance', async () => {
+    await scenario()
+    const {parse} = await import('ofx-js')
+    const json = (await statementRun(['--account', main, '--month', '2026-03', '-o', 'json'])).json()
+    const r = await statementRun(['--account', main, '--month', '2026-03', '--format', 'ofx'])
+    expect(r.code, r.stderr).toBe(0)
+    const ofx = await parse(r.stdout)
+    expect(ofx.header).toMatchObject({OFXHEADER: '100', DATA: 'OFXSGML', VERSION: '102'})
+    const st = ofx.OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS
+    expect(st.CURDEF).toBe('USD')
+    expect(st.BANKACCTFROM.ACCTID).toBe(main.replace(/-/g, '').slice(0, 22))
+    expect(st.BANKTRANLIST.DTSTART).toBe('20260301')
+    const trns = [st.BANKTRANLIST.STMTTRN].flat()
+    expect(trns.map((t: any) => t.FITID).sort()).toEqual(json.lines.map((l: any) => l.id).sort())
+    for (const l of json.lines) {
+      const t = trns.find((x: any) => x.FITID === l.id)
+      expect(Math.round(Number(t.TRNAMT) * 100)).toBe(l.signed_amount_in_minor_units)
+      expect(t.DTPOSTED).toBe(l.date.replace(/-/g, ''))
+      expect(t.MEMO).toContain(`reconciliation: ${l.reconciliation}`)
+    }
+    expect(trns.find((t: any) => t.FITID === lines.fee).TRNTYPE).toBe('FEE')
+    expect(Math.round(Number(st.LEDGERBAL.BALAMT) * 100)).toBe(json.closing_balance_in_minor_units)
+    expect((await statementRun(['--account', main, '--month', '2026-03', '--format', 'ofx', '--columns', 'id'])).code).toBe(2)
+  })
+
+  it('OFX text is escaped: a counterparty with markup cannot break the file', async () => {
+    await hand({account_id: main, amount_in_minor_units: 4200, direction: 'credit', sender_info: 'Fish & Chips <Ltd>\u0007', transaction_date: '2026-05-05'})
+    const {parse} = await import('ofx-js')
+    const r = await statementRun(['--account', main, '--month', '2026-05', '--format', 'ofx'])
+    expect(r.stdout).toContain('<NAME>Fish &amp; Chips &lt;Ltd&gt;')
+    const trn = [(await parse(r.stdout)).OFX.BANKMSGSRSV1.STMTTRNRS.STMTRS.BANKTRANLIST.STMTTRN].flat()[0]
+    expect(trn.TRNAMT).toBe('42.00')
+  })
+
+  it('a subaccount\'s month: opening derived from its totals and the activity after; bai2 credits reconciled on the account given', async () => {
+    await scenario()
+    const subs = (await emu.control('GET', '/_emulator/entities')).data.find((e: any) => e.role === 'test').subaccount_ids
+    // A move now: after March, so in neither March balance.
+    const move = await runAs(emu, 'test', ['moves', 'create', '--from', sub, '--to', subs[1], '--amount-minor', '700', '-o', 'json'])
+    expect(move.code, move.stderr).toBe(0)
+    const r = await statementRun(['--subaccount', sub, '--month', '2026-03', '--bank-account', main, '-o', 'json'])
+    expect(r.code, r.stderr).toBe(0)
+    const s = r.json()
+    const act = (await runAs(emu, 'test', ['subaccounts', 'activity', sub, '--all', '-o', 'ndjson'])).stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l))
+    const before = act.filter((a) => a.effective_at < '2026-03-01').reduce((sum, a) => sum + signedOf(a), 0)
+    const inMarch = act.filter((a) => a.effective_at >= '2026-03-01' && a.effective_at < '2026-04-01')
+    expect(s).toMatchObject({kind: 'subaccount', id: sub, currency_code: 'USD'})
+    expect(s.opening_balance_in_minor_units).toBe(before)
+    expect(s.closing_balance_in_minor_units).toBe(before + inMarch.reduce((sum, a) => sum + signedOf(a), 0))
+    expect(s.lines).toEqual([expect.objectContaining({source: 'bai2', amount_in_minor_units: 5000, direction: 'credit', reconciliation: 'matched'})])
+    const unchecked = (await statementRun(['--subaccount', sub, '--month', '2026-03', '-o', 'json'])).json()
+    expect(unchecked.lines[0].reconciliation).toBe('not_checked')
+    const ofx = await statementRun(['--subaccount', sub, '--month', '2026-03', '--format', 'ofx'])
+    const subRecord = (await runAs(emu, 'test', ['subaccounts', 'get', sub, '-o', 'json'])).json()
+    expect(ofx.stdout).toContain(`<BANKID>${subRecord.routing_numbers.ach}<ACCTID>${subRecord.account_number}<ACCTTYPE>CHECKING`)
+  })
+
+  it('bad input is exit 2 before any request; unknown or another entity\'s account or subaccount exit 4', async () => {
+    for (const args of [
+      ['--account', main, '--subaccount', main, '--month', '2026-03'],
+      ['--month', '2026-03'],
+      ['--account', main, '--month', '2026-13'],
+      ['--account', main, '--month', 'March'],
+      ['--account', main, '--month', '2026-03', '--bank-account', main],
+      ['--account', main, '--month', '2026-03', '--format', 'qif'],
+    ]) {
+      const r = await expectNothingSent(emu, () => statementRun([...args, '-o', 'table']))
+      expect(r.code, args.join(' ')).toBe(2)
+    }
+    for (const args of [
+      ['--account', otherMain],
+      ['--account', '00000000-0000-4000-8000-000000000000'],
+      ['--subaccount', '00000000-0000-4000-8000-000000000000'],
+    ]) {
+      const r = await statementRun([...args, '--month', '2026-03', '-o', 'table'])
+      expect(r.code, args.join(' ')).toBe(4)
+      expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    }
   })
 })
