@@ -51,3 +51,35 @@ export const STATEMENT_COLUMNS: Column[] = [
   {key: 'id'},
 ]
 export const STATEMENT_KNOWN: Column[] = [...STATEMENT_COLUMNS, {key: 'source'}, {key: 'amount_in_minor_units'}, {key: 'balance_in_minor_units'}, {key: 'signed_amount_in_minor_units'}, {key: 'currency_code'}]
+
+export const POSITION_COLUMNS: Column[] = [
+  {key: 'row'},
+  {key: 'name'},
+  {key: 'balance', money: {amount: 'balance_in_minor_units', currency: 'currency_code'}},
+  {key: 'committed_out', header: 'committed out', money: {amount: 'committed_outflows_in_minor_units', currency: 'currency_code'}},
+  {key: 'committed_in', header: 'committed in', money: {amount: 'committed_inflows_in_minor_units', currency: 'currency_code'}},
+  {key: 'scheduled_out', header: 'scheduled out', money: {amount: 'scheduled_outflows_in_minor_units', currency: 'currency_code'}},
+  {key: 'scheduled_in', header: 'scheduled in', money: {amount: 'scheduled_inflows_in_minor_units', currency: 'currency_code'}},
+  {key: 'projected', money: {amount: 'projected_balance_in_minor_units', currency: 'currency_code'}},
+  {key: 'id'},
+]
+/** With --reporting-currency: the projected balance converted (indicative). */
+export const POSITION_REPORTING_COLUMN: Column = {key: 'reporting_projected', header: 'projected (indicative)', money: {amount: 'reporting_projected_in_minor_units', currency: 'reporting_currency'}}
+export const POSITION_KNOWN: Column[] = [...POSITION_COLUMNS, POSITION_REPORTING_COLUMN, {key: 'currency_code'}, {key: 'label'}]
+
+export const SCHEDULE_COLUMNS: Column[] = [
+  {key: 'date'},
+  {key: 'name'},
+  {key: 'outflows', money: {amount: 'outflows_in_minor_units', currency: 'currency_code'}},
+  {key: 'inflows', money: {amount: 'inflows_in_minor_units', currency: 'currency_code'}},
+  {key: 'account_id', header: 'account'},
+]
+
+export const POSITION_DIFF_COLUMNS: Column[] = [
+  {key: 'label', header: 'name'},
+  {key: 'field'},
+  {key: 'before', money: {amount: 'before', currency: 'currency_code'}},
+  {key: 'after', money: {amount: 'after', currency: 'currency_code'}},
+  {key: 'change', money: {amount: 'change', currency: 'currency_code'}},
+  {key: 'account_id', header: 'id'},
+]

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {expectNothingSent, runAs, startEmulator, type Emulator} from '../support/index.js'
+import {expectNothingSent, expectOnlyRequests, runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
 let main: string
@@ -456,6 +456,102 @@ describe('report statement', () => {
       const r = await statementRun([...args, '--month', '2026-03', '-o', 'table'])
       expect(r.code, args.join(' ')).toBe(4)
       expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    }
+  })
+})
+
+describe('position', () => {
+  const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10)
+  const positionRun = (args: string[], opts: Parameters<typeof runAs>[3] = {}) => runAs(emu, 'test', ['position', ...args], opts)
+  const find = (p: any, id: string) => p.accounts.find((a: any) => a.account_id === id)
+  let now: string
+
+  /** An unscheduled wire main -> reserve, one scheduled in 3 days main -> GBP, one awaiting approval in 20 days reserve -> main. */
+  async function flows() {
+    now = (await transfer(['--from', main, '--to', reserve, '--amount-minor', '10000', '--currency', 'USD', '--rail', 'wire'])).id
+    await transfer(['--from', main, '--to', gbp, '--amount-minor', '20000', '--currency', 'USD', '--rail', 'wire', '--scheduled-date', day(3)])
+    await transfer(['--from', reserve, '--to', main, '--amount-minor', '5000', '--currency', 'USD', '--rail', 'wire', '--scheduled-date', day(20), '--no-auto-approve'])
+    // Settled: nothing committed any more.
+    const done = await transfer(['--from', reserve, '--to', main, '--amount-minor', '777', '--currency', 'USD', '--rail', 'wire'])
+    await emu.control('POST', `/_emulator/transfers/${done.id}/advance`, {status: 'settled'})
+  }
+
+  it('per account: balance, committed and scheduled flows over the horizon, projected balance', async () => {
+    await flows()
+    const r = await positionRun(['-o', 'json'])
+    expect(r.code, r.stderr).toBe(0)
+    const p = r.json()
+    expect(p).toMatchObject({horizon_days: 14, horizon_end: day(14), totals: null, subaccounts: []})
+    const m = find(p, main)
+    const mainBalance = (await balance(main)).current_balance_in_minor_units
+    expect(m).toMatchObject({
+      balance_in_minor_units: mainBalance,
+      committed_outflows_in_minor_units: 10_000,
+      committed_inflows_in_minor_units: 0,
+      scheduled: [{date: day(3), outflows_in_minor_units: 20_000, inflows_in_minor_units: 0}],
+      projected_balance_in_minor_units: mainBalance - 30_000,
+      reporting: null,
+    })
+    const res = find(p, reserve)
+    const reserveBalance = (await balance(reserve)).current_balance_in_minor_units
+    expect(res).toMatchObject({balance_in_minor_units: reserveBalance, committed_inflows_in_minor_units: 10_000, scheduled: [], projected_balance_in_minor_units: reserveBalance + 10_000})
+    expect(find(p, gbp)).toMatchObject({unconverted_inflows: 1, scheduled: []})
+
+    const longer = (await positionRun(['--horizon', '30', '-o', 'json'])).json()
+    expect(find(longer, reserve).scheduled).toEqual([{date: day(20), outflows_in_minor_units: 5000, inflows_in_minor_units: 0}])
+    expect(find(longer, main).projected_balance_in_minor_units).toBe(mainBalance - 30_000 + 5000)
+  })
+
+  it('--reporting-currency: totals through the conversion estimate, labelled indicative; subaccounts listed, not added', async () => {
+    await flows()
+    await emu.control('POST', '/_emulator/bank-lines', {account_id: gbp, amount_in_minor_units: 100_000, direction: 'credit', transaction_date: day(0)})
+    const sub0 = (await emu.control('GET', '/_emulator/entities')).data.find((e: any) => e.role === 'test').subaccount_ids[0]
+    const p = (await positionRun(['--reporting-currency', 'usd', '--subaccount', sub0, '-o', 'json'])).json()
+    const estimate = (await runAs(emu, 'test', ['transfers', 'estimate', '--from', gbp, '--to', main, '--amount-minor', '100000', '-o', 'json'])).json()
+    expect(find(p, gbp).reporting).toEqual({currency_code: 'USD', balance_in_minor_units: estimate.destination_amount_in_minor_units, projected_balance_in_minor_units: estimate.destination_amount_in_minor_units, indicative: true})
+    const usd = p.accounts.filter((a: any) => a.currency_code === 'USD')
+    expect(p.totals).toMatchObject({currency_code: 'USD', indicative: true, note: expect.stringMatching(/^indicative/)})
+    expect(p.totals.balance_in_minor_units).toBe(usd.reduce((s: number, a: any) => s + a.balance_in_minor_units, 0) + estimate.destination_amount_in_minor_units)
+    const subRecord = (await runAs(emu, 'test', ['subaccounts', 'get', sub0, '-o', 'json'])).json()
+    expect(p.subaccounts).toEqual([{subaccount_id: sub0, name: subRecord.name, currency_code: 'USD', balance_in_minor_units: subRecord.total_incoming_in_minor_units - subRecord.total_outgoing_in_minor_units}])
+    const table = await positionRun(['--reporting-currency', 'USD', '-o', 'table'])
+    expect(table.stdout).toMatch(/PROJECTED \(INDICATIVE\)/)
+    expect(table.stdout).toMatch(/total \(indicative\)/)
+    expect(table.stderr).toMatch(/Scheduled over the next 14 days/)
+  })
+
+  it('bad input: a bad horizon or currency is exit 2 before any request; a currency no account holds is exit 2 after the account list', async () => {
+    for (const args of [['--horizon', '-1'], ['--horizon', '999'], ['--reporting-currency', 'U$D']]) {
+      const r = await expectNothingSent(emu, () => positionRun([...args, '-o', 'table']))
+      expect(r.code, args.join(' ')).toBe(2)
+    }
+    const jpy = await expectOnlyRequests(emu, ['GET /api/treasury/accounts'], () => positionRun(['--reporting-currency', 'JPY', '-o', 'table']))
+    expect(jpy.code).toBe(2)
+    expect(jpy.stderr).toMatch(/No treasury account in JPY/)
+  })
+
+  it('--save keeps a snapshot; position diff shows what changed since', async () => {
+    const dir = tempDir()
+    try {
+      const none = await positionRun(['diff', '-o', 'table'], {configDir: dir.path})
+      expect(none.code).toBe(2)
+      expect(none.stderr).toMatch(/run `payops position --save` first/)
+      await flows()
+      const saved = await positionRun(['--save', '-o', 'json'], {configDir: dir.path})
+      expect(saved.code, saved.stderr).toBe(0)
+      expect(saved.stderr).toMatch(/Saved position snapshot 1/)
+      expect((await positionRun(['diff', '-o', 'json'], {configDir: dir.path})).json().changes).toEqual([])
+      await emu.control('POST', `/_emulator/transfers/${now}/advance`, {status: 'settled'})
+      const d = (await positionRun(['diff', '-o', 'json'], {configDir: dir.path})).json()
+      expect(d.snapshot_id).toBe(1)
+      const of = (id: string) => Object.fromEntries(d.changes.filter((c: any) => c.account_id === id).map((c: any) => [c.field, c.change]))
+      // Booked: the balance fell, nothing committed any more, the projection unchanged.
+      expect(of(main)).toEqual({balance_in_minor_units: -10_000, committed_outflows_in_minor_units: -10_000})
+      expect(of(reserve)).toEqual({balance_in_minor_units: 10_000, committed_inflows_in_minor_units: -10_000})
+      const table = await positionRun(['diff', '-o', 'table'], {configDir: dir.path})
+      expect(table.stderr).toMatch(/4 changes since snapshot 1/)
+    } finally {
+      dir.cleanup()
     }
   })
 })
