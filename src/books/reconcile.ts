@@ -27,6 +27,7 @@ import type {CommandContext} from '../context/index.js'
 import {ApiError, ExitCode, PayopsError, UsageError} from '../errors.js'
 import {addDays, dayNumber, dayString, todayOf} from './dates.js'
 import type {SqlValue, Statement} from '../db/index.js'
+import {favourMemory} from '../memory.js'
 import {BooksStore} from './store.js'
 
 export const KINDS = ['matched', 'bank_only', 'transfer_only', 'stuck', 'amount_mismatch', 'pending'] as const
@@ -122,7 +123,7 @@ const TEMP_SCHEMA = `
   CREATE TEMP TABLE items (date TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL);
   CREATE TEMP TABLE cand (k INTEGER PRIMARY KEY, b INTEGER NOT NULL, e INTEGER NOT NULL);`
 
-const PAGE = 5000
+const PAGE = 1000
 
 /**
  * The rows of `stmt` page by page: its last two parameters are the key to start after and the page
@@ -163,6 +164,8 @@ function batcher<T>(store: BooksStore, write: (row: T) => void): {add(row: T): v
 
 export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Promise<ReconcileReport> {
   validate(opts)
+  // Every page of lines and transfers passes through: keep the heap near what is live.
+  favourMemory()
   const api = await ctx.api(['treasury', 'transfers', 'subaccounts'])
   const labels = new Map<string, string>()
   let currency: string | undefined
@@ -232,6 +235,7 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
     db.exec('CREATE INDEX temp.bank_match ON bank (amount, currency, dir, day)')
     const insPair = db.prepare('INSERT INTO pairs (b, e, kind) VALUES (?, ?, ?)')
     const take = (kind: Kind) => {
+      const before = Number(db.prepare('SELECT coalesce(max(rowid), 0) AS n FROM pairs').get<{n: number}>()!.n)
       const candidates = db.prepare('SELECT k, b, e FROM cand WHERE k > ? ORDER BY k LIMIT ?')
       for (const page of pages<{k: number; b: number; e: number}>(candidates, [])) {
         db.transaction(() => {
@@ -243,13 +247,21 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
           }
         })
       }
-      db.exec(`UPDATE bank SET used = 1 WHERE rid IN (SELECT b FROM pairs WHERE kind = '${kind}'); UPDATE exp SET used = 1 WHERE rid IN (SELECT e FROM pairs WHERE kind = '${kind}'); DELETE FROM cand;`)
+      db.prepare('UPDATE bank SET used = 1 WHERE rid IN (SELECT b FROM pairs WHERE rowid > ?)').run(before)
+      db.prepare('UPDATE exp SET used = 1 WHERE rid IN (SELECT e FROM pairs WHERE rowid > ?)').run(before)
+      db.exec('DELETE FROM cand')
     }
-    db.prepare(
-      `INSERT INTO cand (b, e) SELECT b.rid, e.rid FROM exp e JOIN bank b ON b.amount = e.amount AND b.currency = e.currency AND b.dir = e.dir AND b.day BETWEEN e.day - ? AND e.day + ?
-       ORDER BY abs(b.day - e.day), e.day, e.id, b.day, b.id`,
-    ).run(w, w)
-    take('matched')
+    // Gap by gap (0, 1, … window days), each in (expected day, id, bank day, id) order: the order
+    // comes from the indexes, so no sort of every pair is held.
+    db.exec('CREATE INDEX temp.exp_order ON exp (day, id)')
+    const byGap = db.prepare(
+      `INSERT INTO cand (b, e) SELECT b.rid, e.rid FROM exp e JOIN bank b ON b.amount = e.amount AND b.currency = e.currency AND b.dir = e.dir AND (b.day = e.day + ? OR b.day = e.day - ?)
+       WHERE e.used = 0 AND b.used = 0 ORDER BY e.day, e.id, b.day, b.id`,
+    )
+    for (let gap = 0; gap <= w; gap++) {
+      byGap.run(gap, gap)
+      take('matched')
+    }
     // Then, of what is left: the same day, direction and counterparty, another amount.
     db.exec(
       `INSERT INTO cand (b, e) SELECT b.rid, e.rid FROM exp e JOIN bank b ON b.day = e.day AND b.dir = e.dir AND b.cp = e.cp

@@ -26,6 +26,11 @@ export default class Reconcile extends ApiCommand<typeof Reconcile> {
     'hide-matched': Flags.boolean({summary: 'List only what did not match (matched items are still counted in the summary).'}),
   }
 
+  /** It reads whole lists, page after page: the connection pool, as --all does. */
+  protected override get transportKind(): 'fetch' | 'pool' {
+    return 'pool'
+  }
+
   async run(): Promise<void> {
     const f = this.flags
     const from = parseDay(f.from, '--from')
