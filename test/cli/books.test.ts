@@ -555,3 +555,49 @@ describe('position', () => {
     }
   })
 })
+
+describe('reconcile: how it pairs', () => {
+  it('one to one, smallest date gap first across the whole period, not first come first served; currency and direction must agree', async () => {
+    const t = async (amount: number, date: string, from = main, to = reserve) =>
+      (await transfer(['--from', from, '--to', to, '--amount-minor', String(amount), '--currency', 'USD', '--rail', 'wire', '--scheduled-date', date, '--no-auto-approve'])).id
+    // Two transfers of the same amount, on the 5th and the 6th; the bank booked that amount on the 6th and the 8th.
+    const early = await t(2500, '2026-07-05')
+    const late = await t(2500, '2026-07-06')
+    for (const id of [early, late]) {
+      await runAs(emu, 'test', ['transfers', 'approve', id])
+      await emu.control('POST', `/_emulator/transfers/${id}/advance`, {status: 'initiated'})
+    }
+    const sixth = await hand({account_id: main, amount_in_minor_units: 2500, direction: 'debit', transaction_date: '2026-07-06'})
+    const eighth = await hand({account_id: main, amount_in_minor_units: 2500, direction: 'debit', transaction_date: '2026-07-08'})
+    // Same amount, wrong direction; same amount and day on an account of another currency.
+    const credit = await hand({account_id: main, amount_in_minor_units: 3300, direction: 'credit', transaction_date: '2026-07-10'})
+    const outbound = await t(3300, '2026-07-10')
+    await runAs(emu, 'test', ['transfers', 'approve', outbound])
+    await emu.control('POST', `/_emulator/transfers/${outbound}/advance`, {status: 'initiated'})
+    const r = await runAs(emu, 'test', ['reconcile', main, '--from', '2026-07-01', '--to', '2026-07-31', '-o', 'json'])
+    const items = r.json().items
+    // First come first served would give the 5th the 6th (gap 1) and the 6th the 8th (gap 2);
+    // smallest gap first pairs the 6th with the 6th (gap 0), then the 5th with the 8th (gap 3).
+    expect(items.find((i: any) => i.expected_id === late)).toMatchObject({kind: 'matched', bank_transaction_id: sixth, gap_days: 0})
+    expect(items.find((i: any) => i.expected_id === early)).toMatchObject({kind: 'matched', bank_transaction_id: eighth, gap_days: 3})
+    // With a window of 2 the 5th and the 8th are too far apart.
+    const narrow = (await runAs(emu, 'test', ['reconcile', main, '--from', '2026-07-01', '--to', '2026-07-31', '--window', '2', '-o', 'json'])).json().items
+    expect(narrow.find((i: any) => i.expected_id === early)).toMatchObject({kind: 'stuck'})
+    expect(narrow.find((i: any) => i.bank_transaction_id === eighth)).toMatchObject({kind: 'bank_only'})
+    expect(items.find((i: any) => i.bank_transaction_id === credit)).toMatchObject({kind: 'bank_only'})
+    expect(items.find((i: any) => i.expected_id === outbound)).toMatchObject({kind: 'stuck'})
+    const gbpLine = await hand({account_id: gbp, amount_in_minor_units: 3300, direction: 'debit', transaction_date: '2026-07-10'})
+    const onGbp = (await runAs(emu, 'test', ['reconcile', gbp, '--from', '2026-07-01', '--to', '2026-07-31', '-o', 'json'])).json()
+    expect(onGbp.items).toEqual([expect.objectContaining({kind: 'bank_only', bank_transaction_id: gbpLine, currency_code: 'GBP'})])
+  })
+
+  it('a transfer in from an account of another currency never matches exactly: the same day and counterparty make it an amount_mismatch', async () => {
+    await emu.control('POST', '/_emulator/bank-feed', {entity: 'test', enabled: true, fee_rate: 0, seed: 1})
+    const t = await transfer(['--from', gbp, '--to', main, '--amount-minor', '10000', '--currency', 'GBP', '--rail', 'wire', '--scheduled-date', '2026-08-03'])
+    await emu.control('POST', `/_emulator/transfers/${t.id}/advance`, {status: 'settled'})
+    const r = await runAs(emu, 'test', ['reconcile', main, '--from', '2026-08-01', '--to', '2026-08-31', '-o', 'json'])
+    const item = r.json().items.find((i: any) => i.expected_id === t.id)
+    expect(item).toMatchObject({kind: 'amount_mismatch', direction: 'credit', expected_amount_in_minor_units: null, currency_code: 'USD'})
+    expect(item.bank_amount_in_minor_units).toBeGreaterThan(10000)
+  })
+})
