@@ -14,7 +14,7 @@ export const ExitCode = {
   PARTIAL: 6,
   NETWORK: 7,
   REJECTED: 8,
-  /** Checks found exceptions (`reconcile`, `watch --once`). */
+  /** Checks found exceptions (`reconcile`, `watch --once`): the command ran, and what it checked needs attention. */
   EXCEPTIONS: 9,
   /** Ctrl-C: the operator stopped the command (the shell's convention, 128 + SIGINT). */
   INTERRUPTED: 130,

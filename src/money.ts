@@ -133,6 +133,16 @@ export function subtractMinor(a: number | bigint, b: number | bigint): number | 
   return exactMinor(BigInt(a) - BigInt(b))
 }
 
+/**
+ * A minor-unit figure as a number, for arithmetic that stays within 2^53 (statements, positions):
+ * refused with one line past it rather than rounded.
+ */
+export function safeMinor(v: number | bigint, what: string): number {
+  if (typeof v === 'number') return v
+  if (v <= MAX_SAFE && v >= -MAX_SAFE) return Number(v)
+  throw new UsageError(`${what} is ${v} minor units, past what payops computes exactly here (2^53); nothing is shown rather than a rounded figure.`)
+}
+
 export function sumMinor(values: Iterable<number | bigint>): number | bigint {
   let total = 0n
   for (const v of values) total += BigInt(v)

@@ -143,6 +143,11 @@ export const ASSUMPTIONS: Assumption[] = [
   },
   {topic: 'Account transfer validation', assumed: 'Unknown accounts 404; same account 400; `currency_code` must equal the source account\'s currency (400 incompatible currency); ACH and instant rails only between two USD accounts, wire between any (400 unsupported rail).'},
   {topic: 'Account transfer approve response', assumed: '200 `{data: transfer}` with status `approved`; any other state 400, unknown 404. It is then initiated by the bank side (in the emulator: on its own with async initiation, else through the control API).'},
+  {
+    topic: 'Treasury account balance (GET /api/treasury/accounts/{account_id}/balance)',
+    assumed:
+      '200 `{data: {account_id, currency_code, current_balance_in_minor_units, available_balance_in_minor_units, as_of}}` (`…_in_cents` names are also read). `current` is what the account\'s bank lines add up to (credits minus debits; a line without a direction is not counted); `available` also sets aside transfers out that are approved or initiated but not yet booked; `as_of` is the time they stand at. Unknown or another entity\'s account: 404 NOT_FOUND ("balance not found").',
+  },
   {topic: '`scheduled_date`', assumed: 'Stored and returned as given; the emulator does not hold the transfer until that day.'},
   {topic: 'Rail filter grouped literals', assumed: '`ach` = same_day_ach + standard_ach, `instant` = instant_card + instant_bank, `all` = every rail.'},
   {topic: 'Account-transfer list errors', assumed: 'Invalid filter values (unknown rail or status, non-integer amounts, malformed date-times, bad cursor) are 400 VALIDATION_ERROR.'},

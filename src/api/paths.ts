@@ -44,6 +44,7 @@ export const ASSUMED_PATHS = {
   webhookEnable: '/api/webhooks/{webhook_id}/enable',
   webhookDisable: '/api/webhooks/{webhook_id}/disable',
   webhookEventTypes: '/api/webhooks/event-types',
+  treasuryAccountBalance: '/api/treasury/accounts/{account_id}/balance',
 } as const
 
 /** Every API path by name. */

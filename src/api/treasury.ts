@@ -3,7 +3,7 @@ import {fillPath} from './client.js'
 import {PATHS} from './paths.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {describeIssues} from './schemas/common.js'
-import {BankTransaction, SimulateCreditRequest, SimulatedCredit, TreasuryAccount, UpdateLabelRequest} from './schemas/treasury.js'
+import {BankTransaction, SimulateCreditRequest, SimulatedCredit, TreasuryAccount, TreasuryBalance, UpdateLabelRequest} from './schemas/treasury.js'
 import {ApiError, UsageError} from '../errors.js'
 import {normalizeCurrency} from '../money.js'
 
@@ -118,6 +118,11 @@ export class TreasuryApi {
 
   transaction(accountId: string, id: string) {
     return this.client.request({method: 'GET', path: fillPath(PATHS.bankTransaction, {account_id: accountId, bank_transaction_id: id}), schema: BankTransaction})
+  }
+
+  /** The account's balance (assumed shape: PATHS.treasuryAccountBalance). */
+  balance(accountId: string) {
+    return this.client.request({method: 'GET', path: fillPath(PATHS.treasuryAccountBalance, {account_id: accountId}), schema: TreasuryBalance})
   }
 
   /** Always with an Idempotency-Key (the sandbox reference), so that a retry never credits twice. */

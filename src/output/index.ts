@@ -247,6 +247,14 @@ export class Output {
     return this.write(`${terminalLine(text)}\n`)
   }
 
+  /**
+   * A document in a file format (an OFX statement) on stdout, exactly as given: the format's own
+   * escaping applies to what came from outside (its writer must remove control characters).
+   */
+  document(text: string): Promise<void> {
+    return this.write(text.endsWith('\n') ? text : `${text}\n`)
+  }
+
   /** One compact JSON line on stdout, whatever the format (a start-up line scripts read). */
   jsonLine(value: unknown): Promise<void> {
     return this.write(`${safeJson(value)}\n`)

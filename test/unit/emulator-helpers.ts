@@ -15,7 +15,7 @@ import {Move} from '../../src/api/schemas/moves.js'
 import {Payee, Payer, Payin, SessionTokenResponse} from '../../src/api/schemas/parties.js'
 import {ActivityItem, Subaccount} from '../../src/api/schemas/subaccounts.js'
 import {AccountTransfer, ConversionEstimate, RailOptions} from '../../src/api/schemas/transfers.js'
-import {BankTransaction, SimulatedCredit, TreasuryAccount} from '../../src/api/schemas/treasury.js'
+import {BankTransaction, SimulatedCredit, TreasuryAccount, TreasuryBalance} from '../../src/api/schemas/treasury.js'
 import {EventTypeEntry, WebhookEndpoint, WebhookEndpointWithSecret} from '../../src/api/schemas/webhooks.js'
 import {tempDir} from '../support/env.js'
 
@@ -100,6 +100,7 @@ const REPLIES: Array<[method: string, path: PathName, schema: z.ZodMiniType, rep
   ['GET', 'bankTransactions', BankTransaction, 'list'],
   ['GET', 'bankTransaction', BankTransaction, 'one'],
   ['POST', 'simulateInboundCredit', SimulatedCredit, 'one'],
+  ['GET', 'treasuryAccountBalance', TreasuryBalance, 'one'],
   ['GET', 'transfers', AccountTransfer, 'list'],
   ['POST', 'transferCreate', AccountTransfer, 'one'],
   ['POST', 'transferApprove', AccountTransfer, 'one'],

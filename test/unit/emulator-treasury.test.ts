@@ -7,7 +7,7 @@ import {registerRoutes} from '../../src/emulator/routes/index.js'
 import {createSeededStore} from '../../src/emulator/seed.js'
 import type {Store} from '../../src/emulator/store/index.js'
 import {AccountTransfer, ConversionEstimate} from '../../src/api/schemas/transfers.js'
-import {BankTransaction, SimulatedCredit, TreasuryAccount} from '../../src/api/schemas/treasury.js'
+import {BankTransaction, SimulatedCredit, TreasuryAccount, TreasuryBalance} from '../../src/api/schemas/treasury.js'
 import {caller, type Res} from './emulator-helpers.js'
 
 let server: Server
@@ -103,6 +103,29 @@ describe('treasury accounts', () => {
     expectError(await call('POST', `/api/treasury/accounts/${acc.gbp}/update-label`, {body: {label: 'x'}, key: keys.test_other}), 404, 'NOT_FOUND')
     const ro = store.issueKey(store.entityByRole('test')!, {readOnly: true})
     expectError(await call('POST', `/api/treasury/accounts/${acc.gbp}/update-label`, {body: {label: 'x'}, key: ro.key}), 403, 'AUTHORIZATION_ERROR')
+  })
+})
+
+describe('treasury account balance (assumed shape)', () => {
+  it('is the sum of the account\'s bank lines that carry a direction, in the client\'s shape; 404 for another entity\'s account', async () => {
+    const lines = store.entityByRole('test')!.bankTransactions.get(acc.main)!.items
+    const expected = lines.reduce((s, l) => s + (l.direction === 'credit' ? l.amount_in_minor_units : l.direction === 'debit' ? -l.amount_in_minor_units : 0), 0)
+    const res = await call('GET', `/api/treasury/accounts/${acc.main}/balance`)
+    expect(res.status).toBe(200)
+    const b = TreasuryBalance.parse(res.body.data)
+    expect(b).toMatchObject({account_id: acc.main, currency_code: 'USD', current_balance_in_minor_units: expected, available_balance_in_minor_units: expected})
+    expectError(await call('GET', `/api/treasury/accounts/${acc.other}/balance`), 404, 'NOT_FOUND')
+    expectError(await call('GET', '/api/treasury/accounts/nope/balance'), 404, 'NOT_FOUND')
+  })
+
+  it('the control API refuses a bad bank feed or bank line (400), and an unknown account (404)', async () => {
+    const control = async (path: string, body: unknown) => (await fetch(`${baseUrl}${path}`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body)})).status
+    expect(await control('/_emulator/bank-feed', {entity: 'test', enabled: true, fee_rate: 2})).toBe(400)
+    expect(await control('/_emulator/bank-feed', {entity: 'nobody', enabled: true})).toBe(400)
+    expect(await control('/_emulator/bank-lines', {account_id: acc.main, amount_in_minor_units: 5, direction: 'sideways'})).toBe(400)
+    expect(await control('/_emulator/bank-lines', {account_id: acc.main, amount_in_minor_units: 5, direction: 'debit', transaction_date: '2026-02-30'})).toBe(400)
+    expect(await control('/_emulator/bank-lines', {account_id: 'nope', amount_in_minor_units: 5, direction: 'debit'})).toBe(404)
+    expect(await control('/_emulator/bulk/transfers', {from_account_id: acc.main, to_account_id: acc.main, count: 1, first_date: '2026-01-01'})).toBe(400)
   })
 })
 

@@ -99,3 +99,25 @@ export const SimulatedCredit = z.looseObject({
   direction: z.nullish(z.string()),
 })
 export type SimulatedCredit = z.infer<typeof SimulatedCredit>
+
+/**
+ * GET /api/treasury/accounts/{account_id}/balance (assumed shape, see assumptions.ts): the balance
+ * the bank's lines give (`current`) and what remains once transfers out that are approved or
+ * initiated but not yet booked are set aside (`available`), at `as_of`.
+ */
+export const TreasuryBalance = drift(
+  (o) => {
+    const out = {...o}
+    fillFrom(out, 'current_balance_in_minor_units', 'current_balance_in_cents')
+    fillFrom(out, 'available_balance_in_minor_units', 'available_balance_in_cents')
+    return out
+  },
+  z.looseObject({
+    account_id: z.string(),
+    currency_code: z.string(),
+    current_balance_in_minor_units: z.int(),
+    available_balance_in_minor_units: z.int(),
+    as_of: Timestamp,
+  }),
+)
+export type TreasuryBalance = z.infer<typeof TreasuryBalance>

@@ -6,6 +6,7 @@ import type {AppContext} from '../context.js'
 import type {Router} from '../router.js'
 import * as control from './control.js'
 import * as faults from './faults.js'
+import * as books from './books.js'
 import * as bulk from './bulk.js'
 import * as moves from './moves.js'
 import * as parties from './parties.js'
@@ -20,7 +21,7 @@ export interface RouteModule {
   register(router: Router, app: AppContext): void
 }
 
-export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, treasury, transfers, parties, payins, tokens, webhooks, control, faults, bulk]
+export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, treasury, transfers, parties, payins, tokens, webhooks, books, control, faults, bulk]
 
 export function registerRoutes(router: Router, app: AppContext): Router {
   for (const m of ROUTE_MODULES) m.register(router, app)

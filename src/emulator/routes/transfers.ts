@@ -31,6 +31,7 @@ import {
   type TransferRail,
 } from '../../api/schemas/transfers.js'
 import type {AppContext} from '../context.js'
+import {afterSettlement, lineDate} from '../bank-feed.js'
 import {convertMinor, hasRate} from '../fx.js'
 import {HttpError, notFound, validationError} from '../errors.js'
 import {created, ok, parseInput, type Reply, type RequestContext} from '../handler.js'
@@ -99,7 +100,7 @@ export function register(router: Router, app: AppContext): void {
   function settle(entity: Entity, t: AccountTransferRecord): void {
     const from = entity.treasuryAccounts.get(t.from_account_id)
     const to = entity.treasuryAccounts.get(t.to_account_id)
-    const date = todayUtc()
+    const date = lineDate(entity, t, todayUtc())
     if (from) {
       store.treasury.addBankTransaction(entity, from.id, {
         amount_in_minor_units: t.amount_in_minor_units,
@@ -123,6 +124,7 @@ export function register(router: Router, app: AppContext): void {
         transfer_id: t.id,
       })
     }
+    afterSettlement(store, entity, t, from, date)
   }
 
   function moveTo(entity: Entity, t: AccountTransferRecord, status: TransferStatus): void {

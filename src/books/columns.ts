@@ -1,0 +1,85 @@
+/** Column sets of the books' commands (balance, reconcile, statement, position). */
+import type {Column} from '../output/index.js'
+
+export const BALANCE_COLUMNS: Column[] = [
+  {key: 'account_id', header: 'account', names: true},
+  {key: 'current', header: 'current', money: {amount: 'current_balance_in_minor_units', currency: 'currency_code'}},
+  {key: 'available', header: 'available', money: {amount: 'available_balance_in_minor_units', currency: 'currency_code'}},
+  {key: 'as_of', header: 'as of'},
+]
+export const BALANCE_KNOWN: Column[] = [...BALANCE_COLUMNS, {key: 'currency_code'}, {key: 'current_balance_in_minor_units'}, {key: 'available_balance_in_minor_units'}]
+
+export const RECONCILE_COLUMNS: Column[] = [
+  {key: 'date'},
+  {key: 'kind', status: true},
+  {key: 'direction'},
+  {key: 'amount', money: {amount: 'amount_in_minor_units', currency: 'currency_code'}},
+  {key: 'bank_amount', header: 'bank amount', money: {amount: 'bank_amount_in_minor_units', currency: 'currency_code'}},
+  {key: 'counterparty'},
+  {key: 'status'},
+  {key: 'resolution', get: (r) => (r.resolution as {label?: string} | null)?.label ?? ''},
+  {key: 'key'},
+]
+export const RECONCILE_KNOWN: Column[] = [
+  ...RECONCILE_COLUMNS,
+  {key: 'exception'},
+  {key: 'bank_transaction_id'},
+  {key: 'bank_date'},
+  {key: 'bank_description'},
+  {key: 'source'},
+  {key: 'expected_id'},
+  {key: 'expected_date'},
+  {key: 'rail'},
+  {key: 'gap_days'},
+  {key: 'amount_in_minor_units'},
+  {key: 'currency_code'},
+]
+
+export const DECISION_COLUMNS: Column[] = [{key: 'key'}, {key: 'label'}, {key: 'note'}, {key: 'decided_at', header: 'decided'}, {key: 'profile'}, {key: 'replaced'}]
+
+/** A statement's rows: the opening balance, each line, the closing balance. */
+export const STATEMENT_COLUMNS: Column[] = [
+  {key: 'row'},
+  {key: 'date'},
+  {key: 'direction'},
+  {key: 'amount', money: {amount: 'signed_amount_in_minor_units', currency: 'currency_code'}},
+  {key: 'balance', money: {amount: 'balance_in_minor_units', currency: 'currency_code'}},
+  {key: 'description'},
+  {key: 'counterparty'},
+  {key: 'reconciliation', status: true},
+  {key: 'resolution'},
+  {key: 'id'},
+]
+export const STATEMENT_KNOWN: Column[] = [...STATEMENT_COLUMNS, {key: 'source'}, {key: 'amount_in_minor_units'}, {key: 'balance_in_minor_units'}, {key: 'signed_amount_in_minor_units'}, {key: 'currency_code'}]
+
+export const POSITION_COLUMNS: Column[] = [
+  {key: 'row'},
+  {key: 'name'},
+  {key: 'balance', money: {amount: 'balance_in_minor_units', currency: 'currency_code'}},
+  {key: 'committed_out', header: 'committed out', money: {amount: 'committed_outflows_in_minor_units', currency: 'currency_code'}},
+  {key: 'committed_in', header: 'committed in', money: {amount: 'committed_inflows_in_minor_units', currency: 'currency_code'}},
+  {key: 'scheduled_out', header: 'scheduled out', money: {amount: 'scheduled_outflows_in_minor_units', currency: 'currency_code'}},
+  {key: 'scheduled_in', header: 'scheduled in', money: {amount: 'scheduled_inflows_in_minor_units', currency: 'currency_code'}},
+  {key: 'projected', money: {amount: 'projected_balance_in_minor_units', currency: 'currency_code'}},
+  {key: 'id'},
+]
+/** With --reporting-currency: the projected balance converted (indicative). */
+export const POSITION_REPORTING_COLUMN: Column = {key: 'reporting_projected', header: 'projected (indicative)', money: {amount: 'reporting_projected_in_minor_units', currency: 'reporting_currency'}}
+export const POSITION_KNOWN: Column[] = [...POSITION_COLUMNS, POSITION_REPORTING_COLUMN, {key: 'currency_code'}, {key: 'label'}]
+
+export const SCHEDULE_COLUMNS: Column[] = [
+  {key: 'date'},
+  {key: 'name'},
+  {key: 'outflows', money: {amount: 'outflows_in_minor_units', currency: 'currency_code'}},
+  {key: 'inflows', money: {amount: 'inflows_in_minor_units', currency: 'currency_code'}},
+  {key: 'account_id', header: 'account'},
+]
+
+export const POSITION_DIFF_COLUMNS: Column[] = [
+  {key: 'label', header: 'name'},
+  {key: 'field'},
+  {key: 'before', money: {amount: 'before', currency: 'currency_code'}},
+  {key: 'after', money: {amount: 'after', currency: 'currency_code'}},
+  {key: 'change', money: {amount: 'change', currency: 'currency_code'}},
+  {key: 'account_id', header: 'id'},
+]

@@ -1,0 +1,77 @@
+/**
+ * A statement as an OFX 1.0.2 bank statement (SGML, the version every accounting package imports):
+ * one STMTRS with the month's transactions and the closing (ledger) balance.
+ *
+ * - BANKID: the routing number when the API shows one (subaccounts), else `000000000`; ACCTID: the
+ *   account number when shown, else the id without dashes cut to OFX's 22 characters; ACCTTYPE
+ *   CHECKING.
+ * - Each line: TRNTYPE CREDIT or DEBIT (FEE for a bank line described as a fee), DTPOSTED, TRNAMT
+ *   (signed, in major units, exact), FITID = the line's id, NAME = the counterparty (32
+ *   characters), MEMO = the description and the reconciliation status.
+ * - Text is made safe for SGML: `&`, `<` and `>` escaped, control characters dropped.
+ */
+import {toDecimalString} from '../money.js'
+import type {Statement} from './statement.js'
+
+// eslint-disable-next-line no-control-regex
+// Controls, C1, and invisible format characters (bidi overrides and isolates, zero-width, BOM): not text of a statement.
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g
+
+export function ofxText(s: string, max: number): string {
+  const plain = s.replace(CONTROLS, ' ').trim().slice(0, max)
+  return plain.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+}
+
+/** `2026-03-02` or an ISO date-time -> `20260302` or `20260302120000`. */
+export function ofxDate(value: string): string {
+  const d = value.replace(/[-:]/g, '')
+  return value.length <= 10 ? d.slice(0, 8) : `${d.slice(0, 8)}${d.slice(9, 15)}`
+}
+
+export function toOfx(s: Statement, nowIso: string): string {
+  const money = (minor: number) => toDecimalString(minor, s.currency_code)
+  const acctId = (s.account_number && s.kind === 'subaccount' ? s.account_number : s.id.replace(/-/g, '')).slice(0, 22)
+  const bankId = s.routing_number && /^\d{9}$/.test(s.routing_number) ? s.routing_number : '000000000'
+  const out: string[] = [
+    'OFXHEADER:100',
+    'DATA:OFXSGML',
+    'VERSION:102',
+    'SECURITY:NONE',
+    'ENCODING:USASCII',
+    'CHARSET:1252',
+    'COMPRESSION:NONE',
+    'OLDFILEUID:NONE',
+    'NEWFILEUID:NONE',
+    '',
+    '<OFX>',
+    '<SIGNONMSGSRSV1><SONRS>',
+    '<STATUS><CODE>0<SEVERITY>INFO</STATUS>',
+    `<DTSERVER>${ofxDate(nowIso)}`,
+    '<LANGUAGE>ENG',
+    '</SONRS></SIGNONMSGSRSV1>',
+    '<BANKMSGSRSV1><STMTTRNRS>',
+    `<TRNUID>${ofxText(`${s.id}-${s.month}`, 36)}`,
+    '<STATUS><CODE>0<SEVERITY>INFO</STATUS>',
+    '<STMTRS>',
+    `<CURDEF>${s.currency_code}`,
+    `<BANKACCTFROM><BANKID>${bankId}<ACCTID>${ofxText(acctId, 22)}<ACCTTYPE>CHECKING</BANKACCTFROM>`,
+    '<BANKTRANLIST>',
+    `<DTSTART>${ofxDate(s.from)}`,
+    `<DTEND>${ofxDate(s.to)}`,
+  ]
+  for (const l of s.lines) {
+    const type = l.direction === 'credit' ? 'CREDIT' : /\bfee\b/i.test(l.description ?? '') ? 'FEE' : 'DEBIT'
+    out.push('<STMTTRN>', `<TRNTYPE>${type}`, `<DTPOSTED>${ofxDate(l.date)}`, `<TRNAMT>${money(l.signed_amount_in_minor_units)}`, `<FITID>${ofxText(l.id, 255)}`)
+    if (l.counterparty) out.push(`<NAME>${ofxText(l.counterparty, 32)}`)
+    const memo = [l.description, `reconciliation: ${l.reconciliation}${l.resolution ? ` (${l.resolution})` : ''}`].filter(Boolean).join('; ')
+    out.push(`<MEMO>${ofxText(memo, 255)}`, '</STMTTRN>')
+  }
+  out.push(
+    '</BANKTRANLIST>',
+    `<LEDGERBAL><BALAMT>${money(s.closing_balance_in_minor_units)}<DTASOF>${ofxDate(s.complete ? s.to : s.as_of)}</LEDGERBAL>`,
+    '</STMTRS>',
+    '</STMTTRNRS></BANKMSGSRSV1>',
+    '</OFX>',
+  )
+  return out.join('\r\n') + '\r\n'
+}

@@ -1,0 +1,67 @@
+/**
+ * The books' local database (`books.sqlite` in the config dir, purpose `books`): the operator's
+ * reconciliation decisions (one per item key; the audit trail keeps their history) and the cash
+ * position snapshots. A reconciliation run also works here, in temporary tables of its own
+ * connection (SQLite keeps them in a temporary file past its page cache): memory stays flat
+ * however many bank lines and transfers it matches.
+ */
+import {join} from 'node:path'
+import {mkdirSync} from 'node:fs'
+import {openDatabase, type Database, type Schema} from '../db/index.js'
+
+export const BOOKS_FILE = 'books.sqlite'
+
+export const BOOKS_SCHEMA: Schema = {
+  purpose: 'books',
+  migrations: [
+    `CREATE TABLE decisions (key TEXT PRIMARY KEY, label TEXT NOT NULL, note TEXT, decided_at TEXT NOT NULL, profile TEXT) WITHOUT ROWID;
+     CREATE TABLE snapshots (id INTEGER PRIMARY KEY, taken_at TEXT NOT NULL, profile TEXT, reporting_currency TEXT, body TEXT NOT NULL);`,
+  ],
+}
+
+export interface Decision {
+  key: string
+  label: string
+  note: string | null
+  decided_at: string
+  profile: string | null
+}
+
+export interface Snapshot {
+  id: number
+  taken_at: string
+  profile: string | null
+  body: string
+}
+
+export class BooksStore {
+  private constructor(readonly db: Database) {}
+
+  static open(configDir: string): BooksStore {
+    mkdirSync(configDir, {recursive: true, mode: 0o700})
+    return new BooksStore(openDatabase(join(configDir, BOOKS_FILE), BOOKS_SCHEMA, {synchronous: 'FULL'}))
+  }
+
+  decide(d: Decision): void {
+    this.db
+      .prepare('INSERT INTO decisions (key, label, note, decided_at, profile) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET label = excluded.label, note = excluded.note, decided_at = excluded.decided_at, profile = excluded.profile')
+      .run(d.key, d.label, d.note, d.decided_at, d.profile)
+  }
+
+  decision(key: string): Decision | undefined {
+    return this.db.prepare('SELECT key, label, note, decided_at, profile FROM decisions WHERE key = ?').get<Decision>(key)
+  }
+
+  saveSnapshot(takenAt: string, profile: string | null, reportingCurrency: string | null, body: unknown): number {
+    return Number(this.db.prepare('INSERT INTO snapshots (taken_at, profile, reporting_currency, body) VALUES (?, ?, ?, ?)').run(takenAt, profile, reportingCurrency, JSON.stringify(body)).lastInsertRowid)
+  }
+
+  /** The latest snapshot of this profile (null: taken without one). */
+  lastSnapshot(profile: string | null): Snapshot | undefined {
+    return this.db.prepare('SELECT id, taken_at, profile, body FROM snapshots WHERE profile IS ? ORDER BY id DESC LIMIT 1').get<Snapshot>(profile)
+  }
+
+  close(): void {
+    this.db.close()
+  }
+}

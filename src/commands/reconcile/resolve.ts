@@ -1,0 +1,27 @@
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
+import {BaseCommand} from '../../base-command.js'
+import {DECISION_COLUMNS} from '../../books/columns.js'
+import {MAX_LABEL, MAX_NOTE, resolve} from '../../books/resolve.js'
+
+export default class ReconcileResolve extends BaseCommand<typeof ReconcileResolve> {
+  static override summary = 'Record your decision on a reconciliation exception, so it no longer counts as one.'
+  static override description =
+    'KEY is the `key` of a bank_only, transfer_only, stuck or amount_mismatch item of `payops reconcile`. The decision is kept in books.sqlite in the config dir (a later one on the same key replaces it) and recorded in the audit trail. Nothing is sent to the API.'
+  static override examples = [
+    '<%= config.bin %> reconcile resolve bank_only:BANK_LINE_ID --as fee --note "Wire fee, January"',
+    '<%= config.bin %> reconcile resolve stuck:TRANSFER_ID --as chased --note "Bank ticket 4411"',
+  ]
+  static override args = {key: Args.string({description: 'the item\'s key', required: true})}
+  static override flags = {
+    as: Flags.string({summary: `What it is (a label of your choosing, up to ${MAX_LABEL} characters: fee, outside_wire, timing, written_off…).`, required: true}),
+    note: Flags.string({summary: `Why (up to ${MAX_NOTE} characters).`}),
+    profile: Flags.string({char: 'p', summary: 'Profile recorded with the decision (PAYOPS_PROFILE; default: the active profile).', helpGroup: 'GLOBAL'}),
+  }
+
+  async run(): Promise<void> {
+    const d = await resolve({key: this.args.key, label: this.flags.as, note: this.flags.note}, this.ctx)
+    const sentence = `${d.replaced ? `Replaced the decision "${d.replaced.label}" on` : 'Resolved'} ${d.key} as "${d.label}"; it no longer counts as an exception.`
+    await this.out.result({key: d.key, label: d.label, note: d.note, decided_at: d.decided_at, profile: d.profile, replaced: d.replaced?.label ?? null}, DECISION_COLUMNS, sentence)
+  }
+}

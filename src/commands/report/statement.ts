@@ -1,0 +1,43 @@
+import * as Flags from '@oclif/core/flags'
+import {ApiCommand} from '../../base-command.js'
+import {STATEMENT_COLUMNS, STATEMENT_KNOWN} from '../../books/columns.js'
+import {toOfx} from '../../books/ofx.js'
+import {statement, statementRows} from '../../books/statement.js'
+import {formatMoney} from '../../money.js'
+
+export default class ReportStatement extends ApiCommand<typeof ReportStatement> {
+  static override areas = ['treasury', 'transfers', 'subaccounts'] as const
+  static override summary = 'Month-end statement of a treasury account or a subaccount: opening balance, every line, closing balance.'
+  static override description = [
+    'Each line carries its reconciliation status (as `payops reconcile` over the month sees it, with your decisions). -o json prints one object with opening_balance_in_minor_units, closing_balance_in_minor_units, currency_code and lines; -o csv and tables show an opening row, the lines with the running balance, and a closing row; --format ofx writes an OFX 1.0.2 bank statement that accounting software imports.',
+    'The closing balance is derived from the current balance (an account: GET …/balance; a subaccount: its totals) less what is dated after the month, so it is exact only when nothing is later booked into a month already reported. See "The books" in the README.',
+  ].join('\n\n')
+  static override examples = [
+    '<%= config.bin %> report statement --account ACCOUNT_ID --month 2026-03',
+    '<%= config.bin %> report statement --subaccount SUB_ID --month 2026-03 --bank-account ACCOUNT_ID -o csv',
+    '<%= config.bin %> report statement --account ACCOUNT_ID --month 2026-03 --format ofx > march.ofx',
+  ]
+  static override flags = {
+    account: Flags.string({summary: 'Treasury account id.', exactlyOne: ['account', 'subaccount']}),
+    subaccount: Flags.string({summary: 'Subaccount id.', exactlyOne: ['account', 'subaccount']}),
+    'bank-account': Flags.string({summary: 'With --subaccount: the treasury account its bai2 credits arrive on (gives them a reconciliation status).'}),
+    month: Flags.string({summary: 'The month (YYYY-MM).', required: true}),
+    format: Flags.option({summary: 'Write the statement in this file format instead of -o.', options: ['ofx'] as const})(),
+  }
+
+  async run(): Promise<void> {
+    const f = this.flags
+    if (f.format === 'ofx') this.out.refuseSelection('an OFX statement')
+    const s = await statement({account: f.account, subaccount: f.subaccount, bankAccount: f['bank-account'], month: f.month}, this.ctx)
+    if (f.format === 'ofx') {
+      await this.out.document(toOfx(s, new Date(this.ctx.clock.now()).toISOString()))
+      return
+    }
+    if (this.out.format === 'json') return this.out.value(s)
+    await this.out.list(statementRows(s), STATEMENT_COLUMNS, STATEMENT_KNOWN)
+    if (this.out.format === 'table') {
+      const name = s.name ? `${s.name} (${s.id})` : s.id
+      this.out.note(`${name} ${s.month}${s.complete ? '' : ' (month not over)'}: opening ${formatMoney(s.opening_balance_in_minor_units, s.currency_code)}, ${s.lines.length} lines, closing ${formatMoney(s.closing_balance_in_minor_units, s.currency_code)}.`)
+    }
+  }
+}
