@@ -13,8 +13,8 @@
 import {toDecimalString} from '../money.js'
 import type {Statement} from './statement.js'
 
-// eslint-disable-next-line no-control-regex
 // Controls, C1, and invisible format characters (bidi overrides and isolates, zero-width, BOM): not text of a statement.
+// eslint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g
 
 export function ofxText(s: string, max: number): string {
