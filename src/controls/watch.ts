@@ -59,6 +59,8 @@ export class ChecksFoundError extends PayopsError {
 }
 
 const HOUR = 3_600_000
+/** How far back `reconcile-exceptions` reconciles (through today). */
+export const RECONCILE_DAYS = 30
 const EXEC_TIMEOUT_MS = 30_000
 const POST_TIMEOUT_MS = 10_000
 const short = (id: string) => `${id.slice(0, 8)}…`
@@ -121,13 +123,23 @@ async function evaluate(rule: WatchRule, api: Api, ctx: CommandContext, now: num
       return out
     }
     case 'reconcile-exceptions':
-      return reconcileExceptions(rule.account, api, ctx, now)
+      return reconcileExceptions(rule.account, ctx, now)
   }
 }
 
-/** The exceptions of an account's reconciliation. */
-async function reconcileExceptions(account: string, _api: Api, _ctx: CommandContext, _now: number): Promise<Condition[]> {
-  throw new UsageError(`reconcile-exceptions ${account}: reconciliation is not available in this build.`)
+/** The reconciliation's open exceptions on the account over the last RECONCILE_DAYS days (resolved ones do not count). */
+async function reconcileExceptions(account: string, ctx: CommandContext, now: number): Promise<Condition[]> {
+  const {reconcile, DEFAULT_WINDOW_DAYS} = await import('../books/reconcile.js')
+  const to = new Date(now).toISOString().slice(0, 10)
+  const from = new Date(now - RECONCILE_DAYS * 24 * HOUR).toISOString().slice(0, 10)
+  const report = await reconcile({account, from, to, window: DEFAULT_WINDOW_DAYS, subaccounts: [], hideMatched: true}, ctx)
+  return report.items
+    .filter((i) => i.exception)
+    .map((i) => ({
+      key: `reconcile:${account}:${i.key}`,
+      message: `Reconciliation exception on ${account}: ${i.kind} ${formatMoney(i.amount_in_minor_units ?? i.bank_amount_in_minor_units, i.currency_code)} on ${i.date}${i.bank_description ? ` (${i.bank_description})` : ''}; resolve with \`payops reconcile resolve ${i.key} --as LABEL\`.`,
+      data: {account_id: account, item_key: i.key, kind: i.kind, date: i.date, amount_in_minor_units: i.amount_in_minor_units ?? i.bank_amount_in_minor_units, currency_code: i.currency_code},
+    }))
 }
 
 /** The alert state of this config dir. */

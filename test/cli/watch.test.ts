@@ -151,4 +151,21 @@ describe('payops watch --once', () => {
     expect(alerts(r.stdout)).toHaveLength(1)
     expect(r.stderr).toMatch(/Watching one rule every 60 s/)
   })
+
+  it('reconcile-exceptions fires for a bank line nothing expected, and clears once it is resolved', async () => {
+    await cli(['profiles', 'unset', 'ops', 'watch'])
+    expect((await cli(['profiles', 'set', 'ops', 'watch', 'reconcile-exceptions', main.id])).code).toBe(0)
+    // Whatever the account held already is accepted first, so that only the new line counts.
+    const first = await watchOnce()
+    for (const a of alerts(first.stdout)) expect((await cli(['reconcile', 'resolve', String(a.item_key), '--as', 'accepted'])).code).toBe(0)
+    expect((await watchOnce()).code).toBe(0)
+    await emu.control('POST', '/_emulator/bank-lines', {account_id: main.id, amount_in_minor_units: 1234, direction: 'debit', description: 'WIRE FEE'})
+    const fired = await watchOnce()
+    expect(fired.code, fired.stderr).toBe(9)
+    const [alert] = alerts(fired.stdout)
+    expect(alert).toMatchObject({rule: 'reconcile-exceptions', kind: 'bank_only', amount_in_minor_units: 1234, account_id: main.id})
+    expect((await watchOnce()).code).toBe(0)
+    expect((await cli(['reconcile', 'resolve', String(alert.item_key), '--as', 'bank fee'])).code).toBe(0)
+    expect((await watchOnce()).code).toBe(0)
+  })
 })
