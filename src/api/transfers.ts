@@ -67,7 +67,11 @@ export class WaitTimeoutError extends NetworkError {
   override name = 'WaitTimeoutError'
   readonly last: AccountTransfer
   constructor(last: AccountTransfer, timeoutMs: number) {
-    super(`Timed out after ${Math.round(timeoutMs / 1000)}s waiting for account transfer ${last.id}; last status: ${last.status}.`, 'WAIT_TIMEOUT')
+    const since = last.created_at ? ` --created-at-gte ${last.created_at}` : ''
+    super(
+      `Timed out after ${Math.round(timeoutMs / 1000)}s waiting for account transfer ${last.id}; last status: ${last.status}. The transfer was made and goes on; find its state with: payops transfers list --account ${last.from_account_id}${since} -o json (id ${last.id}).`,
+      'WAIT_TIMEOUT',
+    )
     this.last = last
   }
 

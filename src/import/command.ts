@@ -7,6 +7,8 @@
 import type {CommandContext} from '../context/index.js'
 import {NotConfirmedError, PartialError, UsageError} from '../errors.js'
 import {confirmBatch, dailyCapReport, limitReport, portsOf, type GuardFlags} from '../movements/command.js'
+import {endedMoves} from '../movements/history.js'
+import {keyIdOf} from '../api/redact.js'
 import {formatTotals as describeTotals, toDecimalString} from '../money.js'
 import {describeLines, plural} from '../text.js'
 import type {Column} from '../output/index.js'
@@ -153,6 +155,11 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     parts.push(`${result.failed} of ${plan.rowCount} rows failed (see the journal ${plan.journalPath}); re-run to retry them with the same keys${unknown}`)
   }
   if (result.partial > 0) parts.push(`${result.partial} of ${plan.rowCount} rows did not settle (${describeTotals(result.total_not_settled)}, named above); ${moved}`)
+  // Rows recorded as awaiting approval whose moves this machine has since seen canceled or failed.
+  const waiting = plan.store.awaitingMoves()
+  const ended = endedMoves(ctx.configDir, keyIdOf(ctx.profile.apiKey), waiting.map((w) => w.move_id))
+  const gone = waiting.filter((w) => ended.has(w.move_id)).map((w) => w.line)
+  if (gone.length) parts.push(`${plural(gone.length, 'row')} recorded as awaiting approval (line${gone.length === 1 ? '' : 's'} ${describeLines(gone)}) ${gone.length === 1 ? 'has its move' : 'have their moves'} canceled or failed since (this machine's audit trail): ${gone.length === 1 ? 'it moves' : 'they move'} no money; to pay ${gone.length === 1 ? 'it' : 'them'}, import again with --new-batch or create the moves anew`)
   if (parts.length) throw new PartialError(`${parts.join('. ')}.`)
 }
 

@@ -234,6 +234,11 @@ export class ImportStore {
     return r ? {id: r.id, status: r.status} : undefined
   }
 
+  /** The moves of rows recorded as created awaiting approval, by line. */
+  awaitingMoves(): Array<{line: number; move_id: string}> {
+    return this.db.prepare(`SELECT line, move_id FROM journal WHERE state = 'done' AND lower(move_status) = 'created' AND move_id IS NOT NULL ORDER BY line`).all<{line: number; move_id: string}>()
+  }
+
   /** Rows not done yet, in file order, read a page at a time (the database stays usable between rows). */
   *pending(): Generator<PlannedRow> {
     const page = this.db.prepare(`SELECT p.* ${this.pendingFrom} AND p.idx > ? ORDER BY p.idx LIMIT ${PAGE}`)

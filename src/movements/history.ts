@@ -171,6 +171,21 @@ export function historyOf(read: () => AuditRecord[], keyId?: string | null): His
   }
 }
 
+/**
+ * Of the moves `ids`, those whose latest record in this machine's audit trail (the key's own, or
+ * older ones without a key id) shows them canceled or failed: they will not move money. One pass.
+ */
+export function endedMoves(dir: string, keyId: string | null, ids: Iterable<string>): Map<string, string> {
+  const wanted = new Set(ids)
+  const last = new Map<string, string>()
+  if (wanted.size === 0) return last
+  for (const r of readAudit(dir)) {
+    if (r.resource_id && wanted.has(r.resource_id) && succeeded(r) && r.resource_status && (!r.key_id || r.key_id === keyId)) last.set(r.resource_id, r.resource_status.toLowerCase())
+  }
+  for (const [id, status] of last) if (status !== 'canceled' && status !== 'failed') last.delete(id)
+  return last
+}
+
 /** The history of the audit trail in `dir` (read once, on first use). */
 export function auditHistory(dir: string, keyId?: string | null): History {
   return historyOf(() => readAudit(dir), keyId)

@@ -151,6 +151,13 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts:
       if (err instanceof PayopsError) err.message = `${err.message.replace(/\.?\s*$/, '.')} Nothing was sent: payops looks for the key among the ${p.noun}s first and could not.`
       throw err
     }
+    // A key that names a failed or canceled transfer cannot make the one asked for, as the spec's
+    // 409 says of a move's key: nothing is sent, exit 5.
+    const ended = typeof found?.status === 'string' && ['failed', 'canceled'].includes(found.status.toLowerCase()) ? found.status.toLowerCase() : undefined
+    if (found && ended) {
+      await ports.audit?.outcome({...info, status: null, error_code: 'not_sent', resource_id: String(found.id ?? ''), resource_status: ended, outcome: 'conflict'})
+      throw new ConflictError(`Idempotency-Key ${p.idempotencyKey} names ${p.noun} ${String(found.id)}, which ${ended === 'failed' ? 'failed' : 'was canceled'}: it will not move money, and this request was not sent. Use a new key for a new ${p.noun}.`, String(found.id ?? ''), p.idempotencyKey)
+    }
     if (found) return conclude(p, ports, info, learned(200, found, Date.now()), {kind: 'replayed', notSent: true})
   }
   const sentAt = Date.now()
