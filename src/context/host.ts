@@ -126,9 +126,9 @@ export function runWithHost<T>(h: Host, fn: () => Promise<T>): Promise<T> {
 /** Resolves on the first SIGINT or SIGTERM the host receives. */
 export function stopSignal(h: Host = host()): Promise<void> {
   return new Promise<void>((resolve) => {
-    const off = h.onInterrupt(() => {
-      off()
-      resolve()
-    })
+    // Kept installed: were it removed on the first signal, a library's exit hook left as the only
+    // listener (proper-lockfile's, once the audit trail was locked) would re-send the signal and
+    // kill the process before the command stopped. A second Ctrl-C ends it at once.
+    h.onInterrupt((count) => (count === 1 ? resolve() : h.exitNow(130)))
   })
 }
