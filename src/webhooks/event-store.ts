@@ -79,6 +79,8 @@ export interface StoredEvent {
 export interface StoreBounds {
   maxEvents: number
   maxAgeDays: number
+  /** Bytes of bodies kept at most (default MAX_STORE_BYTES). */
+  maxBytes?: number
 }
 
 export interface ListFilter {
@@ -166,7 +168,7 @@ export class EventStore {
       .prepare(
         `DELETE FROM event WHERE seq <= (SELECT seq FROM (SELECT seq, SUM(size) OVER (ORDER BY seq DESC) AS kept FROM event) WHERE kept > ? ORDER BY seq DESC LIMIT 1)`,
       )
-      .run(MAX_STORE_BYTES)
+      .run(this.bounds.maxBytes ?? MAX_STORE_BYTES)
   }
 
   /** Events newest first. */

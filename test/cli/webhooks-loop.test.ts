@@ -185,6 +185,11 @@ describe('the event store and webhooks events', () => {
     const kept = (await run(['webhooks', 'events', 'get', 'evt_store_1', '--record', '-o', 'json'], env)).json()
     expect(kept.deliveries.map((d: {kind: string; status: number}) => `${d.kind} ${d.status}`)).toEqual(['forward 503', 'resend 200', 'resend 200', 'resend 500'])
 
+    // Ids from stdin.
+    const piped = await run(['webhooks', 'events', 'resend', '-', '--original-headers', '--forward-to', other.url, '-o', 'json'], {...env, input: 'evt_store_2\n'})
+    expect(piped.code, piped.stderr).toBe(0)
+    expect(piped.json()).toMatchObject([{id: 'evt_store_2', status: 200}])
+
     // An unknown id among known ones: exit 4, nothing sent.
     const sentBefore = flaky.got.length
     const unknown = await run(['webhooks', 'events', 'resend', 'evt_store_2', 'evt_unknown', '--original-headers', '--forward-to', flaky.url], env)
@@ -381,6 +386,37 @@ describe('listen --register', () => {
     expect(next.cli.stderr()).toMatch(new RegExp(`Warning: Endpoint ${hookId} \\(\\S+\\) was registered by a listener on \\S+ and was not deleted\\. If that listener is no longer running, delete it: payops webhooks delete ${hookId} --yes`))
     expect((await next.stop()).code).toBe(0)
     expect((await runAs(emu, 'test', ['webhooks', 'delete', hookId, '--yes'])).code).toBe(0)
+    dir.cleanup()
+  })
+
+  it('a second Ctrl-C while the endpoint is deleted ends at once (130), naming the command that deletes it', async () => {
+    const dir = tempDir()
+    const env = {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test}
+    const l = await listen(['--register'], {configDir: dir.path, env})
+    const hookId = /Registered webhook endpoint (\S+)/.exec(l.cli.stderr())![1]
+    await emu.control('POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: 1500, methods: ['DELETE']})
+    l.cli.interrupt()
+    await l.waitForLog(/Summary: /)
+    l.cli.interrupt()
+    expect(l.cli.exits).toEqual([130])
+    expect(l.cli.stderr()).toMatch(new RegExp(`Stopped before webhook endpoint ${hookId} was deleted; delete it: payops webhooks delete ${hookId} --yes`))
+    await l.cli.done
+    await emu.control('DELETE', '/_emulator/faults')
+    dir.cleanup()
+  })
+
+  it('on a LIVE key, registering is confirmed: without a terminal and without --yes it is refused (exit 3), nothing created', async () => {
+    const dir = tempDir()
+    const live = {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.live}
+    const count = async () => (await runAs(emu, 'live', ['webhooks', 'list', '--all', '-o', 'json'])).json().length as number
+    const before = await count()
+    const refused = await run(['webhooks', 'listen', '--port', '0', '--register', '--url', 'https://hooks.example.com/live'], {configDir: dir.path, env: live})
+    expect(refused.code, refused.stderr).toBe(3)
+    expect(await count()).toBe(before)
+    const yes = await listen(['--register', '--url', 'https://hooks.example.com/live', '--yes'], {configDir: dir.path, env: live})
+    expect(await count()).toBe(before + 1)
+    expect((await yes.stop()).code).toBe(0)
+    expect(await count()).toBe(before)
     dir.cleanup()
   })
 
