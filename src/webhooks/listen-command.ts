@@ -105,7 +105,17 @@ export async function runListen(opts: ListenOptions, ctx: CommandContext): Promi
   const registrar = register ? await Registrar.prepare(ctx, {url: opts.url, events, yes: opts.yes}) : undefined
   const store = opts.store === false ? undefined : openStore(ctx, opts)
 
-  const stopped = ctx.stopSignal()
+  // The first Ctrl-C (or SIGTERM) stops the listener; a second ends at once (130), naming an endpoint
+  // left registered. The handler stays installed to the end: a process whose only handler is a
+  // library's exit hook would be killed by that hook instead of finishing (deleting the endpoint).
+  let stop!: () => void
+  const stopped = new Promise<void>((resolve) => (stop = resolve))
+  let registration: Registration | undefined
+  const offInterrupt = ctx.onInterrupt((count) => {
+    if (count === 1) return stop()
+    if (registration) out.note(`Stopped before webhook endpoint ${registration.id} was deleted; delete it: ${registration.deleteCommand}`)
+    ctx.exitNow(130)
+  })
   const {WebhookListener, formatSummary} = await import('./listener.js')
   const allRoutes = [...routes, ...(forwardTo ? [{pattern: null, url: forwardTo}] : [])]
   const listener = new WebhookListener({
@@ -132,6 +142,7 @@ export async function runListen(opts: ListenOptions, ctx: CommandContext): Promi
   try {
     url = await listener.start()
   } catch (err) {
+    offInterrupt()
     store?.close()
     const e = err as NodeJS.ErrnoException
     if (e.code === 'EADDRINUSE') throw new UsageError(`Port ${opts.port} is in use; pick another with --port (0 for any free port).`)
@@ -139,7 +150,6 @@ export async function runListen(opts: ListenOptions, ctx: CommandContext): Promi
     throw err
   }
 
-  let registration: Registration | undefined
   try {
     if (registrar) {
       registration = await registrar.register(url)
@@ -158,18 +168,13 @@ export async function runListen(opts: ListenOptions, ctx: CommandContext): Promi
     log(`Listening on ${url} (${what.join(', ')}). Press Ctrl-C to stop.`)
     await stopped
   } finally {
-    // A second Ctrl-C while the endpoint is deleted stops at once; it says what is left to do.
-    const off = ctx.onInterrupt(() => {
-      if (registration) out.note(`Stopped before webhook endpoint ${registration.id} was deleted; delete it: ${registration.deleteCommand}`)
-      ctx.exitNow(130)
-    })
     try {
       await listener.close()
       log(`Summary: ${formatSummary(listener.stats, allRoutes.length > 0)}`)
       if (out.machine) out.note(JSON.stringify({summary: listener.stats}))
       if (registration && registrar) await unregister(registrar, registration, log)
     } finally {
-      off()
+      offInterrupt()
       store?.close()
     }
   }

@@ -130,7 +130,17 @@ export class Registrar {
     const api = await ctx.api(['webhooks'])
     const baseUrl = api.client.baseUrl.href
     const publicUrl = plannedUrl(baseUrl, opts.url)
-    for (const left of new Registrations(ctx.configDir).read().filter((r) => r.base_url === baseUrl)) {
+    const remembered = new Registrations(ctx.configDir)
+    for (const left of remembered.read().filter((r) => r.base_url === baseUrl)) {
+      // One deleted since (by hand, or by its listener after a failed try) is forgotten quietly.
+      const gone = await api.webhooks.get(left.id).then(
+        () => false,
+        (err: unknown) => err instanceof ApiError && err.status === 404,
+      )
+      if (gone) {
+        remembered.remove(baseUrl, left.id)
+        continue
+      }
       ctx.out.warn(
         `Endpoint ${left.id} (${left.url}) was registered by a listener on ${left.created_at} and was not deleted. If that listener is no longer running, delete it: ${deleteCommandFor(ctx, left.id)}`,
       )
