@@ -115,7 +115,7 @@ export interface DecideOptions {
    * Asked before a new event is accepted: false refuses it with `queue_full` (503) and leaves its
    * id unrecorded, so that the sender's retry is processed.
    */
-  admit?: () => boolean
+  admit?: (event: WebhookEvent) => boolean
 }
 
 export function reject(reason: Rejection, message: string): Rejected {
@@ -158,7 +158,7 @@ export function decide(signature: string | undefined, timestamp: string | undefi
     opts.seen.add(event.id)
     return {outcome: 'filtered', status: 200, event, secretIndex: v.secretIndex}
   }
-  if (opts.admit && !opts.admit()) return reject('queue_full', 'the forward queue is full; retry later')
+  if (opts.admit && !opts.admit(event)) return reject('queue_full', 'the forward queue is full; retry later')
   opts.seen.add(event.id)
   return {outcome: 'accepted', status: 200, event, secretIndex: v.secretIndex}
 }
@@ -171,6 +171,8 @@ export interface ListenerStats {
   filtered: number
   forwarded: number
   forward_failed: number
+  /** Per route, with `--forward` routes (the last is --forward-to's, route null). */
+  routes?: Array<{route: string | null; url: string; forwarded: number; failed: number}>
 }
 
 export function emptyStats(): ListenerStats {
@@ -194,6 +196,10 @@ export function formatSummary(s: ListenerStats, forwarding: boolean): string {
   if (forwarding) {
     const notes = [s.forward_failed ? `failed ${s.forward_failed}` : '', s.rejected.queue_full ? `refused ${s.rejected.queue_full} with 503: queue full` : ''].filter(Boolean)
     parts.push(`forwarded ${s.forwarded}${notes.length ? ` (${notes.join(', ')})` : ''}`)
+    if (s.routes?.length) {
+      const each = s.routes.map((r) => `${r.route ?? 'else'} -> ${escapeControls(r.url)}: forwarded ${r.forwarded}${r.failed ? `, failed ${r.failed}` : ''}`)
+      parts.push(`routes: ${each.join('; ')}`)
+    }
   }
   return parts.join(', ')
 }

@@ -33,6 +33,12 @@ export class ForwardQueue<T> {
     return !this.stopped && (this.active < this.concurrency || this.waiting.length < this.capacity)
   }
 
+  /** True when `n` jobs offered now would all be taken (0: always). */
+  hasRoomFor(n: number): boolean {
+    if (n <= 0) return true
+    return !this.stopped && Math.max(0, this.concurrency - this.active) + (this.capacity - this.waiting.length) >= n
+  }
+
   /** Takes the job (runs it now or queues it); false, and nothing kept, when there is no room. */
   offer(job: T): boolean {
     if (!this.hasRoom) return false
@@ -84,7 +90,12 @@ export class ForwardQueue<T> {
 
   /** Refuses new jobs and drops the waiting ones; returns how many were dropped. */
   stop(): number {
+    return this.stopAndTake().length
+  }
+
+  /** Refuses new jobs and hands back the waiting ones, which will not run. */
+  stopAndTake(): T[] {
     this.stopped = true
-    return this.waiting.splice(0).length
+    return this.waiting.splice(0)
   }
 }

@@ -43,6 +43,7 @@ import {
 import {escapeControls} from './safety.js'
 import {SIGNATURE_HEADER, TIMESTAMP_HEADER} from './signature.js'
 import type {WebhookEvent} from './samples.js'
+import {routeLabel, routesFor, type ForwardRoute} from './routes.js'
 
 export {FORWARD_TIMEOUT_MS, MAX_BODY_BYTES, MAX_EVENT_DEPTH} from './limits.js'
 export * from './decide.js'
@@ -58,6 +59,34 @@ export interface AcceptedEvent {
   receivedAt: string
 }
 
+/** A verified event that is not a duplicate (accepted, or outside --events): what the event store keeps. */
+export interface VerifiedDelivery extends AcceptedEvent {
+  body: Buffer
+  /** The request's headers as they arrived (name, value, name, value…). */
+  rawHeaders: readonly string[]
+}
+
+/** The result of one forward. */
+export interface ForwardResult {
+  event: WebhookEvent
+  /** The route's pattern; null for --forward-to. */
+  route: string | null
+  url: string
+  status: number | null
+  ok: boolean
+  error: string | null
+  duration_ms: number
+  at: string
+}
+
+/** Counts of one route, in the summary. */
+export interface RouteStats {
+  route: string | null
+  url: string
+  forwarded: number
+  failed: number
+}
+
 export interface ListenerOptions {
   host: string
   port: number
@@ -66,6 +95,8 @@ export interface ListenerOptions {
   toleranceSec?: number
   events?: ReadonlySet<string>
   forwardTo?: string
+  /** `--forward TYPE=URL` routes, in the order given; events no route matches go to `forwardTo`. */
+  routes?: readonly ForwardRoute[]
   /** Forwards in flight at once (default DEFAULT_FORWARD_CONCURRENCY). */
   forwardConcurrency?: number
   /** Verified events waiting for a forward slot (default DEFAULT_FORWARD_QUEUE); past it, 503. */
@@ -83,6 +114,10 @@ export interface ListenerOptions {
   headersTimeoutMs?: number
   requestTimeoutMs?: number
   onEvent: (accepted: AcceptedEvent) => void
+  /** Every verified event that is not a duplicate, before it is forwarded (the event store). */
+  onVerified?: (delivery: VerifiedDelivery) => void
+  /** The result of each forward. */
+  onForward?: (result: ForwardResult) => void
   log: (line: string) => void
 }
 
@@ -91,6 +126,8 @@ interface ForwardJob {
   body: Buffer
   signature: string
   timestamp: string
+  /** Index into the listener's routes. */
+  route: number
 }
 
 export class WebhookListener {
@@ -106,9 +143,17 @@ export class WebhookListener {
   private readonly rejectionLogs = new Map<string, {log: ThrottledLog; latest: string}>()
   private readonly rejectedSockets = new WeakSet<Duplex>()
   private readonly slots: ConnectionSlots
+  /** Every forward target: the --forward routes, then --forward-to (pattern null). */
+  private readonly routes: ForwardRoute[]
+  private readonly routeStats: RouteStats[]
+  private readonly secrets: string[]
 
   constructor(private readonly opts: ListenerOptions) {
-    if (opts.forwardTo) {
+    this.secrets = [...opts.secrets]
+    this.routes = [...(opts.routes ?? []), ...(opts.forwardTo ? [{pattern: null, url: opts.forwardTo}] : [])]
+    this.routeStats = this.routes.map((r) => ({route: r.pattern, url: r.url, forwarded: 0, failed: 0}))
+    if (opts.routes?.length) this.stats.routes = this.routeStats
+    if (this.routes.length > 0) {
       this.queue = new ForwardQueue(opts.forwardConcurrency ?? DEFAULT_FORWARD_CONCURRENCY, opts.forwardQueue ?? DEFAULT_FORWARD_QUEUE, (job) => this.forward(job))
     }
     const c = this.queue
@@ -126,6 +171,11 @@ export class WebhookListener {
       this.count('too_many_connections')
       this.dropLog.hit()
     })
+  }
+
+  /** Accepts deliveries signed with `secret` from now on (an endpoint registered after the start). */
+  addSecret(secret: string): void {
+    if (!this.secrets.includes(secret)) this.secrets.push(secret)
   }
 
   /** Connections open now. */
@@ -146,7 +196,7 @@ export class WebhookListener {
   }
 
   async start(): Promise<string> {
-    if (this.opts.forwardTo) {
+    if (this.queue) {
       this.undici = await loadUndici()
       this.forwardAgent = new this.undici.Agent({keepAliveTimeout: 5_000, connections: this.queue!.concurrency})
     }
@@ -292,12 +342,12 @@ export class WebhookListener {
     const timestamp = header(req, TIMESTAMP_HEADER)
     const queue = this.queue
     const d = decide(signature, timestamp, body, {
-      secrets: this.opts.secrets,
+      secrets: this.secrets,
       toleranceSec: this.opts.toleranceSec,
       events: this.opts.events,
       seen: this.seen,
       maxDepth: this.opts.maxDepth,
-      admit: queue ? () => queue.hasRoom : undefined,
+      admit: queue ? (event) => queue.hasRoomFor(routesFor(event.type, this.routes).length) : undefined,
     })
     if (d.outcome === 'rejected') return this.rejected(res, req, d, d.reason === 'queue_full' ? {'retry-after': String(queue!.retryAfterSeconds())} : undefined)
     // Answer first; everything else happens after the sender has its 2XX.
@@ -309,22 +359,46 @@ export class WebhookListener {
       this.opts.log(`duplicate ${what}: answered 200, not processed again`)
       return
     }
+    const accepted: AcceptedEvent = {event: d.event, timestamp: timestamp!, secretIndex: d.secretIndex, receivedAt: new Date().toISOString()}
+    this.verified(accepted, req, body)
     if (d.outcome === 'filtered') {
       this.stats.filtered++
       this.opts.log(`ignored ${what}: not in --events`)
       return
     }
     try {
-      this.opts.onEvent({event: d.event, timestamp: timestamp!, secretIndex: d.secretIndex, receivedAt: new Date().toISOString()})
+      this.opts.onEvent(accepted)
     } catch (err) {
       this.opts.log(`could not print ${what}: ${escapeControls(String((err as Error)?.message ?? err))}`)
     }
     // Room was checked by `admit` in this same tick, so the queue takes it.
-    if (queue) queue.offer({event: d.event, body, signature: signature!, timestamp: timestamp!})
+    if (queue) for (const route of routesFor(d.event.type, this.routes)) queue.offer({event: d.event, body, signature: signature!, timestamp: timestamp!, route})
   }
 
-  private async forward({event, body, signature, timestamp}: ForwardJob): Promise<void> {
-    const target = this.opts.forwardTo!
+  /** Hands a verified event to `onVerified` (the store); a failure there is logged, never fatal. */
+  private verified(accepted: AcceptedEvent, req: IncomingMessage, body: Buffer): void {
+    if (!this.opts.onVerified) return
+    try {
+      this.opts.onVerified({...accepted, body, rawHeaders: req.rawHeaders})
+    } catch (err) {
+      this.opts.log(`could not store ${escapeControls(accepted.event.id)}: ${escapeControls(String((err as Error)?.message ?? err))}`)
+    }
+  }
+
+  private async forward({event, body, signature, timestamp, route}: ForwardJob): Promise<void> {
+    const target = this.routes[route].url
+    const counts = this.routeStats[route]
+    const at = new Date().toISOString()
+    const result = (status: number | null, ok: boolean, error: string | null) => {
+      if (ok) counts.forwarded++
+      else counts.failed++
+      try {
+        this.opts.onForward?.({event, route: this.routes[route].pattern, url: target, status, ok, error, duration_ms: Date.now() - started, at})
+      } catch (err) {
+        this.opts.log(`could not store the forward of ${what}: ${escapeControls(String((err as Error)?.message ?? err))}`)
+      }
+    }
+    const via = this.opts.routes?.length ? ` (route ${escapeControls(routeLabel(this.routes[route]))})` : ''
     const timeoutMs = this.opts.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS
     const what = `${escapeControls(event.id)} (${escapeControls(event.type)})`
     const started = Date.now()
@@ -342,12 +416,14 @@ export class WebhookListener {
       const ok = res.statusCode >= 200 && res.statusCode < 300
       if (ok) this.stats.forwarded++
       else this.stats.forward_failed++
-      this.opts.log(`forwarded ${what} to ${target}: ${res.statusCode} in ${Date.now() - started} ms`)
+      result(res.statusCode, ok, ok ? null : `answered ${res.statusCode}`)
+      this.opts.log(`forwarded ${what} to ${target}${via}: ${res.statusCode} in ${Date.now() - started} ms`)
     } catch (err) {
       this.stats.forward_failed++
       const e = err as {code?: string; name?: string; message?: string}
       const why = /Timeout|Abort/.test(e.name ?? '') ? `timed out after ${timeoutMs / 1000} s` : (e.code ?? e.message ?? 'error')
-      this.opts.log(`forward of ${what} to ${target} failed: ${why}`)
+      result(null, false, why)
+      this.opts.log(`forward of ${what} to ${target}${via} failed: ${why}`)
     }
   }
 
@@ -370,7 +446,9 @@ export class WebhookListener {
     for (const r of this.rejectionLogs.values()) r.log.flush()
     const queue = this.queue
     if (queue && !(await queue.drain(graceMs))) {
-      const dropped = queue.stop()
+      const jobs = queue.stopAndTake()
+      for (const job of jobs) this.routeStats[job.route].failed++
+      const dropped = jobs.length
       if (dropped) {
         this.stats.forward_failed += dropped
         this.opts.log(`${dropped} queued forward${dropped === 1 ? ' was' : 's were'} not sent: stopping`)

@@ -1,0 +1,222 @@
+/**
+ * The events `webhooks listen` received, kept in `webhook-events.sqlite` in the config dir: every
+ * verified event once (by its id), with its raw body byte for byte, the request's headers (those
+ * that carry credentials left out), when it arrived, and every forward and resend of it with its
+ * result. `webhooks events list/get/resend` read it.
+ *
+ * Bounded three ways, oldest first out: at most `maxEvents` events (--keep-events), none older
+ * than `maxAgeDays` (--keep-days), and at most MAX_STORE_BYTES of bodies. WAL with synchronous
+ * NORMAL: an event committed survives a killed listener; the listener never waits on a disk flush.
+ */
+import {existsSync} from 'node:fs'
+import {join} from 'node:path'
+import {openDatabase, type Database, type Schema} from '../db/index.js'
+import {LocalNotFoundError} from '../errors.js'
+import {matchesPattern} from './routes.js'
+
+export const EVENTS_FILE = 'webhook-events.sqlite'
+export const DEFAULT_KEEP_EVENTS = 10_000
+export const DEFAULT_KEEP_DAYS = 30
+/** The bodies kept, in bytes, at most (256 MB): past it the oldest events go. */
+export const MAX_STORE_BYTES = 256 * 1024 * 1024
+/** The byte bound is checked every this many events (the count and age bounds at each one). */
+const BYTES_CHECK_EVERY = 32
+const DAY_MS = 86_400_000
+
+export const EVENTS_SCHEMA: Schema = {
+  purpose: 'webhook-events',
+  migrations: [
+    `CREATE TABLE event (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, type TEXT NOT NULL, received_at TEXT NOT NULL,
+       received_ms INTEGER NOT NULL, signature_timestamp TEXT NOT NULL, secret_index INTEGER NOT NULL, headers TEXT NOT NULL,
+       body BLOB NOT NULL, size INTEGER NOT NULL);
+     CREATE INDEX event_received ON event (received_ms);
+     CREATE TABLE delivery (event_seq INTEGER NOT NULL REFERENCES event (seq) ON DELETE CASCADE, kind TEXT NOT NULL, route TEXT,
+       url TEXT NOT NULL, status INTEGER, ok INTEGER NOT NULL, error TEXT, duration_ms INTEGER NOT NULL, at TEXT NOT NULL);
+     CREATE INDEX delivery_event ON delivery (event_seq);`,
+  ],
+}
+
+/** Headers that carry credentials: never stored (a delivery from the service has none of them). */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key'])
+
+export interface ReceivedEvent {
+  id: string
+  type: string
+  /** The raw body, exactly as it arrived. */
+  body: Buffer
+  /** Header name and value pairs as they arrived (Node's rawHeaders, flat). */
+  rawHeaders: readonly string[]
+  signatureTimestamp: string
+  secretIndex: number
+  receivedAt: string
+}
+
+export interface DeliveryResult {
+  /** `forward` (by the listener) or `resend`. */
+  kind: 'forward' | 'resend'
+  /** The route's pattern (null for --forward-to, or a resend). */
+  route: string | null
+  url: string
+  status: number | null
+  ok: boolean
+  error: string | null
+  duration_ms: number
+  at: string
+}
+
+export interface StoredEvent {
+  id: string
+  type: string
+  received_at: string
+  signature_timestamp: string
+  secret_index: number
+  size: number
+  headers: Array<[string, string]>
+  body: Buffer
+  deliveries: DeliveryResult[]
+}
+
+export interface StoreBounds {
+  maxEvents: number
+  maxAgeDays: number
+  /** Bytes of bodies kept at most (default MAX_STORE_BYTES). */
+  maxBytes?: number
+}
+
+export interface ListFilter {
+  /** An event type or a pattern (`payin.*`). */
+  type?: string
+  /** Epoch ms: events received at or after it. */
+  sinceMs?: number
+  limit?: number
+}
+
+type EventRow = {seq: number; id: string; type: string; received_at: string; signature_timestamp: string; secret_index: number; size: number; headers: string; body: Uint8Array}
+type DeliveryRow = {kind: string; route: string | null; url: string; status: number | null; ok: number; error: string | null; duration_ms: number; at: string}
+
+/** The stored header pairs of a request, credential headers left out. */
+export function storableHeaders(raw: readonly string[]): Array<[string, string]> {
+  const out: Array<[string, string]> = []
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (!CREDENTIAL_HEADERS.has(raw[i].toLowerCase())) out.push([raw[i], raw[i + 1]])
+  }
+  return out
+}
+
+/** An event id the store does not hold: exit 4. */
+export function eventNotFound(id: string): LocalNotFoundError {
+  return new LocalNotFoundError(`No stored event ${id}: \`payops webhooks events list\` shows the events kept.`)
+}
+
+export class EventStore {
+  private inserts = 0
+
+  private constructor(
+    readonly db: Database,
+    private readonly bounds: StoreBounds,
+    private readonly now: () => number,
+  ) {}
+
+  static pathIn(configDir: string): string {
+    return join(configDir, EVENTS_FILE)
+  }
+
+  /** Opens (or creates) the store of `configDir` and applies its bounds. */
+  static open(configDir: string, bounds: StoreBounds = {maxEvents: DEFAULT_KEEP_EVENTS, maxAgeDays: DEFAULT_KEEP_DAYS}, now: () => number = Date.now): EventStore {
+    const store = new EventStore(openDatabase(EventStore.pathIn(configDir), EVENTS_SCHEMA, {synchronous: 'NORMAL'}), bounds, now)
+    store.prune(true)
+    return store
+  }
+
+  /** The store of `configDir` for reading and recording resends; undefined when no event was ever stored. */
+  static existing(configDir: string, now: () => number = Date.now): EventStore | undefined {
+    if (!existsSync(EventStore.pathIn(configDir))) return undefined
+    return new EventStore(openDatabase(EventStore.pathIn(configDir), EVENTS_SCHEMA, {synchronous: 'NORMAL', create: false}), {maxEvents: Number.MAX_SAFE_INTEGER, maxAgeDays: Number.MAX_SAFE_INTEGER}, now)
+  }
+
+  /** Keeps a verified event; false when an event with its id is already kept (the first is kept). */
+  record(e: ReceivedEvent): boolean {
+    const r = this.db
+      .prepare(
+        `INSERT INTO event (id, type, received_at, received_ms, signature_timestamp, secret_index, headers, body, size)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      )
+      .run(e.id, e.type, e.receivedAt, Date.parse(e.receivedAt), e.signatureTimestamp, e.secretIndex, JSON.stringify(storableHeaders(e.rawHeaders)), e.body, e.body.length)
+    if (r.changes === 0) return false
+    this.inserts++
+    // Seqs only grow: the rows above this one's seq minus the bound are at most the bound.
+    this.db.prepare('DELETE FROM event WHERE seq <= ?').run(Number(r.lastInsertRowid) - this.bounds.maxEvents)
+    this.prune(this.inserts % BYTES_CHECK_EVERY === 0)
+    return true
+  }
+
+  /** Adds the result of a forward or resend of the event `id` (nothing when it is no longer kept). */
+  addDelivery(id: string, d: DeliveryResult): void {
+    this.db
+      .prepare('INSERT INTO delivery (event_seq, kind, route, url, status, ok, error, duration_ms, at) SELECT seq, ?, ?, ?, ?, ?, ?, ?, ? FROM event WHERE id = ?')
+      .run(d.kind, d.route, d.url, d.status, d.ok ? 1 : 0, d.error, Math.round(d.duration_ms), d.at, id)
+  }
+
+  /** Drops events past the age bound (and, with `bytes`, past the byte bound). */
+  prune(bytes = false): void {
+    const cutoff = this.now() - this.bounds.maxAgeDays * DAY_MS
+    if (Number.isFinite(cutoff) && this.bounds.maxAgeDays < Number.MAX_SAFE_INTEGER) this.db.prepare('DELETE FROM event WHERE received_ms < ?').run(cutoff)
+    if (!bytes) return
+    const first = this.db.prepare('SELECT COALESCE(MAX(seq), 0) - ? AS s FROM event').get<{s: number}>(this.bounds.maxEvents)
+    if (first && first.s > 0) this.db.prepare('DELETE FROM event WHERE seq <= ?').run(first.s)
+    this.db
+      .prepare(
+        `DELETE FROM event WHERE seq <= (SELECT seq FROM (SELECT seq, SUM(size) OVER (ORDER BY seq DESC) AS kept FROM event) WHERE kept > ? ORDER BY seq DESC LIMIT 1)`,
+      )
+      .run(this.bounds.maxBytes ?? MAX_STORE_BYTES)
+  }
+
+  /** Events newest first. */
+  list(filter: ListFilter = {}): StoredEvent[] {
+    const rows = this.db
+      .prepare('SELECT * FROM event WHERE received_ms >= ? ORDER BY seq DESC')
+      .iterate<EventRow>(filter.sinceMs ?? 0)
+    const out: StoredEvent[] = []
+    for (const row of rows) {
+      if (filter.type && !matchesPattern(filter.type, row.type)) continue
+      out.push(this.toEvent(row))
+      if (filter.limit !== undefined && out.length >= filter.limit) break
+    }
+    return out
+  }
+
+  get(id: string): StoredEvent | undefined {
+    const row = this.db.prepare('SELECT * FROM event WHERE id = ?').get<EventRow>(id)
+    return row ? this.toEvent(row) : undefined
+  }
+
+  /** The event `id`, or a not-found error (exit 4). */
+  require(id: string): StoredEvent {
+    const e = this.get(id)
+    if (!e) throw eventNotFound(id)
+    return e
+  }
+
+  count(): number {
+    return Number(this.db.prepare('SELECT COUNT(*) AS n FROM event').get<{n: number}>()?.n ?? 0)
+  }
+
+  close(): void {
+    this.db.close()
+  }
+
+  private toEvent(row: EventRow): StoredEvent {
+    const deliveries = this.db.prepare('SELECT kind, route, url, status, ok, error, duration_ms, at FROM delivery WHERE event_seq = ? ORDER BY rowid').all<DeliveryRow>(row.seq)
+    return {
+      id: row.id,
+      type: row.type,
+      received_at: row.received_at,
+      signature_timestamp: row.signature_timestamp,
+      secret_index: Number(row.secret_index),
+      size: Number(row.size),
+      headers: JSON.parse(row.headers) as Array<[string, string]>,
+      body: Buffer.from(row.body),
+      deliveries: deliveries.map((d) => ({...d, kind: d.kind as DeliveryResult['kind'], ok: d.ok === 1, status: d.status === null ? null : Number(d.status), duration_ms: Number(d.duration_ms)})),
+    }
+  }
+}
