@@ -88,14 +88,16 @@ export function validateProxyUrl(value: string, what: string): string {
 /** The secrets of a proxy URL, handed to `register` so that no message, trace or record shows them. */
 export function proxySecrets(value: string | undefined, register: (secret: string) => void): void {
   if (!value || value === 'none') return
-  register(value)
   try {
     const url = new URL(withScheme(value))
+    if (!url.username && !url.password) return
+    register(value)
     const user = decodeURIComponent(url.username)
     const pass = decodeURIComponent(url.password)
     for (const s of [url.password, pass, `${url.username}:${url.password}`, `${user}:${pass}`, Buffer.from(`${user}:${pass}`).toString('base64'), url.href]) if (s && s !== ':') register(s)
   } catch {
-    // An invalid URL is refused before use; the raw value is registered above.
+    // An invalid URL is refused before use, and its message shows none of it before an @.
+    if (value.includes('@')) register(value)
   }
 }
 
