@@ -379,6 +379,33 @@ describe('requests outside the API client', () => {
   })
 })
 
+describe('watch --post', () => {
+  it('the alert is posted through --proxy, as the API requests of the watch are', async () => {
+    const cfg = tempDir('payops-proxy-watch-').path
+    const cli = (args: string[], opts: {input?: string; env?: Record<string, string>} = {}) => run(args, {configDir: cfg, ...opts})
+    expect((await cli(['profiles', 'add', 'ops', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {input: emu.keys.test})).code).toBe(0)
+    const sub = (await cli(['subaccounts', 'create', '--name', 'Watched float', '-o', 'json'])).json().id as string
+    expect((await cli(['profiles', 'set', 'ops', 'watch', 'min-balance', sub, '1000000.00', 'USD'])).code).toBe(0)
+    const received: string[] = []
+    const receiver = createServer((req, res) => {
+      received.push(`${req.method} ${req.url}`)
+      req.resume()
+      res.end('ok')
+    })
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/alerts`
+    try {
+      const r = await cli(['watch', '--once', '-o', 'json', '--post', url, '--proxy', proxy.url()], {env: {PAYOPS_WATCH_SECRET: 'whsec_proxytestsecret0123456789'}})
+      expect(r.code, r.stderr).toBe(9)
+      expect(received).toEqual(['POST /alerts'])
+      expect(proxy.seen.filter((s) => s.target === url).map((s) => s.method)).toEqual(['POST'])
+      expect(proxy.seen.some((s) => s.target.startsWith(`${emu.baseUrl}/api/`))).toBe(true)
+    } finally {
+      await new Promise<void>((r) => receiver.close(() => r()))
+    }
+  })
+})
+
 async function waitFor<T>(fn: () => T | undefined, ms = 5000): Promise<T> {
   const end = Date.now() + ms
   for (;;) {
