@@ -14,7 +14,13 @@ import {createServer as createHttpsServer, type Server as HttpsServer} from 'nod
 import {connect, type AddressInfo, type Socket} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, runAs, startCli, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {knownSecrets, run as runCli, runAs as runCliAs, startCli as startCliRun, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+
+/** The machine's own proxy settings, if any, left out: each test names what it uses. */
+const UNSET = {http_proxy: '', HTTP_PROXY: '', https_proxy: '', HTTPS_PROXY: '', no_proxy: '', NO_PROXY: '', NODE_EXTRA_CA_CERTS: ''}
+const run = (args: string[], opts: RunOptions = {}) => runCli(args, {...opts, env: {...UNSET, ...opts.env}})
+const runAs = (e: Emulator, key: 'test', args: string[], opts: RunOptions = {}) => runCliAs(e, key, args, {...opts, env: {...UNSET, ...opts.env}})
+const startCli = (args: string[], opts: {env?: Record<string, string>} = {}) => startCliRun(args, {...opts, env: {...UNSET, ...opts.env}})
 
 const dir = tempDir('payops-proxy-')
 const PASSWORD = `pw-${randomBytes(9).toString('hex')}`
