@@ -4,7 +4,7 @@
  * It never prints: traces go to the `trace` sink the caller provides.
  */
 import type * as z from 'zod/mini'
-import {ApiError, NetworkError, ResponseError, ResponseTooLargeError, UsageError} from '../errors.js'
+import {ApiError, NetworkError, PayopsError, ResponseError, ResponseTooLargeError, UsageError} from '../errors.js'
 import {isLoopbackHost, routeFor, type NetworkSettings} from '../net.js'
 import {oneLine} from '../text.js'
 import {parseJson} from '../json.js'
@@ -233,8 +233,9 @@ export class ApiClient {
         resHeaders = res.headers
         text = res.text
       } catch (err) {
-        // An answer too large to read is the server's, whatever its status: not retried.
-        if (err instanceof ResponseTooLargeError) throw err
+        // An answer too large to read is the server's, whatever its status: not retried. A usage
+        // error of the way out (a ca-file that cannot be read) is the operator's: nothing was sent.
+        if (err instanceof ResponseTooLargeError || err instanceof PayopsError) throw err
         const e = err as {code?: string; name?: string; message?: string}
         const code = typeof e.code === 'string' ? e.code : (e.name ?? 'ERROR')
         const timedOut = /TIMEOUT|ETIMEDOUT|AbortError|TimeoutError/i.test(code)

@@ -8,7 +8,7 @@
  */
 import {execFileSync} from 'node:child_process'
 import {randomBytes} from 'node:crypto'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer, request as httpRequest, type IncomingMessage, type Server} from 'node:http'
 import {createServer as createHttpsServer, type Server as HttpsServer} from 'node:https'
 import {connect, type AddressInfo, type Socket} from 'node:net'
@@ -341,6 +341,15 @@ describe('proxy credentials: sent to the proxy, never shown', () => {
     const unset = await run(['profiles', 'unset', 'corp', 'proxy'], {configDir: cfg})
     expect(unset.code, unset.stderr).toBe(0)
     expect((await run(['profiles', 'unset', 'corp', 'proxy'], {configDir: cfg})).code).toBe(2)
+    // A ca-file gone since it was set: exit 2 naming it, before any request.
+    const gone = join(dir.path, 'gone-ca.pem')
+    writeFileSync(gone, readFileSync(caFile))
+    expect((await run(['profiles', 'set', 'corp', 'ca-file', gone], {configDir: cfg})).code).toBe(0)
+    rmSync(gone)
+    const unreadable = await run(['treasury', 'accounts', 'list'], {configDir: cfg, env: {HTTPS_PROXY: proxy.url()}})
+    expect(unreadable.code, unreadable.stderr).toBe(2)
+    expect(unreadable.stderr).toContain(`The ca-file of profile "corp" ${gone} cannot be read (ENOENT).`)
+    expect(proxy.seen).toEqual([])
     const badFlag = await runAs(emu, 'test', ['treasury', 'accounts', 'list', '--proxy', `ftp://alice:${PASSWORD}@x`])
     expect(badFlag.code).toBe(2)
     noCredentials(badFlag.stderr)
