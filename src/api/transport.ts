@@ -2,6 +2,8 @@
  * How bytes reach the API. Both transports are undici: `fetch` is the undici bundled in Node
  * (nothing to load, so one-shot commands start fast), `pool` is the undici package's pooled Agent
  * with many keep-alive connections (bulk commands such as `moves import`, loaded only there).
+ * Both take the run's way out (src/net.ts): through undici's ProxyAgent when a proxy applies, and
+ * trusting NODE_EXTRA_CA_CERTS and the profile's ca-file (fetch is then undici's, with a dispatcher).
  */
 import type {Readable} from 'node:stream'
 import {createBrotliDecompress, createGunzip, createInflate} from 'node:zlib'
