@@ -117,6 +117,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     profile: Flags.string({char: 'p', summary: 'Profile to use (PAYOPS_PROFILE; default: the active profile).', helpGroup: GLOBAL}),
     'api-key': Flags.string({summary: 'API key (PAYOPS_API_KEY). Prefer the environment or a profile: flags show in `ps`.', helpGroup: GLOBAL}),
     'base-url': Flags.string({summary: 'API base URL (PAYOPS_BASE_URL).', helpGroup: GLOBAL}),
+    proxy: Flags.string({summary: 'Proxy for every request, http://[USER:PASSWORD@]HOST:PORT or none (default: the profile\'s proxy, else HTTPS_PROXY/HTTP_PROXY; NO_PROXY applies).', helpGroup: GLOBAL}),
     timeout: Flags.integer({summary: 'Seconds allowed for each API call, retries included.', default: 30, min: 1, helpGroup: GLOBAL}),
     'max-retries': Flags.integer({summary: 'Retries of failed idempotent requests.', default: 2, min: 0, max: 10, helpGroup: GLOBAL}),
   }

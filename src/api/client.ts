@@ -4,8 +4,8 @@
  * It never prints: traces go to the `trace` sink the caller provides.
  */
 import type * as z from 'zod/mini'
-import {ApiError, NetworkError, ResponseError, ResponseTooLargeError, UsageError} from '../errors.js'
-import {isLoopbackHost} from '../net.js'
+import {ApiError, NetworkError, PayopsError, ResponseError, ResponseTooLargeError, UsageError} from '../errors.js'
+import {isLoopbackHost, routeFor, type NetworkSettings} from '../net.js'
 import {oneLine} from '../text.js'
 import {parseJson} from '../json.js'
 import {auditInfo, type AuditHook} from './audit-info.js'
@@ -38,6 +38,8 @@ export interface ClientOptions {
   userAgent?: string
   sleep?: (ms: number) => Promise<void>
   random?: () => number
+  /** The proxy and CAs of the run (src/net.ts); without it, requests go direct with Node's defaults. */
+  network?: NetworkSettings
 }
 
 export interface RequestOptions<S extends z.ZodMiniType | undefined = undefined> {
@@ -161,7 +163,8 @@ export class ApiClient {
     this.random = opts.random ?? Math.random
     this.userAgent = opts.userAgent ?? 'payops'
     this.audit = opts.audit
-    this.transport = opts.transport === 'pool' ? new PoolTransport() : new FetchTransport()
+    this.transport = opts.transport === 'pool' ? new PoolTransport(undefined, opts.network) : new FetchTransport(opts.network)
+    if (opts.network) this.log(`connection to ${url.origin}: ${routeFor(url, opts.network).why}`)
   }
 
   url(path: string, query?: Record<string, QueryValue>): string {
@@ -230,8 +233,9 @@ export class ApiClient {
         resHeaders = res.headers
         text = res.text
       } catch (err) {
-        // An answer too large to read is the server's, whatever its status: not retried.
-        if (err instanceof ResponseTooLargeError) throw err
+        // An answer too large to read is the server's, whatever its status: not retried. A usage
+        // error of the way out (a ca-file that cannot be read) is the operator's: nothing was sent.
+        if (err instanceof ResponseTooLargeError || err instanceof PayopsError) throw err
         const e = err as {code?: string; name?: string; message?: string}
         const code = typeof e.code === 'string' ? e.code : (e.name ?? 'ERROR')
         const timedOut = /TIMEOUT|ETIMEDOUT|AbortError|TimeoutError/i.test(code)
@@ -248,7 +252,7 @@ export class ApiClient {
             continue
           }
         }
-        const what = timedOut ? `timed out after ${Math.round(this.timeoutMs / 1000)}s` : `could not reach ${this.baseUrl.origin} (${code})`
+        const what = timedOut ? `timed out after ${Math.round(this.timeoutMs / 1000)}s` : unreachable(this.baseUrl, code, err as {via?: string; proxyStatus?: number})
         const tries = attempt > 1 ? ` after ${attempt} attempts` : ''
         const failed = new NetworkError(redact(`${opts.method} ${opts.path}: ${what}${tries}.`), code)
         if (uncertain) Object.assign(failed, {earlierAttemptUncertain: true})
@@ -397,9 +401,25 @@ export class ApiClient {
   }
 }
 
+/** TLS failures of a certificate no trusted authority signed: a TLS-inspecting proxy, or a private CA. */
+const UNTRUSTED_CERT = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT'])
+
 function refusedForGood(code: string): boolean {
-  // A malformed URL or a TLS certificate problem will not improve with a retry.
-  return code === 'ERR_INVALID_URL' || code.startsWith('ERR_TLS') || code === 'CERT_HAS_EXPIRED' || code === 'DEPTH_ZERO_SELF_SIGNED_CERT'
+  // A malformed URL, a TLS certificate problem or a proxy's refusal will not improve with a retry.
+  return code === 'ERR_INVALID_URL' || code.startsWith('ERR_TLS') || code === 'CERT_HAS_EXPIRED' || UNTRUSTED_CERT.has(code) || code === 'PROXY_REFUSED'
+}
+
+/** Why the API could not be reached, naming the proxy when the request went through one. */
+function unreachable(base: URL, code: string, err: {via?: string; proxyStatus?: number}): string {
+  const hint = UNTRUSTED_CERT.has(code) ? '; if TLS is inspected on this network, trust its CA with `payops profiles set NAME ca-file FILE.pem` or NODE_EXTRA_CA_CERTS' : ''
+  if (!err.via) return `could not reach ${base.origin} (${code}${hint})`
+  if (code === 'PROXY_REFUSED') {
+    const why = err.proxyStatus === 407 ? ': proxy authentication required; check the credentials in the proxy URL' : ''
+    return `the proxy ${err.via} refused to pass the request to ${base.host} (it answered ${err.proxyStatus}${why})`
+  }
+  // Without a tunnel, payops only ever connects to the proxy: a refused or unknown address is the proxy's.
+  if (/^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|UND_ERR_CONNECT_TIMEOUT)$/.test(code)) return `could not reach the proxy ${err.via} (${code}) to reach ${base.origin}`
+  return `could not reach ${base.origin} through the proxy ${err.via} (${code}${hint})`
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {

@@ -30,7 +30,7 @@ export function isRetryableMethod(method: string, idempotentBySpec: boolean): bo
  * any request may be sent again after one of these. A reset, a timeout or any answer with a status
  * may come after the server acted.
  */
-export const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT'])
+export const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT', 'PROXY_REFUSED'])
 
 export function failedBeforeSending(code: string | undefined): boolean {
   return code !== undefined && NOT_SENT_CODES.has(code)

@@ -2,11 +2,15 @@
  * How bytes reach the API. Both transports are undici: `fetch` is the undici bundled in Node
  * (nothing to load, so one-shot commands start fast), `pool` is the undici package's pooled Agent
  * with many keep-alive connections (bulk commands such as `moves import`, loaded only there).
+ * Both take the run's way out (src/net.ts): through undici's ProxyAgent when a proxy applies, and
+ * trusting NODE_EXTRA_CA_CERTS and the profile's ca-file (fetch is then undici's, with a dispatcher).
  */
 import type {Readable} from 'node:stream'
 import {createBrotliDecompress, createGunzip, createInflate} from 'node:zlib'
 import type {Dispatcher} from 'undici'
-import {ResponseTooLargeError} from '../errors.js'
+import {PayopsError, ResponseTooLargeError} from '../errors.js'
+import {loadUndici} from '../interop.js'
+import {dispatcherFor, needsDispatcher, proxyRefusal, redactProxyUrl, routeFor, trustedCas, type AgentOptions, type NetworkSettings} from '../net.js'
 
 /**
  * Every answer is read up to this many bytes once decoded (gzip, deflate and br alike, counted as
@@ -78,7 +82,10 @@ function errorChain(err: unknown, depth = 0, out: ErrorLike[] = []): ErrorLike[]
  * throws `TypeError: fetch failed` with the socket's error in `cause`, which may itself be an
  * AggregateError (one member per address tried); the innermost string code is the real reason.
  */
-export function wireError(err: unknown): Error & {code: string} {
+export function wireError(err: unknown, via?: string): Error & {code: string; via?: string; proxyStatus?: number} {
+  const refused = via ? proxyRefusal(err) : undefined
+  // A proxy that answered the tunnel (or the forwarded request) with 407, 403...: nothing reached the API.
+  if (refused !== undefined) return Object.assign(new Error(`the proxy answered ${refused}`), {code: 'PROXY_REFUSED', via, proxyStatus: refused})
   const chain = errorChain(err)
   const timedOut = chain.some((e) => e.name === 'TimeoutError')
   let code = ''
@@ -93,7 +100,45 @@ export function wireError(err: unknown): Error & {code: string} {
   }
   const top = chain[0]
   const message = typeof top?.message === 'string' ? top.message : String(err)
-  return Object.assign(new Error(message), {code})
+  return Object.assign(new Error(message), via ? {code, via} : {code})
+}
+
+/**
+ * The way a transport's requests leave (see src/net.ts): the proxy they go through, shown without
+ * credentials, and the undici dispatcher that takes them there (made on first use, for the origin
+ * of the first request: a transport serves one base URL).
+ */
+class Way {
+  private made?: Promise<{dispatcher: Dispatcher; undici: typeof import('undici')} | undefined>
+
+  constructor(
+    private readonly net: NetworkSettings | undefined,
+    private readonly opts: AgentOptions,
+    /** Make a dispatcher even when the defaults would do (the pool always has one). */
+    private readonly always: boolean,
+  ) {}
+
+  /** The proxy a request to `url` goes through, as shown (no credentials); undefined when direct. */
+  via(url: string): string | undefined {
+    if (!this.net) return undefined
+    const proxy = routeFor(url, this.net).proxy
+    return proxy ? redactProxyUrl(proxy.href) : undefined
+  }
+
+  dispatcher(url: string): Promise<{dispatcher: Dispatcher; undici: typeof import('undici')} | undefined> {
+    return (this.made ??= (async () => {
+      const net = this.net ?? {env: {}}
+      if (!this.always && !needsDispatcher(url, net)) return undefined
+      const undici = await loadUndici()
+      return {undici, dispatcher: dispatcherFor(undici, url, net, this.opts, await trustedCas(net))}
+    })())
+  }
+
+  async close(): Promise<void> {
+    const made = await this.made?.catch(() => undefined)
+    this.made = undefined
+    await made?.dispatcher.close().catch(() => undefined)
+  }
 }
 
 /** Node's fetch refuses the WHATWG "bad ports" (1, 6000, 10080, ...) before connecting. */
@@ -109,35 +154,37 @@ function isBadPort(err: unknown): boolean {
  */
 export class FetchTransport implements Transport {
   private fallback?: PoolTransport
+  private readonly way: Way
+
+  /** With `net`, a proxy or extra CAs take undici's fetch and a dispatcher; else Node's own fetch. */
+  constructor(private readonly net?: NetworkSettings) {
+    this.way = new Way(net, {connections: 8}, false)
+  }
 
   async send(req: WireRequest): Promise<WireResponse> {
+    const via = this.way.via(req.url)
     try {
-      const res = await fetch(req.url, {
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(req.timeoutMs),
-      })
+      const init = {method: req.method, headers: req.headers, body: req.body, redirect: 'manual' as const, signal: AbortSignal.timeout(req.timeoutMs)}
+      const way = await this.way.dispatcher(req.url)
+      const res = way ? ((await way.undici.fetch(req.url, {...init, dispatcher: way.dispatcher})) as unknown as Response) : await fetch(req.url, init)
       const headers: Record<string, string> = {}
       res.headers.forEach((v, k) => (headers[k] = v))
       // fetch has already undone the content-encoding: what is counted is the decoded body.
       const text = res.body ? await readCapped(res.body, req, () => void res.body?.cancel().catch(() => undefined)) : ''
       return {status: res.status, headers, text}
     } catch (err) {
-      if (err instanceof ResponseTooLargeError) throw err
-      if (!isBadPort(err)) throw wireError(err)
+      if (err instanceof ResponseTooLargeError || err instanceof PayopsError) throw err
+      if (!isBadPort(err)) throw wireError(err, via)
     }
-    this.fallback ??= new PoolTransport(1)
+    this.fallback ??= new PoolTransport(1, this.net)
     return this.fallback.send(req)
   }
 
   async close(): Promise<void> {
+    await this.way.close()
     await this.fallback?.close()
   }
 }
-
-import {loadUndici} from '../interop.js'
 
 export {loadUndici}
 
@@ -146,19 +193,22 @@ export {loadUndici}
  * interceptor, which is not used here), so a 3xx comes back as it is and the client refuses it.
  */
 export class PoolTransport implements Transport {
-  private dispatcher?: Promise<Dispatcher>
+  private readonly way: Way
 
-  constructor(private readonly connections = 64) {}
+  /** With `net`, the Agent is undici's ProxyAgent when a proxy applies, trusting its extra CAs. */
+  constructor(connections = 64, net?: NetworkSettings) {
+    this.way = new Way(net, {keepAliveTimeout: 10_000, connections, pipelining: 1}, true)
+  }
 
   async send(req: WireRequest): Promise<WireResponse> {
-    const {request, Agent} = await loadUndici()
-    this.dispatcher ??= Promise.resolve(new Agent({keepAliveTimeout: 10_000, connections: this.connections, pipelining: 1}))
+    const via = this.way.via(req.url)
     try {
-      const res = await request(req.url, {
+      const {undici, dispatcher} = (await this.way.dispatcher(req.url))!
+      const res = await undici.request(req.url, {
         method: req.method as Dispatcher.HttpMethod,
         headers: req.headers,
         body: req.body,
-        dispatcher: await this.dispatcher,
+        dispatcher,
         signal: AbortSignal.timeout(req.timeoutMs),
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,
@@ -171,14 +221,12 @@ export class PoolTransport implements Transport {
       const {'content-encoding': _decoded, ...headers} = res.headers
       return {status: res.statusCode, headers, text}
     } catch (err) {
-      if (err instanceof ResponseTooLargeError) throw err
-      throw wireError(err)
+      if (err instanceof ResponseTooLargeError || err instanceof PayopsError) throw err
+      throw wireError(err, via)
     }
   }
 
   async close(): Promise<void> {
-    const d = await this.dispatcher
-    this.dispatcher = undefined
-    await (d as unknown as {close?: () => Promise<void>})?.close?.()
+    await this.way.close()
   }
 }

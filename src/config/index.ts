@@ -33,6 +33,10 @@ export interface Profile {
   operator_name?: string
   /** What `payops watch` checks (`profiles set NAME watch RULE ARGS...`). */
   watch?: WatchRule[]
+  /** The proxy every request of this profile goes through, above HTTPS_PROXY/HTTP_PROXY (`profiles set NAME proxy URL`). */
+  proxy?: string
+  /** PEM certificates TLS trusts besides the bundled roots: a TLS-inspecting proxy's CA (`profiles set NAME ca-file FILE`). */
+  ca_file?: string
   created_at?: string
 }
 

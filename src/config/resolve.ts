@@ -3,6 +3,8 @@
  * (flag > environment > profile), so provenance can be shown and a stray PAYOPS_API_KEY noticed.
  */
 import {UsageError} from '../errors.js'
+import {proxySecrets, validateProxyUrl, type NetworkSettings} from '../net.js'
+import {registerSecret} from '../api/redact.js'
 import {keyMode, type Limits, type Profile, type ProfileFile} from './index.js'
 
 export type Source = 'flag' | 'env' | 'profile' | 'none'
@@ -26,6 +28,8 @@ export interface ResolvedContext {
   envKeyOverridesProfile: boolean
   /** Every profile whose limits bind the key in use (see {@link limitSetsFor}). */
   limitSets: LimitSet[]
+  /** The proxy (--proxy > profile > environment) and CAs every request of the run uses. */
+  network: NetworkSettings
 }
 
 /** One profile's limits, named for messages. */
@@ -61,6 +65,7 @@ export interface ContextFlags {
   profile?: string
   'api-key'?: string
   'base-url'?: string
+  proxy?: string
 }
 
 const nonEmpty = (v: string | undefined) => (v && v.trim() !== '' ? v.trim() : undefined)
@@ -112,6 +117,7 @@ export function resolveContext(flags: ContextFlags, env: NodeJS.ProcessEnv, file
 
   return {
     profileName: profile ? profileName : undefined,
+    network: networkSettings(flags, env, profile, fromProfile),
     profileProvenance,
     profile,
     apiKey,
@@ -122,4 +128,26 @@ export function resolveContext(flags: ContextFlags, env: NodeJS.ProcessEnv, file
     envKeyOverridesProfile: key.source === 'env' && Boolean(profile?.api_key) && profile?.api_key !== apiKey,
     limitSets: limitSetsFor(file, profile ? profileName : undefined, apiKey),
   }
+}
+
+/**
+ * The proxy and CAs of a run: `--proxy`, else the profile's proxy (either used for every URL,
+ * `none` turning proxies off), else the environment's, read per URL (src/net.ts); the profile's
+ * ca-file. Every credential in a proxy URL is registered as a secret: no message shows it.
+ */
+export function networkSettings(flags: {proxy?: string}, env: NodeJS.ProcessEnv, profile: Profile | undefined, fromProfile: string): NetworkSettings {
+  for (const v of [flags.proxy, profile?.proxy, env.https_proxy, env.HTTPS_PROXY, env.http_proxy, env.HTTP_PROXY]) proxySecrets(v, registerSecret)
+  const net: NetworkSettings = {env}
+  if (nonEmpty(flags.proxy)) {
+    net.proxy = validateProxyUrl(flags.proxy!, '--proxy')
+    net.proxySource = '--proxy'
+  } else if (profile?.proxy) {
+    net.proxy = validateProxyUrl(profile.proxy, `The proxy of ${fromProfile}`)
+    net.proxySource = fromProfile
+  }
+  if (profile?.ca_file) {
+    net.caFile = profile.ca_file
+    net.caFileSource = fromProfile
+  }
+  return net
 }

@@ -3,9 +3,11 @@ import {UsageError} from '../errors.js'
 import {formatMoney, normalizeCurrency, parseAmount} from '../money.js'
 import type {Profile} from './index.js'
 import {validateBaseUrl} from './validate.js'
+import {resolve} from 'node:path'
+import {readCaFile, redactProxyUrl, validateProxyUrl} from '../net.js'
 import {describeRule, parseRule, withoutRules, withRule} from '../controls/rules.js'
 
-export const SETTING_KEYS = ['max-amount', 'daily-max', 'allowed-destinations', 'approval-policy', 'operator-name', 'watch', 'base-url'] as const
+export const SETTING_KEYS = ['max-amount', 'daily-max', 'allowed-destinations', 'approval-policy', 'operator-name', 'watch', 'base-url', 'proxy', 'ca-file'] as const
 
 /** The per-currency amount limits: a single movement's maximum, and the total moved per UTC day under a key. */
 const AMOUNT_LIMITS = {'max-amount': 'max_amount', 'daily-max': 'daily_max'} as const
@@ -116,6 +118,21 @@ export function applySetting(profile: Profile, key: string, values: string[], op
       next.base_url = validateBaseUrl(values[0])
       return {profile: next, message: `base URL set to ${next.base_url}.`}
     }
+    case 'proxy': {
+      if (values.length !== 1) throw new UsageError('Usage: profiles set NAME proxy http://[USER:PASSWORD@]HOST:PORT (or none: no proxy, whatever the environment says)')
+      next.proxy = validateProxyUrl(values[0], 'Proxy')
+      if (!Object.keys(next.limits!).length) delete next.limits
+      const what = next.proxy === 'none' ? 'no proxy: requests of this profile go direct, whatever HTTPS_PROXY says' : `every request of this profile goes through ${redactProxyUrl(next.proxy)} (NO_PROXY still applies)`
+      return {profile: next, message: `proxy set: ${what}.`}
+    }
+    case 'ca-file': {
+      if (values.length !== 1) throw new UsageError('Usage: profiles set NAME ca-file FILE.pem')
+      const path = resolve(values[0])
+      readCaFile(path, 'CA file')
+      next.ca_file = path
+      if (!Object.keys(next.limits!).length) delete next.limits
+      return {profile: next, message: `ca-file set: TLS trusts the certificates in ${path} besides the bundled ones.`}
+    }
     default:
       throw new UsageError(`Unknown setting "${key}" (use ${SETTING_KEYS.join(', ')}).`)
   }
@@ -188,8 +205,17 @@ export function unsetSetting(profile: Profile, key: string, values: string[], na
       delete next.operator_name
       return {profile: next, message: 'operator name removed.'}
     }
+    case 'proxy':
+    case 'ca-file': {
+      const field = key === 'proxy' ? 'proxy' : 'ca_file'
+      if (!profile[field]) throw new UsageError(`Profile "${name}" has no ${key} to remove.`)
+      if (values.length) throw new UsageError(`Usage: profiles unset NAME ${key}`)
+      const next: Profile = {...profile}
+      delete next[field]
+      return {profile: next, message: key === 'proxy' ? 'proxy removed: HTTPS_PROXY, HTTP_PROXY and NO_PROXY decide again.' : 'ca-file removed: TLS trusts the bundled certificates (and NODE_EXTRA_CA_CERTS).'}
+    }
     default:
-      throw new UsageError(`Unknown setting "${key}" (use max-amount, daily-max, allowed-destinations, approval-policy, operator-name or watch).`)
+      throw new UsageError(`Unknown setting "${key}" (use max-amount, daily-max, allowed-destinations, approval-policy, operator-name, watch, proxy or ca-file).`)
   }
   const next: Profile = {...profile, limits}
   if (Object.keys(limits).length === 0) delete next.limits

@@ -1,5 +1,6 @@
 /** How a profile is shown: the key only ever redacted. */
 import {redactKey} from '../api/redact.js'
+import {redactProxyUrl} from '../net.js'
 import {keyMode, type Profile} from './index.js'
 
 export interface ProfileView extends Record<string, unknown> {
@@ -11,6 +12,9 @@ export interface ProfileView extends Record<string, unknown> {
   limits: Profile['limits'] | null
   operator_name: string | null
   watch: Profile['watch'] | null
+  /** The proxy without its credentials. */
+  proxy: string | null
+  ca_file: string | null
 }
 
 export function profileView(name: string, profile: Profile, active: boolean): ProfileView {
@@ -23,5 +27,7 @@ export function profileView(name: string, profile: Profile, active: boolean): Pr
     limits: profile.limits ?? null,
     operator_name: profile.operator_name ?? null,
     watch: profile.watch ?? null,
+    proxy: redactProxyUrl(profile.proxy) ?? null,
+    ca_file: profile.ca_file ?? null,
   }
 }

@@ -19,11 +19,13 @@ import {readAll} from '../files.js'
 import {host as currentHost, stopSignal} from './host.js'
 import type {CommandContext, IOStreams} from './index.js'
 import {terminalPrompter} from './prompter.js'
+import {bindNetwork, redactProxyUrl} from '../net.js'
 
 export interface ConnectionFlags {
   profile?: string
   'api-key'?: string
   'base-url'?: string
+  proxy?: string
   timeout?: number
   'max-retries'?: number
 }
@@ -55,8 +57,11 @@ export function processContext(opts: FactoryOptions): CommandContext {
     if (r.key.source === 'flag') {
       out.note('Note: --api-key is visible to other users in the process list; prefer PAYOPS_API_KEY, a profile or `profiles add --key-stdin`.')
     }
+    if (r.network.proxySource === '--proxy' && /\/\/[^/@]*@/.test(r.network.proxy ?? '')) {
+      out.note('Note: credentials in --proxy are visible to other users in the process list; prefer HTTPS_PROXY or `payops profiles set NAME proxy URL`.')
+    }
     if (r.envKeyOverridesProfile) out.note(`Note: using the API key from PAYOPS_API_KEY (${redactKey(r.apiKey)}), not the one of profile "${r.profileName}".`)
-    trace?.(`profile: ${r.profileName ?? '(none)'} (${r.profileProvenance.detail}); key: ${redactKey(r.apiKey)} (${r.key.detail}); base URL: ${r.baseUrl ?? '(none)'} (${r.baseUrlProvenance.detail})`)
+    trace?.(`profile: ${r.profileName ?? '(none)'} (${r.profileProvenance.detail}); key: ${redactKey(r.apiKey)} (${r.key.detail}); base URL: ${r.baseUrl ?? '(none)'} (${r.baseUrlProvenance.detail})${r.network.proxy ? `; proxy: ${redactProxyUrl(r.network.proxy)} (${r.network.proxySource})` : ''}${r.network.caFile ? `; ca-file: ${r.network.caFile}` : ''}`)
     return r
   }
 
@@ -89,10 +94,21 @@ export function processContext(opts: FactoryOptions): CommandContext {
         audit: audit(),
         transport: opts.transport?.() ?? 'fetch',
         sleep: host.clock.sleep,
+        network: r.network,
       },
       [],
     )
   }
+
+  // Requests made outside the API client (webhook forwarding, trigger, watch --post) take the same
+  // way out: the run's proxy and CAs, its environment's alone when its profile cannot be resolved.
+  bindNetwork(host, () => {
+    try {
+      return profile().network
+    } catch {
+      return {env: io.env}
+    }
+  })
 
   let profiles: ProfileStore | undefined
   const ctx: CommandContext = {

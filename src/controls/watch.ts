@@ -14,7 +14,7 @@ import {openDatabase, type Database} from '../db/index.js'
 import {ExitCode, InterruptedError, PayopsError, UsageError} from '../errors.js'
 import {formatMoney, subtractMinor} from '../money.js'
 import {listPending} from '../movements/approvals.js'
-import {isLoopbackHost} from '../net.js'
+import {isLoopbackHost, runFetch} from '../net.js'
 import {sign} from '../webhooks/signature.js'
 import {toJson} from '../json.js'
 import {describeRule, ruleId, type WatchRule} from './rules.js'
@@ -222,14 +222,13 @@ function runExec(cmd: string, json: string, ctx: CommandContext): Promise<string
 async function runPost(url: URL, secret: string, json: string, now: number): Promise<string | undefined> {
   const ts = String(Math.floor(now / 1000))
   try {
-    const res = await fetch(url, {
+    const res = await runFetch(url, {
       method: 'POST',
       body: json,
       headers: {'content-type': 'application/json', 'x-webhook-timestamp': ts, 'x-webhook-signature': sign(secret, ts, json)},
       redirect: 'manual',
       signal: AbortSignal.timeout(POST_TIMEOUT_MS),
     })
-    await res.body?.cancel()
     return res.ok ? undefined : `--post ${url.origin} answered ${res.status}`
   } catch (err) {
     return `--post ${url.origin} failed: ${(err as Error).message}`

@@ -21,6 +21,7 @@
  */
 import {readCappedBody} from '../body.js'
 import {loadUndici} from '../interop.js'
+import {runDispatcher} from '../net.js'
 import {createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
 import type {AddressInfo, Socket} from 'node:net'
@@ -135,7 +136,7 @@ export class WebhookListener {
   private readonly seen = new RecentIds()
   private server?: Server
   private readonly queue?: ForwardQueue<ForwardJob>
-  private forwardAgent?: import('undici').Agent
+  private forwardAgent?: import('undici').Dispatcher
   private undici?: typeof import('undici')
   private readonly queueFullLog: ThrottledLog
   private readonly dropLog: ThrottledLog
@@ -198,7 +199,7 @@ export class WebhookListener {
   async start(): Promise<string> {
     if (this.queue) {
       this.undici = await loadUndici()
-      this.forwardAgent = new this.undici.Agent({keepAliveTimeout: 5_000, connections: this.queue!.concurrency})
+      this.forwardAgent = await runDispatcher(this.undici, this.opts.forwardTo, {keepAliveTimeout: 5_000, connections: this.queue!.concurrency})
     }
     const handler = (req: IncomingMessage, res: ServerResponse) => {
       try {

@@ -1,5 +1,6 @@
 /** The offline webhook tools: verify a signature, and send one signed sample event. */
 import {loadUndici} from '../interop.js'
+import {runDispatcher} from '../net.js'
 import {ApiError, ExitCode, NetworkError, PayopsError, UsageError} from '../errors.js'
 import {redact} from '../api/redact.js'
 import {oneLine} from '../text.js'
@@ -69,12 +70,14 @@ export interface SendResult {
 /** Signs `event` with `secret` and POSTs it to `url` exactly as the service would. */
 export async function sendSignedEvent(opts: {url: string; secret: string; event: WebhookEvent; timestamp: number; timeoutMs: number; now?: () => number}): Promise<SendResult> {
   const now = opts.now ?? Date.now
-  const {request} = await loadUndici()
+  const undici = await loadUndici()
+  const dispatcher = await runDispatcher(undici, opts.url)
   const body = serializeEvent(opts.event)
   const ts = String(opts.timestamp)
   const started = now()
   try {
-    const res = await request(opts.url, {
+    const res = await undici.request(opts.url, {
+      dispatcher,
       method: 'POST',
       headers: {'content-type': 'application/json', 'user-agent': 'payops-webhooks-trigger', [SIGNATURE_HEADER]: sign(opts.secret, ts, body), [TIMESTAMP_HEADER]: ts},
       body,
@@ -98,5 +101,7 @@ export async function sendSignedEvent(opts: {url: string; secret: string; event:
     const timedOut = /Timeout|Abort/.test(e.name ?? '') || /TIMEOUT/.test(e.code ?? '')
     const code = e.code ?? e.name ?? 'ERROR'
     throw new NetworkError(timedOut ? `${opts.url} did not answer within ${Math.round(opts.timeoutMs / 1000)} s.` : `Could not reach ${opts.url} (${code}).`, code)
+  } finally {
+    await dispatcher.close().catch(() => undefined)
   }
 }

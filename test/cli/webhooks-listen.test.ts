@@ -4,7 +4,6 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {createServer, type IncomingMessage, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
-import {Agent, getGlobalDispatcher, setGlobalDispatcher} from 'undici'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {knownSecrets, run, runAs, startCli, startEmulator, tempDir, type Emulator, type RunningCli} from '../support/index.js'
 
@@ -414,18 +413,8 @@ describe('listen --forward-to and --tls-cert', () => {
     const untrusted = await run(['webhooks', 'trigger', 'payin.settled', '--url', l.url, '--secret', SECRET])
     expect(untrusted.code, untrusted.stderr).toBe(7)
     expect(untrusted.stderr).toMatch(/SELF_SIGNED_CERT/)
-    // NODE_EXTRA_CA_CERTS is read once when a process starts: in-process, trigger's requests (undici's
-    // global dispatcher) trust the certificate for this run only.
-    const previous = getGlobalDispatcher()
-    const trusting = new Agent({connect: {ca: readFileSync(cert)}})
-    setGlobalDispatcher(trusting)
-    let r: Awaited<ReturnType<typeof run>>
-    try {
-      r = await run(['webhooks', 'trigger', 'payin.settled', '--url', l.url, '--secret', SECRET])
-    } finally {
-      setGlobalDispatcher(previous)
-      await trusting.close()
-    }
+    // NODE_EXTRA_CA_CERTS in the run's environment: trigger's TLS trusts the certificate.
+    const r = await run(['webhooks', 'trigger', 'payin.settled', '--url', l.url, '--secret', SECRET], {env: {NODE_EXTRA_CA_CERTS: cert}})
     expect(r.code, r.stderr).toBe(0)
     await l.waitFor((e) => e.id === r.json().id)
     expect((await l.stop()).code).toBe(0)

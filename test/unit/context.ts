@@ -127,6 +127,7 @@ export function testContext(o: TestContextOptions = {}): TestContext {
     key: {source: 'profile', detail: 'profile "test-profile"'},
     baseUrl: 'http://127.0.0.1:9',
     baseUrlProvenance: {source: 'profile', detail: 'profile "test-profile"'},
+    network: {env: {}},
     mode: o.live ? 'live' : 'test',
     envKeyOverridesProfile: false,
     limitSets: o.limits ? [{profile: 'test-profile', limits: o.limits}] : [],

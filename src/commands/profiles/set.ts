@@ -21,6 +21,9 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
                                  transfer-failed, transfer-stuck HOURS, approval-waiting HOURS,
                                  reconcile-exceptions ACCOUNT_ID
   base-url URL                   change the base URL
+  proxy URL                      send every request of this profile through http://[USER:PASSWORD@]HOST:PORT
+                                 (above HTTPS_PROXY/HTTP_PROXY; NO_PROXY still applies; none: no proxy)
+  ca-file FILE.pem               trust these CA certificates besides the bundled ones (a TLS-inspecting proxy)
 Movements that break a limit are refused before any request (exit 3) unless --override-limits is given and confirmed.`
   static override examples = [
     '<%= config.bin %> profiles set prod max-amount 5000.00 USD',
@@ -31,6 +34,8 @@ Movements that break a limit are refused before any request (exit 3) unless --ov
     '<%= config.bin %> profiles set prod operator-name "Ana Ruiz"',
     '<%= config.bin %> profiles set prod watch min-balance SUB_A 1000.00 USD',
     '<%= config.bin %> profiles set prod watch transfer-stuck 24',
+    '<%= config.bin %> profiles set prod proxy http://proxy.corp.example:3128',
+    '<%= config.bin %> profiles set prod ca-file ~/corp-root-ca.pem',
   ]
   static override flags = {
     add: Flags.boolean({summary: 'With allowed-destinations: add the ids to the existing list instead of replacing it.'}),

@@ -3,6 +3,7 @@ import {ApiCommand} from '../../base-command.js'
 import {profileView} from '../../config/view.js'
 import {formatLimits} from '../../output/columns.js'
 import {redactKey} from '../../api/redact.js'
+import {redactProxyUrl} from '../../net.js'
 import type {Column} from '../../output/index.js'
 
 const SHOW_COLUMNS: Column[] = [
@@ -12,6 +13,9 @@ const SHOW_COLUMNS: Column[] = [
   {key: 'api_key_source', header: 'key from'},
   {key: 'base_url', header: 'base url'},
   {key: 'base_url_source', header: 'base url from'},
+  {key: 'proxy', get: (r) => (r.proxy === null || r.proxy === undefined ? '' : String(r.proxy))},
+  {key: 'proxy_source', header: 'proxy from'},
+  {key: 'ca_file', header: 'ca file', get: (r) => (r.ca_file === null || r.ca_file === undefined ? '' : String(r.ca_file))},
   {key: 'limits', get: (r) => formatLimits(r.limits as Parameters<typeof formatLimits>[0], {ids: true})},
 ]
 
@@ -30,10 +34,16 @@ export default class ProfilesShow extends ApiCommand<typeof ProfilesShow> {
       const store = this.ctx.profiles()
       const profile = store.require(this.args.name)
       const view = profileView(this.args.name, profile, store.read().active === this.args.name)
-      await this.out.resource({...view, api_key_source: `profile "${this.args.name}"`, base_url_source: `profile "${this.args.name}"`}, SHOW_COLUMNS)
+      await this.out.resource(
+        {...view, api_key_source: `profile "${this.args.name}"`, base_url_source: `profile "${this.args.name}"`, proxy_source: view.proxy ? `profile "${this.args.name}"` : null},
+        SHOW_COLUMNS,
+      )
       return
     }
     const c = this.ctx.profile
+    const net = c.network
+    const env = net.env
+    const envProxy = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'].find((k) => env[k]?.trim())
     await this.out.resource(
       {
         name: c.profileName ?? null,
@@ -43,6 +53,10 @@ export default class ProfilesShow extends ApiCommand<typeof ProfilesShow> {
         api_key_source: c.key.detail,
         base_url: c.baseUrl ?? null,
         base_url_source: c.baseUrlProvenance.detail,
+        proxy: redactProxyUrl(net.proxy ?? (envProxy ? env[envProxy] : undefined)) ?? null,
+        proxy_source: net.proxySource ?? envProxy ?? null,
+        no_proxy: env.no_proxy?.trim() || env.NO_PROXY?.trim() || null,
+        ca_file: net.caFile ?? null,
         limits: c.profile?.limits ?? null,
       },
       SHOW_COLUMNS,
