@@ -136,7 +136,8 @@ export class WebhookListener {
   private readonly seen = new RecentIds()
   private server?: Server
   private readonly queue?: ForwardQueue<ForwardJob>
-  private forwardAgent?: import('undici').Dispatcher
+  /** One dispatcher per forward target's origin (each decides its own proxy route). */
+  private readonly forwardAgents = new Map<string, import('undici').Dispatcher>()
   private undici?: typeof import('undici')
   private readonly queueFullLog: ThrottledLog
   private readonly dropLog: ThrottledLog
@@ -199,7 +200,10 @@ export class WebhookListener {
   async start(): Promise<string> {
     if (this.queue) {
       this.undici = await loadUndici()
-      this.forwardAgent = await runDispatcher(this.undici, this.opts.forwardTo, {keepAliveTimeout: 5_000, connections: this.queue!.concurrency})
+      for (const {url} of this.routes) {
+        const origin = new URL(url).origin
+        if (!this.forwardAgents.has(origin)) this.forwardAgents.set(origin, await runDispatcher(this.undici, url, {keepAliveTimeout: 5_000, connections: this.queue!.concurrency}))
+      }
     }
     const handler = (req: IncomingMessage, res: ServerResponse) => {
       try {
@@ -408,7 +412,7 @@ export class WebhookListener {
         method: 'POST',
         headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signature, [TIMESTAMP_HEADER]: timestamp, 'user-agent': 'payops-webhooks-listen'},
         body,
-        dispatcher: this.forwardAgent,
+        dispatcher: this.forwardAgents.get(new URL(target).origin),
         signal: AbortSignal.timeout(timeoutMs),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
@@ -455,7 +459,7 @@ export class WebhookListener {
         this.opts.log(`${dropped} queued forward${dropped === 1 ? ' was' : 's were'} not sent: stopping`)
       }
     }
-    await this.forwardAgent?.destroy().catch(() => undefined)
+    await Promise.all([...this.forwardAgents.values()].map((a) => a.destroy().catch(() => undefined)))
     // Forwards cut short by the agent's end record their failure.
     if (queue) await queue.drain(500)
   }
