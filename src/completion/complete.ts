@@ -107,8 +107,8 @@ const MAX_DESCRIPTION = 72
 
 function describe(text: string | undefined): string | undefined {
   if (!text) return undefined
-  // Text from outside (a name) shown, never obeyed; tabs and newlines would break the protocol.
-  const safe = escapeControls(text).replace(/\s+/g, ' ').trim()
+  // Text from outside (a name) shown, never obeyed; a tab or newline (escaped too) would break the protocol.
+  const safe = escapeControls(text).trim()
   return safe.length > MAX_DESCRIPTION ? `${safe.slice(0, MAX_DESCRIPTION - 1)}…` : safe
 }
 

@@ -46,12 +46,15 @@ _${bin}_complete() {
     fi
     return 0
   fi
-  # bash replaces only its own last word, which starts after the last '=' or ':' of ours.
-  local typed=\${words[\${#words[@]}-1]} head=''
-  [[ $typed == *[=:]* ]] && head=\${typed%"\${typed##*[=:]}"}
+  # bash replaces only its own last word (split at '=' and ':'), the end of ours: each value
+  # loses what comes before it.
+  local typed=\${words[\${#words[@]}-1]}
+  local skip=$(( \${#typed} - \${#cur} ))
+  (( skip < 0 )) && skip=0
   local i
+  for i in "\${!values[@]}"; do values[i]=\${values[i]:skip}; done
   if (( \${#values[@]} == 1 )); then
-    COMPREPLY=("\${values[0]#"$head"}")
+    COMPREPLY=("\${values[0]}")
     return 0
   fi
   local width=0
@@ -61,13 +64,15 @@ _${bin}_complete() {
     if [[ -n \${descs[i]} ]]; then
       # One candidate a line, its description beside it (bash inserts only the common start).
       local entry
-      printf -v entry '%-*s  (%s)' "$width" "\${values[i]#"$head"}" "\${descs[i]}"
+      printf -v entry '%-*s  (%s)' "$width" "\${values[i]}" "\${descs[i]}"
       local cols=\${COLUMNS:-80}
       (( \${#entry} > cols - 1 )) && entry="\${entry:0:cols-2}…"
-      printf -v entry '%-*s' "$(( cols - 1 ))" "$entry"
+      # Padded to the width in characters (printf would count bytes), so that each takes a line.
+      local pad=$(( cols - 1 - \${#entry} ))
+      (( pad > 0 )) && printf -v entry '%s%*s' "$entry" "$pad" ''
       COMPREPLY+=("$entry")
     else
-      COMPREPLY+=("\${values[i]#"$head"}")
+      COMPREPLY+=("\${values[i]}")
     fi
   done
 }
@@ -131,7 +136,7 @@ function __${bin}_complete
     end
     printf '%s\\n' $out
 end
-complete -c ${bin} -f -a '(__${bin}_complete)'
+complete -c ${bin} -f -k -a '(__${bin}_complete)'
 `
 
 /** The completion script of a shell for the program named `bin`. */
