@@ -14,8 +14,12 @@ export type ValueKind = 'move' | 'subaccount' | 'treasury-account' | 'profile' |
 
 export interface Candidate {
   value: string
-  description?: string
+  /** Text beside the value; a function is called only for the values offered. */
+  description?: string | (() => string | undefined)
 }
+
+/** At most this many values are offered (the first, newest first): a longer list helps no one at a prompt. */
+export const MAX_OFFERED = 200
 
 /** What on the line chooses the key (and so whose moves and webhooks are offered). */
 export interface LineContext {
@@ -298,9 +302,10 @@ export class Completer {
     const seen = new Set<string>()
     const candidates: Candidate[] = []
     for (const c of values) {
+      if (candidates.length >= MAX_OFFERED) break
       if (!SAFE_VALUE.test(c.value) || !c.value.startsWith(cur) || seen.has(c.value)) continue
       seen.add(c.value)
-      candidates.push({value: prefix + c.value, description: describe(c.description)})
+      candidates.push({value: prefix + c.value, description: describe(typeof c.description === 'function' ? c.description() : c.description)})
     }
     return {candidates, directive: DIRECTIVE.noFiles}
   }
@@ -308,6 +313,6 @@ export class Completer {
 
 /** The protocol's text: one `VALUE<TAB>DESCRIPTION` line per candidate, then `:DIRECTIVE`. */
 export function formatCompletion(c: Completion): string {
-  const lines = c.candidates.map((x) => (x.description ? `${x.value}\t${x.description}` : x.value))
+  const lines = c.candidates.map((x) => (typeof x.description === 'string' && x.description ? `${x.value}\t${x.description}` : x.value))
   return `${[...lines, `:${c.directive}`].join('\n')}\n`
 }

@@ -1,7 +1,8 @@
 /**
  * `payops __complete WORD...`: what the shell scripts (scripts.ts) call on every TAB. It loads no
  * framework and makes no request: the grammar from the build's manifest, the values from the
- * config dir. bin/run.js calls it before anything else loads; src/entry.ts for in-process runs.
+ * config dir. bin/run.js calls it before anything else loads; src/entry.ts for in-process runs (it
+ * is no oclif command: the line it reads is still being typed, and no oclif parser should see it).
  * Whatever goes wrong, the shell gets the error directive and offers nothing: a TAB never prints
  * an error into the line being typed.
  */
@@ -17,6 +18,8 @@ export const COMPLETE_COMMAND = '__complete'
 /** Writes the completion of `words` (the line after `payops`, up to the cursor) to stdout. `root`: the package's folder. */
 export function runCompletion(words: string[], root: string): void {
   const {io} = host()
+  // `payops __complete … | head`: a reader that goes away ends the run quietly.
+  host().endQuietlyOnClosedPipe()
   let text: string
   try {
     const completer = new Completer(loadSpec(root), new LocalSource(configDir(io.env), io.env))

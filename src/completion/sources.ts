@@ -5,8 +5,8 @@
  * - Moves awaiting approval: the audit trail, as `payops approvals` reads it (pendingMovesOf),
  *   scoped to the key the completed line would use (madeWith: `-p`/`--api-key` on the line, then
  *   PAYOPS_PROFILE / PAYOPS_API_KEY, then the active profile), with amount and names.
- * - Subaccounts and treasury accounts: the book of names (names.json), then the ids the audit trail
- *   shows moves and transfers between.
+ * - Subaccounts and treasury accounts: the book of names (names.json; its newest entries, some
+ *   thousands), then the ids the audit trail shows moves and transfers between.
  * - Webhook endpoints: those this machine created with the key in use (the audit trail's
  *   `POST /api/webhooks`, `webhooks rotate-secret` included) and has not deleted since. An endpoint
  *   made elsewhere is not known here; `payops webhooks list` asks the service.
@@ -19,7 +19,7 @@ import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
 import {join} from 'node:path'
 import type {AuditRecord} from '../audit/index.js'
 import {keyMode, readProfiles, type ProfileFile} from '../config/index.js'
-import {NameBook} from '../config/names.js'
+import {readRecentNames, type NamedId} from '../config/names.js'
 import {resolveContext} from '../config/resolve.js'
 import {formatMoney} from '../money.js'
 import {madeWith, pendingMovesOf} from '../movements/pending.js'
@@ -88,7 +88,7 @@ const day = (time: string | undefined) => (time ? time.slice(0, 16).replace('T',
 export class LocalSource implements Source {
   private profileFile?: ProfileFile | null
   private records?: AuditRecord[]
-  private book?: NameBook
+  private book?: {byId: Map<string, NamedId>; newestFirst: NamedId[]}
 
   constructor(
     private readonly configDir: string,
@@ -121,8 +121,14 @@ export class LocalSource implements Source {
     return this.records.filter(madeWith(resolved.apiKey, resolved.profileName ?? null, resolved.mode))
   }
 
-  private names(): NameBook {
-    return (this.book ??= new NameBook(this.configDir))
+  /** The newest part of the book of names (readRecentNames): a TAB never parses 50,000 names. */
+  private names(): {get(id: string): string | undefined; ofKind(kind: string): NamedId[]} {
+    if (!this.book) {
+      const entries = readRecentNames(this.configDir)
+      this.book = {byId: new Map(entries.map((e) => [e.id, e])), newestFirst: entries.reverse()}
+    }
+    const {byId, newestFirst} = this.book
+    return {get: (id) => byId.get(id)?.name, ofKind: (kind) => newestFirst.filter((e) => e.kind === kind && byId.get(e.id) === e)}
   }
 
   values(kind: ValueKind, line: LineContext): Candidate[] {
@@ -159,7 +165,7 @@ export class LocalSource implements Source {
       .reverse()
       .map((m) => ({
         value: m.id,
-        description: `${formatMoney(m.amount_in_minor_units, m.currency_code) || 'amount unknown'}  ${name(m.from)} → ${name(m.to)}`,
+        description: () => `${formatMoney(m.amount_in_minor_units, m.currency_code) || 'amount unknown'}  ${name(m.from)} → ${name(m.to)}`,
       }))
   }
 

@@ -13,7 +13,7 @@
  * the one rule of src/output/safe.ts and shows its control and format characters escaped.
  */
 import {randomBytes} from 'node:crypto'
-import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 export const NAMES_FILE = 'names.json'
@@ -90,6 +90,55 @@ export class NameBook {
     renameSync(tmp, file)
     this.dirty = false
   }
+}
+
+/** One id of the book, as {@link readRecentNames} gives it. */
+export interface NamedId {
+  id: string
+  name: string
+  kind?: NameKind
+}
+
+// An entry of names.json: `"id":"name"` or `"id":["name","kind"]` (JSON strings, escapes and all).
+const STR = '"((?:[^"\\\\]|\\\\.)*)"'
+const ENTRY = new RegExp(`${STR}:(?:${STR}|\\[${STR},"(subaccount|treasury-account)"\\])`, 'g')
+const unjson = (s: string) => {
+  try {
+    return JSON.parse(`"${s}"`) as string
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The newest entries of the book (the last `maxBytes` of names.json), oldest first, read without
+ * parsing the whole file: what shell completion shows on every TAB, where a full book (50,000
+ * names) would cost more than the whole answer may take. A book that fits is read whole.
+ */
+export function readRecentNames(dir: string, maxBytes = 256 << 10): NamedId[] {
+  let text: string
+  try {
+    const fd = openSync(join(dir, NAMES_FILE), 'r')
+    try {
+      const size = fstatSync(fd).size
+      const start = Math.max(0, size - maxBytes)
+      const buf = Buffer.alloc(size - start)
+      const got = readSync(fd, buf, 0, buf.length, start)
+      text = buf.toString('utf8', 0, got)
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    return []
+  }
+  const out: NamedId[] = []
+  for (const m of text.matchAll(ENTRY)) {
+    const id = unjson(m[1])
+    const name = unjson(m[2] ?? m[3])
+    if (id === undefined || name === undefined) continue
+    out.push(m[4] ? {id, name, kind: m[4] as NameKind} : {id, name})
+  }
+  return out
 }
 
 /** Passes items through, remembering each one's name on the way (lists stream as before). */

@@ -5,7 +5,7 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {ARG_VALUES, Completer, FLAG_VALUES, formatCompletion, type Source} from '../../src/completion/complete.js'
+import {ARG_VALUES, Completer, FLAG_VALUES, MAX_OFFERED, formatCompletion, type Source} from '../../src/completion/complete.js'
 import {loadSpec} from '../../src/completion/spec.js'
 import {NameBook} from '../../src/config/names.js'
 import {SETTING_KEYS} from '../../src/config/settings.js'
@@ -43,6 +43,19 @@ describe('completion tables', () => {
       ['move', {apiKey: 'k', profile: 'q'}],
       ['webhook', {profile: 'r'}],
     ])
+  })
+})
+
+describe('the offer', () => {
+  it('stops at MAX_OFFERED values, and describes only the values offered', () => {
+    let described = 0
+    const values = Array.from({length: MAX_OFFERED + 50}, (_, i) => ({value: `id${i}`, description: () => `move ${++described}`}))
+    const completer = new Completer(spec, {values: () => values})
+    const all = completer.complete(['moves', 'approve', ''])
+    expect(all.candidates).toHaveLength(MAX_OFFERED)
+    expect(described).toBe(MAX_OFFERED)
+    // What is typed narrows the list before the limit applies.
+    expect(completer.complete(['moves', 'approve', `id${MAX_OFFERED + 49}`]).candidates.map((c) => c.value)).toEqual([`id${MAX_OFFERED + 49}`])
   })
 })
 
