@@ -25,8 +25,8 @@ import {formatMoney} from '../money.js'
 import {madeWith, pendingMovesOf} from '../movements/pending.js'
 import type {Candidate, LineContext, Source, ValueKind} from './complete.js'
 
-/** How much of the audit trail's end completion reads (about 15,000 records). */
-export const TAIL_BYTES = 4 << 20
+/** How much of the audit trail's end completion reads (some 5,000 records). */
+export const TAIL_BYTES = 2 << 20
 const AUDIT_FILE = 'audit.jsonl'
 const WEBHOOKS = '/api/webhooks'
 const TRANSFERS = '/api/treasury/account-transfers'
