@@ -18,16 +18,17 @@ const REPS = Number(process.env.BENCH_REPS ?? 15)
 const LATENCY_MS = 50
 
 const cli = process.argv.slice(2)
+// `npm run bench -- --only completion`: that case alone (no emulator needed).
+const onlyAt = cli.indexOf('--only')
+const only = onlyAt === -1 ? undefined : cli[onlyAt + 1]
 const compareAt = cli.indexOf('--compare')
 const compareFile = compareAt === -1 ? undefined : cli[compareAt + 1]
 if (compareAt !== -1 && !compareFile) {
   process.stderr.write('usage: npm run bench -- --compare .bench/FILE.json\n')
   process.exit(2)
 }
-const onlyAt = cli.indexOf('--only')
-const only = onlyAt === -1 ? undefined : cli[onlyAt + 1]
-if (onlyAt !== -1 && only !== 'reconcile') {
-  process.stderr.write('usage: npm run bench -- --only reconcile\n')
+if (onlyAt !== -1 && only !== 'reconcile' && only !== 'completion') {
+  process.stderr.write('usage: npm run bench -- --only reconcile|completion\n')
   process.exit(2)
 }
 /** The earlier run's figures by name, to print beside this run's. */
@@ -251,6 +252,53 @@ async function reconcileAtScale() {
   })
 }
 
+/**
+ * Shell completion (`payops __complete`, run on every TAB): the whole process, from spawn to exit,
+ * on a config dir that has been used a long time: an audit trail of 40,000 records (about 13 MB, more
+ * than the completer reads), 2,000 of them moves still awaiting approval, and a full names book
+ * (50,000 names). Offline: the files are written here, nothing is asked of the emulator.
+ */
+async function completion() {
+  const {createHash} = await import('node:crypto')
+  const dir = join(work, 'completion-config')
+  mkdirSync(dir, {recursive: true, mode: 0o700})
+  const key = `test_${randomUUID().replace(/-/g, '')}`
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({active: 'bench', profiles: {bench: {api_key: key, base_url: 'http://127.0.0.1:9'}}}), {mode: 0o600})
+  const keyId = createHash('sha256').update(`payops key id\0${key}`).digest('hex').slice(0, 16)
+  const subs = Array.from({length: 50_000}, () => randomUUID())
+  writeFileSync(join(dir, 'names.json'), JSON.stringify(Object.fromEntries(subs.map((id, i) => [id, [`Subaccount ${i}`, 'subaccount']]))), {mode: 0o600})
+  const lines = []
+  for (let i = 0; i < 20_000; i++) {
+    const base = {op: `op${i}`, profile: 'bench', mode: 'test', key_id: keyId, method: 'POST', path: '/api/subaccounts/move', idempotency_key: randomUUID(), amount_in_minor_units: 100 + i, currency_code: 'USD', from: subs[i % 50], to: subs[(i + 1) % 50], seq: 2 * i + 1, time: new Date(1_767_225_600_000 + i * 1000).toISOString(), pid: 1, prev: '0'.repeat(64), hash: '0'.repeat(64)}
+    lines.push(JSON.stringify({kind: 'intent', ...base}))
+    // One in ten left awaiting approval.
+    lines.push(JSON.stringify({kind: 'outcome', ...base, seq: 2 * i + 2, status: 201, request_id: randomUUID(), resource_id: randomUUID(), resource_status: i % 10 === 0 ? 'created' : 'settled', outcome: 'created'}))
+  }
+  writeFileSync(join(dir, 'audit.jsonl'), lines.join('\n') + '\n', {mode: 0o600})
+  const env = {...baseEnv, PAYOPS_CONFIG_DIR: dir}
+  const line = ['moves', 'approve', '']
+  // What it offers (checked once, so that a fast empty answer cannot pass).
+  const {execFileSync} = await import('node:child_process')
+  const offered = execFileSync(process.execPath, [BIN, '__complete', ...line], {env, encoding: 'utf8'}).trim().split('\n').length - 1
+  const runs = []
+  const bare = []
+  await runOnce(process.execPath, [BIN, '__complete', ...line], env)
+  for (let i = 0; i < REPS; i++) {
+    runs.push((await runOnce(process.execPath, [BIN, '__complete', ...line], env)).wallMs)
+    bare.push((await runOnce(process.execPath, ['-e', ''])).wallMs)
+  }
+  const ms = median(runs)
+  record(`completion: moves approve <TAB>, 40,000-record trail, 50,000 names`, ms, 'ms', '≤ 100 ms', ms <= 100 && offered > 0, {offered, node_ms: median(bare)})
+  record(`  node -e '' on this machine, for scale`, median(bare), 'ms', undefined, undefined)
+}
+
+if (only === 'completion') {
+  process.stdout.write(`payops bench: completion only, ${REPS} runs, medians\n\n`)
+  await completion()
+  rmSync(work, {recursive: true, force: true})
+  process.exit(0)
+}
+
 const emu = await startEmulator()
 const cliEnv = {...baseEnv, PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.key}
 process.stdout.write(`payops bench: ${REPS} interleaved runs per pair, medians; emulator at ${emu.baseUrl}\n`)
@@ -259,6 +307,9 @@ process.stdout.write('\n')
 try {
   if (only === 'reconcile') await reconcileAtScale()
   else {
+  // 0. Shell completion.
+  await completion()
+
   // 1. Start-up.
   const version = await pair([process.execPath, [BIN, '--version']], [process.execPath, ['-e', '']])
   record('payops --version vs node -e \'\'', version.ratio, '×', '≤ 1.15×', version.ratio <= 1.15, {payops_ms: version.a_ms, node_ms: version.b_ms})

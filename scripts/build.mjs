@@ -26,7 +26,8 @@ function walk(dir) {
 }
 
 rmSync(join(root, 'dist'), {recursive: true, force: true})
-const entryPoints = [join(src, 'entry.ts'), ...walk(join(src, 'commands')), ...walk(join(src, 'hooks'))]
+// The completer (`payops __complete`) is an entry of its own: bin/run.js loads it without oclif.
+const entryPoints = [join(src, 'entry.ts'), join(src, 'completion', 'main.ts'), ...walk(join(src, 'commands')), ...walk(join(src, 'hooks'))]
 await build({
   entryPoints,
   outbase: src,

@@ -190,6 +190,12 @@ export function runInHost(h: Host, dir: string): Promise<void> {
 
 async function runCommandLine(args: string[], dir: string): Promise<void> {
   const options = {dir}
+  // Shell completion answers before any parsing: its words are a line still being typed.
+  if (args[0] === '__complete') {
+    const {runCompletion} = await import('./completion/main.js')
+    runCompletion(args.slice(1), join(fileURLToPath(new URL('.', dir)), '..'))
+    return
+  }
   try {
     const argv = await dispatchArgv(args)
     if (!argv) return

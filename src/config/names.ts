@@ -1,7 +1,11 @@
 /**
  * A local book of names: subaccount names and treasury labels payops has seen, kept in the config
  * dir (names.json, 0600), so tables and the approval queue can show `Payroll (ef63a1b2…)` instead
- * of a bare id without asking the service again. Only names and ids; never a key.
+ * of a bare id without asking the service again. Only names, ids and what kind of account each id
+ * is (so that shell completion offers subaccounts where a subaccount is asked for); never a key.
+ *
+ * names.json maps an id to its name (a string, as older versions wrote it, kind unknown) or to
+ * `[name, kind]`.
  *
  * Names come from the service and are kept exactly as data (a name may hold anything). The book is
  * shared by every profile of the config dir, so a name is never trusted for display: every path that
@@ -9,27 +13,40 @@
  * the one rule of src/output/safe.ts and shows its control and format characters escaped.
  */
 import {randomBytes} from 'node:crypto'
-import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 export const NAMES_FILE = 'names.json'
 const MAX_NAMES = 50_000
 
+/** What an id in the book names. */
+export type NameKind = 'subaccount' | 'treasury-account'
+const KINDS: readonly string[] = ['subaccount', 'treasury-account'] satisfies NameKind[]
+
+/** One entry: the name and, where known, the kind. */
+interface Entry {
+  name: string
+  kind?: NameKind
+}
+
 export class NameBook {
   /** The name of an id, if payops has seen it. */
-  private names?: Map<string, string>
+  private names?: Map<string, Entry>
   private dirty = false
 
   constructor(private readonly dir: string) {}
 
-  private load(): Map<string, string> {
+  private load(): Map<string, Entry> {
     if (this.names) return this.names
     this.names = new Map()
     const file = join(this.dir, NAMES_FILE)
     try {
       if (existsSync(file)) {
         const data = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
-        for (const [id, name] of Object.entries(data)) if (typeof name === 'string') this.names.set(id, name)
+        for (const [id, value] of Object.entries(data)) {
+          if (typeof value === 'string') this.names.set(id, {name: value})
+          else if (Array.isArray(value) && typeof value[0] === 'string') this.names.set(id, KINDS.includes(value[1]) ? {name: value[0], kind: value[1] as NameKind} : {name: value[0]})
+        }
       }
     } catch {
       // A damaged book is only a cache: start afresh.
@@ -38,15 +55,26 @@ export class NameBook {
   }
 
   get(id: string): string | undefined {
-    return this.load().get(id)
+    return this.load().get(id)?.name
   }
 
-  remember(id: string | null | undefined, name: string | null | undefined): void {
+  /** Every id of that kind in the book, newest first, with its name. */
+  ofKind(kind: NameKind): Array<{id: string; name: string}> {
+    const out: Array<{id: string; name: string}> = []
+    for (const [id, e] of this.load()) if (e.kind === kind) out.push({id, name: e.name})
+    return out.reverse()
+  }
+
+  /** Remembers a name (and the kind of account the id is, when the caller knows it). */
+  remember(id: string | null | undefined, name: string | null | undefined, kind?: NameKind): void {
     if (!id || !name) return
     const names = this.load()
-    if (names.get(id) === name) return
+    const known = names.get(id)
+    // A kind once learnt is kept when a later caller does not know it.
+    const entry: Entry = {name, kind: kind ?? known?.kind}
+    if (known && known.name === entry.name && known.kind === entry.kind) return
     names.delete(id)
-    names.set(id, name)
+    names.set(id, entry.kind ? entry : {name})
     while (names.size > MAX_NAMES) names.delete(names.keys().next().value as string)
     this.dirty = true
   }
@@ -57,16 +85,66 @@ export class NameBook {
     mkdirSync(this.dir, {recursive: true, mode: 0o700})
     const file = join(this.dir, NAMES_FILE)
     const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`
-    writeFileSync(tmp, JSON.stringify(Object.fromEntries(this.names)), {mode: 0o600, flag: 'wx'})
+    const data = Object.fromEntries([...this.names].map(([id, e]) => [id, e.kind ? [e.name, e.kind] : e.name]))
+    writeFileSync(tmp, JSON.stringify(data), {mode: 0o600, flag: 'wx'})
     renameSync(tmp, file)
     this.dirty = false
   }
 }
 
+/** One id of the book, as {@link readRecentNames} gives it. */
+export interface NamedId {
+  id: string
+  name: string
+  kind?: NameKind
+}
+
+// An entry of names.json: `"id":"name"` or `"id":["name","kind"]` (JSON strings, escapes and all).
+const STR = '"((?:[^"\\\\]|\\\\.)*)"'
+const ENTRY = new RegExp(`${STR}:(?:${STR}|\\[${STR},"(subaccount|treasury-account)"\\])`, 'g')
+const unjson = (s: string) => {
+  try {
+    return JSON.parse(`"${s}"`) as string
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The newest entries of the book (the last `maxBytes` of names.json), oldest first, read without
+ * parsing the whole file: what shell completion shows on every TAB, where a full book (50,000
+ * names) would cost more than the whole answer may take. A book that fits is read whole.
+ */
+export function readRecentNames(dir: string, maxBytes = 256 << 10): NamedId[] {
+  let text: string
+  try {
+    const fd = openSync(join(dir, NAMES_FILE), 'r')
+    try {
+      const size = fstatSync(fd).size
+      const start = Math.max(0, size - maxBytes)
+      const buf = Buffer.alloc(size - start)
+      const got = readSync(fd, buf, 0, buf.length, start)
+      text = buf.toString('utf8', 0, got)
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    return []
+  }
+  const out: NamedId[] = []
+  for (const m of text.matchAll(ENTRY)) {
+    const id = unjson(m[1])
+    const name = unjson(m[2] ?? m[3])
+    if (id === undefined || name === undefined) continue
+    out.push(m[4] ? {id, name, kind: m[4] as NameKind} : {id, name})
+  }
+  return out
+}
+
 /** Passes items through, remembering each one's name on the way (lists stream as before). */
-export async function* remembering<T>(items: AsyncIterable<T>, names: {remember(id: string, name: string): void}, pick: (item: T) => [string, string]): AsyncIterable<T> {
+export async function* remembering<T>(items: AsyncIterable<T>, names: {remember(id: string, name: string, kind?: NameKind): void}, pick: (item: T) => [string, string], kind?: NameKind): AsyncIterable<T> {
   for await (const item of items) {
-    names.remember(...pick(item))
+    names.remember(...pick(item), kind)
     yield item
   }
 }

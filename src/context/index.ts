@@ -12,6 +12,7 @@ import type {ResolvedContext} from '../config/resolve.js'
 import type {Output} from '../output/index.js'
 import type {AuditRecord, HeadState, VerifyOptions, VerifyResult} from '../audit/index.js'
 import type {ProfileStore} from '../config/index.js'
+import type {NameKind} from '../config/names.js'
 
 /** How a command asks the operator (a terminal's prompts); a fake in tests. */
 export interface Prompter {
@@ -33,7 +34,8 @@ import type {Clock, IOStreams} from './host.js'
 /** Names of ids payops has seen (subaccount names, treasury labels), kept in the config dir. */
 export interface Names {
   get(id: string): string | undefined
-  remember(id: string | null | undefined, name: string | null | undefined): void
+  /** `kind`: what the id is, where the caller knows it (shell completion offers ids by kind). */
+  remember(id: string | null | undefined, name: string | null | undefined, kind?: NameKind): void
 }
 
 /** The audit trail of this config dir, for reading (the API's audit hook appends). */

@@ -74,7 +74,7 @@ async function evaluate(rule: WatchRule, api: Api, ctx: CommandContext, now: num
       if (currency !== rule.currency_code) throw new UsageError(`min-balance ${rule.subaccount}: the subaccount is in ${currency}, the floor in ${rule.currency_code}.`)
       const balance = subtractMinor(s.total_incoming_in_minor_units, s.total_outgoing_in_minor_units)
       if (BigInt(balance) >= BigInt(rule.amount_in_minor_units)) return []
-      ctx.names.remember(s.id, s.name)
+      ctx.names.remember(s.id, s.name, 'subaccount')
       return [
         {
           key: `min-balance:${s.id}`,

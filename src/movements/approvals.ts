@@ -8,27 +8,14 @@
  * the movement pipeline (limits, typed confirmation of the total on LIVE); otherwise the list is
  * printed, ready for `payops moves approve -`.
  */
-import type {AuditRecord} from '../audit/index.js'
 import type {CommandContext} from '../context/index.js'
 import {formatMoney} from '../money.js'
-import {keyIdOf} from '../api/redact.js'
 import type {Column} from '../output/index.js'
 import {runBatch, type GuardFlags} from './command.js'
 import type {MovementRequest} from './types.js'
+import {madeWith, pendingMovesOf, type PendingItem} from './pending.js'
 
-export interface PendingItem extends Record<string, unknown> {
-  kind: 'move' | 'transfer'
-  id: string
-  amount_in_minor_units: number | null
-  currency_code: string | null
-  from: string | null
-  to: string | null
-  from_name: string | null
-  to_name: string | null
-  created_at: string | null
-  /** `service` (read from the API now) or `local` (this machine's audit trail). */
-  source: 'service' | 'local'
-}
+export {madeWith, pendingMovesOf, type PendingItem}
 
 const short = (id: string | null) => (id ? `${id.slice(0, 8)}…` : '')
 const named = (name: unknown, id: unknown) => (name ? `${String(name)} (${short(id as string)})` : short(id as string))
@@ -43,52 +30,6 @@ export const APPROVAL_COLUMNS: Column[] = [
   {key: 'created_at', header: 'created'},
 ]
 
-const CREATE = 'POST /api/subaccounts/move'
-const ok = (r: AuditRecord) => r.kind === 'outcome' && typeof r.status === 'number' && r.status >= 200 && r.status < 300
-
-/**
- * Moves this machine created without auto-approval and has not seen approved, settled or
- * canceled since: the last recorded status of each move must still be `created`. Pure.
- */
-export function pendingMovesOf(records: AuditRecord[]): PendingItem[] {
-  const last = new Map<string, {status: string | null; rec: AuditRecord}>()
-  for (const r of records) {
-    if (!ok(r) || !r.resource_id) continue
-    const create = `${r.method} ${r.path}` === CREATE
-    const onMove = create || r.path === `/api/subaccounts/move/${r.resource_id}` || r.path === `/api/subaccounts/move/${r.resource_id}/approve`
-    if (!onMove) continue
-    const status = r.resource_status ?? (r.method === 'DELETE' ? 'canceled' : null)
-    const prev = last.get(r.resource_id)
-    last.set(r.resource_id, {status: status ?? prev?.status ?? null, rec: create || !prev ? r : prev.rec})
-  }
-  const out: PendingItem[] = []
-  for (const [id, {status, rec}] of last) {
-    if (status !== 'created') continue
-    out.push({
-      kind: 'move',
-      id,
-      amount_in_minor_units: rec.amount_in_minor_units ?? null,
-      currency_code: rec.currency_code ?? null,
-      from: rec.from ?? null,
-      to: rec.to ?? null,
-      from_name: null,
-      to_name: null,
-      created_at: rec.time,
-      source: 'local',
-    })
-  }
-  return out
-}
-
-/**
- * Records of requests the key in use made: only its moves can be approved with it (another key's
- * move answers 404). Records written before keys were recorded count when profile and mode match.
- */
-export function madeWith(apiKey: string | undefined, profile: string | null, mode: string): (r: AuditRecord) => boolean {
-  const id = keyIdOf(apiKey)
-  return (r) => (r.key_id ? r.key_id === id : r.profile === profile && r.mode === mode)
-}
-
 /** Everything awaiting approval: transfers from the service, moves known locally, with names. */
 export async function listPending(ctx: CommandContext, kinds: {moves: boolean; transfers: boolean}): Promise<PendingItem[]> {
   const items: PendingItem[] = []
@@ -97,7 +38,7 @@ export async function listPending(ctx: CommandContext, kinds: {moves: boolean; t
     const labels = new Map<string, string>()
     for await (const a of api.treasury.accounts({limit: 500}, {all: true})) {
       labels.set(a.id, a.label)
-      ctx.names.remember(a.id, a.label)
+      ctx.names.remember(a.id, a.label, 'treasury-account')
     }
     for await (const t of api.transfers.list({status: ['created'], limit: 500}, {all: true})) {
       items.push({
@@ -124,7 +65,7 @@ export async function listPending(ctx: CommandContext, kinds: {moves: boolean; t
         if (!id) return null
         // Subaccount names never change: the book of names answers without a request when it can.
         if (!names.has(id)) names.set(id, ctx.names.get(id) ?? (await api.subaccounts.get(id).then((r) => r.data.name, () => null)))
-        ctx.names.remember(id, names.get(id))
+        ctx.names.remember(id, names.get(id), 'subaccount')
         return names.get(id) ?? null
       }
       for (const m of moves) {

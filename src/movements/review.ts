@@ -141,7 +141,7 @@ export async function reviewApprovalRequest(ctx: CommandContext, file: string, f
     }
   } else {
     // The API cannot show one move: the subaccounts it names must exist for this key.
-    for (const id of [req.from, req.to]) if (id) ctx.names.remember(id, (await api.subaccounts.get(id)).data.name)
+    for (const id of [req.from, req.to]) if (id) ctx.names.remember(id, (await api.subaccounts.get(id)).data.name, 'subaccount')
   }
   const known = {id: req.id, amount_in_minor_units: req.amount_in_minor_units, currency_code: req.currency_code, from: req.from, to: req.to, created_by: req.created_by}
   const maker = describeOperator(req.created_by)

@@ -17,7 +17,7 @@ export default class SubaccountsCreate extends ApiCommand<typeof SubaccountsCrea
     await confirmMutation(this.ctx, this.flags, {action: `Create subaccount "${name}"`})
     const api = await this.api()
     const res = await api.subaccounts.create(name)
-    this.ctx.names.remember(res.data.id, res.data.name)
+    this.ctx.names.remember(res.data.id, res.data.name, 'subaccount')
     if (res.warning) this.out.warn(res.warning)
     await this.out.resource(res.data, SUBACCOUNT_COLUMNS)
   }

@@ -11,7 +11,7 @@ export default class SubaccountsGet extends ApiCommand<typeof SubaccountsGet> {
   async run(): Promise<void> {
     const api = await this.api()
     const res = await api.subaccounts.get(this.args.id)
-    this.ctx.names.remember(res.data.id, res.data.name)
+    this.ctx.names.remember(res.data.id, res.data.name, 'subaccount')
     if (res.warning) this.out.warn(res.warning)
     await this.out.resource(res.data, SUBACCOUNT_COLUMNS)
   }

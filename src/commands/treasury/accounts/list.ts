@@ -12,7 +12,7 @@ export default class TreasuryAccountsList extends ApiCommand<typeof TreasuryAcco
   async run(): Promise<void> {
     const {limit, order, paginate} = this.listOptions()
     const api = await this.api()
-    const accounts = remembering(api.treasury.accounts({limit, order}, paginate), this.ctx.names, (a) => [a.id, a.label])
+    const accounts = remembering(api.treasury.accounts({limit, order}, paginate), this.ctx.names, (a) => [a.id, a.label], 'treasury-account')
     await this.renderList(accounts, TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN)
   }
 }

@@ -20,7 +20,7 @@ export default class TreasuryAccountsUpdateLabel extends ApiCommand<typeof Treas
     await confirmMutation(this.ctx, this.flags, {action: `Relabel treasury account ${this.args.id}`, details: {label}})
     const api = await this.api()
     const res = await api.treasury.updateLabel(this.args.id, label)
-    this.ctx.names.remember(res.data.id, res.data.label)
+    this.ctx.names.remember(res.data.id, res.data.label, 'treasury-account')
     if (res.warning) this.out.warn(res.warning)
     await this.out.resource(res.data, TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN)
   }

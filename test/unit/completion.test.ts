@@ -1,0 +1,94 @@
+/**
+ * The completer's parts alone: its tables against the commands (so a renamed flag or argument
+ * cannot silently stop completing), the names book's kinds, and the protocol's text.
+ */
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {ARG_VALUES, Completer, FLAG_VALUES, MAX_OFFERED, formatCompletion, type Source} from '../../src/completion/complete.js'
+import {loadSpec} from '../../src/completion/spec.js'
+import {NameBook} from '../../src/config/names.js'
+import {SETTING_KEYS} from '../../src/config/settings.js'
+import {ROOT, tempDir} from '../support/index.js'
+
+const spec = loadSpec(ROOT)
+
+describe('completion tables', () => {
+  it('name only commands, arguments and flags that exist', () => {
+    for (const key of Object.keys(ARG_VALUES)) {
+      const [id, arg] = key.split(' ')
+      expect(spec.commands.get(id)?.args.map((a) => a.name), key).toContain(arg)
+    }
+    for (const key of Object.keys(FLAG_VALUES)) {
+      const [id, flag] = key.split(' ')
+      const commands = id === '*' ? [...spec.commands.values()] : [spec.commands.get(id)]
+      expect(commands.some((c) => c?.flags.some((f) => `--${f.name}` === flag && f.takesValue)), key).toBe(true)
+    }
+  })
+
+  it('offer every setting of `profiles set`', () => {
+    const completer = new Completer(spec, {values: () => []})
+    expect(completer.complete(['profiles', 'set', 'p', '']).candidates.map((c) => c.value)).toEqual([...SETTING_KEYS])
+  })
+
+  it('ask the source with the profile and key the line names, wherever the flags stand', () => {
+    const asked: unknown[] = []
+    const source: Source = {values: (kind, line) => (asked.push([kind, {...line}]), [{value: 'x1'}])}
+    const completer = new Completer(spec, source)
+    completer.complete(['-pprod', 'moves', 'approve', ''])
+    completer.complete(['moves', 'approve', '--api-key=k', '-p', 'q', ''])
+    completer.complete(['-o', 'json', '--profile', 'r', 'webhooks', 'get', ''])
+    expect(asked).toEqual([
+      ['move', {profile: 'prod'}],
+      ['move', {apiKey: 'k', profile: 'q'}],
+      ['webhook', {profile: 'r'}],
+    ])
+  })
+})
+
+describe('the offer', () => {
+  it('stops at MAX_OFFERED values, and describes only the values offered', () => {
+    let described = 0
+    const values = Array.from({length: MAX_OFFERED + 50}, (_, i) => ({value: `id${i}`, description: () => `move ${++described}`}))
+    const completer = new Completer(spec, {values: () => values})
+    const all = completer.complete(['moves', 'approve', ''])
+    expect(all.candidates).toHaveLength(MAX_OFFERED)
+    expect(described).toBe(MAX_OFFERED)
+    // What is typed narrows the list before the limit applies.
+    expect(completer.complete(['moves', 'approve', `id${MAX_OFFERED + 49}`]).candidates.map((c) => c.value)).toEqual([`id${MAX_OFFERED + 49}`])
+  })
+})
+
+describe('the protocol', () => {
+  it('is one VALUE<TAB>DESCRIPTION line per candidate, then :DIRECTIVE', () => {
+    expect(formatCompletion({candidates: [{value: 'a', description: 'first'}, {value: 'b'}], directive: 4})).toBe('a\tfirst\nb\n:4\n')
+    expect(formatCompletion({candidates: [], directive: 0})).toBe(':0\n')
+  })
+})
+
+describe('the names book', () => {
+  it('keeps what kind each id is, reads the older file of plain names, and keeps a kind a later caller does not know', () => {
+    const dir = tempDir()
+    try {
+      writeFileSync(join(dir.path, 'names.json'), JSON.stringify({old: 'Legacy', bad: [1, 2]}))
+      const book = new NameBook(dir.path)
+      expect(book.get('old')).toBe('Legacy')
+      expect(book.get('bad')).toBeUndefined()
+      book.remember('s1', 'Payroll', 'subaccount')
+      book.remember('t1', 'Main USD', 'treasury-account')
+      book.remember('s2', 'Vendors', 'subaccount')
+      book.remember('s1', 'Payroll')
+      book.save()
+      const again = new NameBook(dir.path)
+      // Newest first; the plain name of `old` has no kind.
+      expect(again.ofKind('subaccount')).toEqual([
+        {id: 's2', name: 'Vendors'},
+        {id: 's1', name: 'Payroll'},
+      ])
+      expect(again.ofKind('treasury-account')).toEqual([{id: 't1', name: 'Main USD'}])
+      expect(JSON.parse(readFileSync(join(dir.path, 'names.json'), 'utf8'))).toMatchObject({old: 'Legacy', s1: ['Payroll', 'subaccount']})
+    } finally {
+      dir.cleanup()
+    }
+  })
+})
