@@ -34,6 +34,8 @@ describe('parseJson keeps integers exact', () => {
   it('agrees with JSON.parse on any JSON without unsafe integers (property)', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (v) => {
+        // fc.jsonValue draws any double, ±2^53 among them: those are what parseJson keeps as BigInt.
+        fc.pre(!hasUnsafeInteger(v))
         const text = JSON.stringify(v)
         expect(parseJson(text)).toEqual(JSON.parse(text))
       }),
@@ -89,3 +91,11 @@ describe('money arithmetic on totals', () => {
     expect(sub).toMatchObject({total_incoming_in_minor_units: 9007199254740993n, total_outgoing_in_minor_units: 7})
   })
 })
+
+/** Whether a JSON value holds an integer past Number.MAX_SAFE_INTEGER in magnitude. */
+function hasUnsafeInteger(v: unknown): boolean {
+  if (typeof v === 'number') return Number.isInteger(v) && !Number.isSafeInteger(v)
+  if (Array.isArray(v)) return v.some(hasUnsafeInteger)
+  if (v && typeof v === 'object') return Object.values(v).some(hasUnsafeInteger)
+  return false
+}
