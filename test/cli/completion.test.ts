@@ -49,7 +49,7 @@ describe('payops __complete: commands and flags', () => {
     expect(top.described.get('moves')).toBe('Move money between subaccounts')
     expect(top.directive).toBe(4)
     expect((await complete(['mo'])).values).toEqual(['moves'])
-    expect((await complete(['treasury', 'accounts', ''])).values).toEqual(['list', 'update-label'])
+    expect((await complete(['treasury', 'accounts', ''])).values).toEqual(['balance', 'list', 'update-label'])
 
     const flags = await complete(['moves', 'create', '--'])
     expect(flags.values).toEqual(expect.arrayContaining(['--from', '--to', '--amount', '--auto-approve', '--no-auto-approve', '--profile', '--output']))
