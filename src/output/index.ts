@@ -12,7 +12,7 @@ import type {Writable} from 'node:stream'
 import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
 
-import {cellText, fitWidths, headerOf, labelled, project, selectColumns, truncateCell, type Column} from './cells.js'
+import {cellText, headerOf, holdsIds, labelled, planTable, project, selectColumns, truncateCell, type Column, type TablePlan} from './cells.js'
 import {colorize, trustedPaint, type Paint} from './color.js'
 
 export {cellText, getPath, selectColumns, type Column} from './cells.js'
@@ -303,16 +303,26 @@ export class Output {
   private async table(rows: Record<string, unknown>[], cols: Column[], withHeader: boolean): Promise<string> {
     const {default: Table} = await import('cli-table3')
     const texts = rows.map((r) => cols.map((c) => this.tableText(c, r)))
-    // On a terminal the table fits its width (--wide turns this off): the widest columns are cut with ….
+    // On a terminal the table fits its width (--wide turns this off): ids stay whole, the other
+    // columns are cut with … or, when they cannot fit, left out (named on stderr).
     const headers = cols.map((c) => escapeControls(headerOf(c)))
     const natural = cols.map((c, i) => Math.max(headers[i].length, ...texts.map((t) => t[i].length)))
-    const widths = this.width ? fitWidths(natural, this.width) : natural
+    const plan: TablePlan = this.width
+      ? planTable(natural, this.width, {
+          keep: cols.map(holdsIds),
+          // Columns asked for by name are shown even when empty.
+          empty: this.selection ? undefined : cols.map((_, i) => texts.every((t) => t[i] === '')),
+        })
+      : {shown: cols.map((_, i) => i), widths: natural, hidden: []}
+    if (plan.hidden.length && withHeader) {
+      this.note(this.paint.dim(`Not shown at this width: ${plan.hidden.map((i) => cols[i].key).join(', ')} (--wide shows every column; --columns picks them).`))
+    }
     const table = new Table({
-      head: withHeader ? cols.map((c, i) => this.ink.bold(truncateCell(headers[i], widths[i]))) : [],
+      head: withHeader ? plan.shown.map((ci, k) => this.ink.bold(truncateCell(headers[ci], plan.widths[k]))) : [],
       chars: {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  '},
       style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
     })
-    for (const t of texts) table.push(cols.map((c, i) => this.cell(c, truncateCell(t[i], widths[i]))))
+    for (const t of texts) table.push(plan.shown.map((ci, k) => this.cell(cols[ci], truncateCell(t[ci], plan.widths[k]))))
     return table.toString() + '\n'
   }
 
