@@ -4,7 +4,7 @@
  * the sentences that name the right next step. In-process against the emulator.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {outcomeOf, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -50,5 +50,43 @@ describe('a table at 80 columns', () => {
     const wide = await cli(['transfers', 'list', '--status', 'created', '--wide', '--no-color'], {tty: true, columns: 80})
     expect(wide.stdout.split('\n')[0]).toMatch(/SCHEDULED\s+CREATED/)
     expect(wide.stderr).not.toMatch(/Not shown/)
+  })
+})
+
+describe('the approval queue', () => {
+  it('a move settled or canceled from another machine leaves it once the API says so', async () => {
+    const settled = (await cli(['moves', 'create', '--from', from, '--to', to, '--amount', '4.00', '--no-auto-approve'])).json().id
+    const canceled = (await cli(['moves', 'create', '--from', from, '--to', to, '--amount', '5.00', '--no-auto-approve'])).json().id
+    // Another machine (its own config dir and trail) approves one and cancels the other.
+    const elsewhere = tempDir()
+    try {
+      const env = {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test}
+      expect((await run(['moves', 'approve', settled], {configDir: elsewhere.path, env})).code).toBe(0)
+      expect((await run(['moves', 'cancel', canceled], {configDir: elsewhere.path, env})).code).toBe(0)
+    } finally {
+      elsewhere.cleanup()
+    }
+    const queued = () => cli(['approvals', '--kind', 'moves', '-o', 'json']).then((r) => r.json().map((m: {id: string}) => m.id))
+    expect(await queued()).toEqual(expect.arrayContaining([settled, canceled]))
+    // Settled: the approve is read as done (exit 0); canceled: refused (exit 8), nothing moved.
+    const again = await cli(['moves', 'approve', settled])
+    expect(again.code, again.stderr).toBe(0)
+    expect(outcomeOf(again)).toMatchObject({kind: 'replayed', id: settled, status: 'settled'})
+    const refused = await cli(['moves', 'approve', canceled])
+    expect(refused.code).toBe(8)
+    expect(refused.stderr).toMatch(/cannot be approved in status canceled/)
+    const left = await queued()
+    expect(left).not.toContain(settled)
+    expect(left).not.toContain(canceled)
+  })
+
+  it('approvals -o csv keeps the ids whole', async () => {
+    const id = (await cli(['moves', 'create', '--from', from, '--to', to, '--amount', '6.00', '--no-auto-approve'])).json().id
+    const r = await cli(['approvals', '--kind', 'moves', '-o', 'csv'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^kind,id,amount,from,to,/)
+    expect(r.stdout).toContain(`move,${id},6.00 USD,${from},${to},`)
+    expect(r.stdout).not.toContain('…')
+    expect((await cli(['moves', 'cancel', id])).code).toBe(0)
   })
 })
