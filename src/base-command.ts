@@ -17,6 +17,7 @@ import {PayopsError, UsageError} from './errors.js'
 import type {Summary} from './movements/types.js'
 import {FORMATS, type Column, type Output} from './output/index.js'
 import {terminalLines} from './output/safe.js'
+import {oneValueEach} from './flags.js'
 import {outputFor, type OutputFlags} from './output/select.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -63,8 +64,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     host().endQuietlyOnClosedPipe()
     const ctor = this.ctor as typeof BaseCommand
     const {args, flags, argv} = await this.parse({
-      flags: ctor.flags,
-      baseFlags: (this.ctor as unknown as {baseFlags: Interfaces.FlagInput}).baseFlags,
+      flags: oneValueEach(ctor.flags),
+      baseFlags: oneValueEach((this.ctor as unknown as {baseFlags: Interfaces.FlagInput}).baseFlags),
       args: ctor.args,
       strict: ctor.strict,
     })

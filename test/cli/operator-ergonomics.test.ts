@@ -4,7 +4,8 @@
  * the sentences that name the right next step. In-process against the emulator.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {outcomeOf, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {writeFileSync} from 'node:fs'
+import {expectNothingSent, outcomeOf, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -88,5 +89,67 @@ describe('the approval queue', () => {
     expect(r.stdout).toContain(`move,${id},6.00 USD,${from},${to},`)
     expect(r.stdout).not.toContain('…')
     expect((await cli(['moves', 'cancel', id])).code).toBe(0)
+  })
+})
+
+describe('repeatable flags', () => {
+  it('take one value each: the word after one is the command\'s argument', async () => {
+    const r = await cli(['api', '-H', 'X-Trace: 1', 'GET', `/api/subaccounts/${from}`, '-o', 'json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json().data.id).toBe(from)
+    // A second value after the flag is an unexpected argument, named; not silently a value.
+    const two = await expectNothingSent(emu, () => cli(['moves', 'create', '--from', from, '--to', to, '--amount', '1.00', '--metadata', 'a=1', 'b=2']), dir.path)
+    expect(two.code).toBe(2)
+    expect(two.stderr).toMatch(/Unexpected argument: b=2/)
+    expect(two.stderr).not.toMatch(/allow multiple values/)
+    // Given twice, both values count.
+    const both = await cli(['moves', 'create', '--from', from, '--to', to, '--amount', '0.01', '--metadata', 'a=1', '--metadata', 'b=2'])
+    expect(both.code, both.stderr).toBe(0)
+    expect(both.json().client_metadata).toEqual({a: '1', b: '2'})
+  })
+
+  it('webhooks trigger EVENT after --secret-file signs and sends the event', async () => {
+    const secretDir = tempDir()
+    const received: string[] = []
+    const {createServer} = await import('node:http')
+    const server = createServer((req, res) => {
+      let body = ''
+      req.on('data', (d) => (body += d))
+      req.on('end', () => {
+        received.push(body)
+        res.end('ok')
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const file = `${secretDir.path}/secret`
+      writeFileSync(file, 'whsec_ergonomics_test\n', {mode: 0o600})
+      const url = `http://127.0.0.1:${(server.address() as {port: number}).port}/hooks`
+      const r = await cli(['webhooks', 'trigger', '--secret-file', file, 'payin.settled', '--url', url])
+      expect(r.code, r.stderr).toBe(0)
+      expect(received).toHaveLength(1)
+      expect(JSON.parse(received[0]).type ?? JSON.parse(received[0]).event_type).toBe('payin.settled')
+    } finally {
+      server.close()
+      secretDir.cleanup()
+    }
+  })
+})
+
+describe('payops api fields, as gh names them', () => {
+  it('-f/--raw-field sends a string; -F/--field converts numbers and booleans', async () => {
+    for (const flag of ['-f', '--raw-field']) {
+      const r = await cli(['api', 'POST', '/api/subaccounts', flag, 'name=1234', '-o', 'json'])
+      expect(r.code, `${flag}: ${r.stderr}`).toBe(0)
+      expect(r.json().data.name).toBe('1234')
+    }
+    for (const flag of ['-F', '--field']) {
+      // A number where the API wants a string: the API refuses it (400, exit 8).
+      const refused = await cli(['api', 'POST', '/api/subaccounts', flag, 'name=1234'])
+      expect(refused.code, `${flag}: ${refused.stderr}`).toBe(8)
+      const moved = await cli(['api', 'POST', '/api/subaccounts/move', '--raw-field', `from_subaccount_id=${from}`, '--raw-field', `to_subaccount_id=${to}`, flag, 'amount_in_minor_units=3', '-o', 'json'])
+      expect(moved.code, `${flag}: ${moved.stderr}`).toBe(0)
+      expect(moved.json().data.amount_in_minor_units).toBe(3)
+    }
   })
 })
