@@ -32,16 +32,20 @@ export function getPath(row: unknown, path: string): unknown {
   return cur
 }
 
+/** A column's name as typed or as its table header reads: `ACH ROUTING`, `ach-routing` and `ach_routing` alike. */
+const nameOf = (s: string) => s.trim().toLowerCase().replace(/[\s_-]+/g, ' ')
+
 /**
- * Resolves `--columns` against the known columns; another key is a path into the rows, taken only
- * when `sample` (the first row) has it: an unknown column is a usage error listing what exists.
+ * Resolves `--columns` against the known columns, by key or by table header (`FROM`, `ACH
+ * ROUTING`, in any case, with spaces, `-` or `_`); another key is a path into the rows, taken
+ * only when `sample` (the first row) has it: an unknown column is a usage error listing what exists.
  */
 export function selectColumns(defaults: Column[], known: Column[], selection?: string[], sample?: Record<string, unknown>): Column[] {
   if (!selection || selection.length === 0) return defaults
   return selection.map((key) => {
     const k = key.trim()
     if (!k) throw new UsageError('--columns has an empty column name.')
-    const col = known.find((c) => c.key === k)
+    const col = known.find((c) => c.key === k) ?? known.find((c) => nameOf(c.header ?? c.key) === nameOf(k) || nameOf(c.key) === nameOf(k))
     if (col) return col
     if (sample !== undefined && getPath(sample, k) === undefined) {
       const names = [...new Set([...known.map((c) => c.key), ...Object.keys(sample)])]

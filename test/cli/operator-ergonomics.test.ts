@@ -153,3 +153,37 @@ describe('payops api fields, as gh names them', () => {
     }
   })
 })
+
+describe('--columns', () => {
+  it('audit list takes every field a record holds, though the first record (an intent) lacks the outcome\'s', async () => {
+    const moved = await cli(['moves', 'create', '--from', from, '--to', to, '--amount', '0.07'])
+    expect(moved.code, moved.stderr).toBe(0)
+    const r = await cli(['audit', 'list', '--columns', 'seq,kind,outcome,resource_status,from,to', '-o', 'csv'])
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.trim().split(/\r?\n/)
+    expect(lines[0]).toBe('seq,kind,outcome,resource_status,from,to')
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^\\d+,outcome,created,settled,${from},${to}$`)))
+    expect(lines).toContainEqual(expect.stringMatching(/^\d+,intent,,,/))
+  })
+
+  it('the default audit table tells a created request from a replay, with from and to', async () => {
+    const r = await cli(['audit', 'list', '--wide', '--no-color'], {tty: true})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout.split('\n')[0]).toMatch(/STATUS\s+OUTCOME\s+AMOUNT\s+FROM\s+TO\s+RESOURCE/)
+    expect(r.stdout).toMatch(/created\s+0\.07 USD\s+Ops Main \(/)
+  })
+
+  it('a table header is a column name too, in any case and with spaces, - or _', async () => {
+    for (const name of ['ACH ROUTING', 'ach-routing', 'Ach_Routing']) {
+      const r = await cli(['subaccounts', 'get', from, '--columns', `id,${name}`, '-o', 'csv'])
+      expect(r.code, `${name}: ${r.stderr}`).toBe(0)
+      expect(r.stdout).toMatch(new RegExp(`^id,routing_numbers\\.ach\\r?\\n${from},\\d{9}`))
+    }
+    const moves = await cli(['moves', 'create', '--from', from, '--to', to, '--amount', '0.01', '-o', 'csv', '--columns', 'ID,FROM,TO'])
+    expect(moves.code, moves.stderr).toBe(0)
+    expect(moves.stdout).toMatch(new RegExp(`^id,from_subaccount_id,to_subaccount_id\\r?\\n[0-9a-f-]{36},${from},${to}`))
+    const unknown = await cli(['subaccounts', 'get', from, '--columns', 'id,NOPE'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/unknown column "NOPE"/)
+  })
+})
