@@ -69,9 +69,9 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     const {fresh, open, awaiting} = plan.summary
     const again = pendingCount - fresh - open
     const keys = (n: number) => `(with the ${n === 1 ? 'key it was' : 'keys they were'} sent with)`
-    const todo = [fresh ? `${plural(fresh, 'new row')}` : '', again ? `${plural(again, 'unfinished row')} ${keys(again)}` : '', open ? `${plural(open, 'row')} not settled to look up again ${keys(open)}` : ''].filter(Boolean)
+    const todo = [fresh ? `${plural(fresh, 'row')} not sent before` : '', again ? `${plural(again, 'unfinished row')} ${keys(again)}` : '', open ? `${plural(open, 'row')} not settled to look up again ${keys(open)}` : ''].filter(Boolean)
     const waiting = awaiting.n ? `, ${awaiting.n} of them awaiting approval,` : ''
-    ctx.out.note(`${plural(plan.alreadyDone, 'row')} ${plan.alreadyDone === 1 ? 'was' : 'were'} imported before${waiting} (journal ${plan.journalPath}); ${todo.length ? `${todo.join(' and ')} to send` : 'nothing to send'}.`)
+    ctx.out.note(`${plural(plan.alreadyDone, 'row')} ${plan.alreadyDone === 1 ? 'was' : 'were'} imported before${waiting} (journal ${plan.journalPath}); ${todo.length ? `to send: ${todo.join(' and ')}` : 'nothing to send'}.`)
   }
   if (plan.duplicates.length) {
     const n = plan.duplicates.length

@@ -292,9 +292,14 @@ export async function sendConfirmed(request: MovementRequest, ports: MovementPor
   return execute(await plan(request, ports), ports)
 }
 
-/** Plans one movement its caller already confirmed and records its intent (see prepare). */
+/**
+ * Plans one row of a batch its caller already confirmed (an import row) and records its intent
+ * (see prepare). A lost answer is found out by re-running the batch, which the error says.
+ */
 export async function prepareConfirmed(request: MovementRequest, ports: MovementPorts): Promise<Prepared> {
-  return prepare(await plan(request, ports), ports)
+  const p = await plan(request, ports)
+  p.batchRow = true
+  return prepare(p, ports)
 }
 
 export type Settled = {request: MovementRequest; outcome: Outcome} | {request: MovementRequest; error: PayopsError}

@@ -187,3 +187,36 @@ describe('--columns', () => {
     expect(unknown.stderr).toMatch(/unknown column "NOPE"/)
   })
 })
+
+describe('moves import, when an answer is lost', () => {
+  it('the row\'s failure names the re-run of the import, not a moves create flag', async () => {
+    const files = tempDir()
+    const file = `${files.path}/lost.csv`
+    writeFileSync(file, `from,to,amount_in_minor_units\n${from},${to},701\n`)
+    try {
+      await lostThenRerun(file)
+    } finally {
+      files.cleanup()
+    }
+  })
+})
+
+/** An import whose one row's answer is lost (a 500 after the move was made), then its re-run. */
+async function lostThenRerun(file: string): Promise<void> {
+  try {
+    await emu.control('POST', '/_emulator/faults', {queue: [{kind: '500', phase: 'after'}], methods: ['POST']})
+    const r = await cli(['moves', 'import', file, '--yes', '--max-retries', '0', '-o', 'json'])
+    expect(r.code, r.stderr).toBe(6)
+    const [failure] = r.json().failures
+    expect(failure).toMatchObject({line: 2, outcome_unknown: true})
+    expect(failure.message).toMatch(/after the handler\. It is unknown whether the move was made\. Re-run the same import/)
+    expect(failure.message).not.toMatch(/--idempotency-key|moves create/)
+  } finally {
+    await emu.control('DELETE', '/_emulator/faults')
+  }
+  // The re-run finds the move the lost answer made: no second one.
+  const again = await cli(['moves', 'import', file, '--yes', '-o', 'json'])
+  expect(again.code, again.stderr).toBe(0)
+  expect(again.json()).toMatchObject({failed: 0})
+  expect(again.json().created + again.json().replayed).toBe(1)
+}
