@@ -135,6 +135,32 @@ export function limitReport(ctx: CommandContext, movements: Movement[]): string[
   return movements.flatMap((m) => violationsOfSets(ctx.profile.limitSets, m))
 }
 
+/**
+ * Refusals a dry run collects instead of stopping at the first, so that it reports every class of
+ * problem: `checked(fn, none)` runs one check (with `collect`, a refusal is kept and `none` is
+ * returned); `end()` throws what was kept, the first refusal's class and exit code with every message.
+ */
+export function refusals(collect: boolean): {readonly any: boolean; checked<T>(fn: () => T, none: T): T; end(): void} {
+  const kept: Error[] = []
+  return {
+    get any() {
+      return kept.length > 0
+    },
+    checked<T>(fn: () => T, none: T): T {
+      try {
+        return fn()
+      } catch (err) {
+        if (!collect) throw err
+        kept.push(err as Error)
+        return none
+      }
+    },
+    end() {
+      if (kept.length) throw Object.assign(kept[0], {message: kept.map((e) => e.message).join(' ')})
+    },
+  }
+}
+
 /** The daily caps a batch's totals (minor units per currency) break, with what moved today under the key. */
 export function dailyCapReport(ctx: CommandContext, totals: Record<string, number>): string[] {
   const sets = ctx.profile.limitSets

@@ -220,3 +220,28 @@ async function lostThenRerun(file: string): Promise<void> {
   expect(again.json()).toMatchObject({failed: 0})
   expect(again.json().created + again.json().replayed).toBe(1)
 }
+
+describe('moves import --dry-run', () => {
+  it('reports every class of problem of a row: a refused destination does not hide that it does not exist', async () => {
+    const files = tempDir()
+    const missing = '00000000-0000-4000-8000-000000000000'
+    const file = `${files.path}/dry.csv`
+    writeFileSync(file, `from,to,amount\n${from},${missing},1.00\n${from},${to},2.00\n`)
+    try {
+      expect((await cli(['profiles', 'set', 'sandbox', 'allowed-destinations', to])).code).toBe(0)
+      const dry = await cli(['moves', 'import', file, '--dry-run'])
+      // The first refusal's exit code (the limits: 3); both problems named, nothing sent.
+      expect(dry.code, dry.stderr).toBe(3)
+      expect(dry.stderr).toMatch(new RegExp(`destination ${missing} is not in the allowed-destinations`))
+      expect(dry.stderr).toMatch(/line 2: .*(not found|does not exist)/)
+      expect(dry.stderr).toMatch(/1 row breaks the profile's limits.* 1 row of .* failed the checks/)
+      // Without --dry-run the first refusal still stops it before any request.
+      const real = await expectNothingSent(emu, () => cli(['moves', 'import', file, '--yes']), dir.path)
+      expect(real.code).toBe(3)
+      expect(real.stderr).not.toMatch(/failed the checks/)
+    } finally {
+      await cli(['profiles', 'unset', 'sandbox', 'allowed-destinations'])
+      files.cleanup()
+    }
+  })
+})
