@@ -125,7 +125,7 @@ export class Output {
     try {
       return jmespath.search(value as never, this.query)
     } catch (err) {
-      throw new UsageError(`--query "${this.query}" is not a valid JMESPath expression: ${(err as Error).message}`)
+      throw new UsageError(`--query "${this.query}" is not a valid JMESPath expression: ${(err as Error).message}${queryHint(this.query, err as Error)}`)
     }
   }
 
@@ -435,4 +435,17 @@ function csvRecord(cols: Column[], row: Record<string, unknown>): string[] {
 /** The CSV header row (a raw answer's keys may come from the server): guarded alike. */
 function csvHeader(cols: Column[]): string[] {
   return cols.map((c) => guardCsvCell(c.key))
+}
+
+/**
+ * What to write instead, for the usual slip: a bare word between backticks (`US`), which JMESPath
+ * reads as a JSON value and so refuses; a string is written 'US'. The corrected expression is
+ * shown in double quotes, as a shell takes it (no backticks inside double quotes: a shell runs them).
+ */
+export function queryHint(query: string, err: Error): string {
+  const literal = /`([^`"\d[{\-][^`]*)`/.exec(query)
+  if (!literal || !/JSON/i.test(err.message) || ['true', 'false', 'null'].includes(literal[1].trim())) return ''
+  const fixed = query.split(literal[0]).join(`'${literal[1]}'`)
+  const paste = /[`"$\\!]/.test(fixed) ? '' : `: --query "${fixed}"`
+  return `. Between backticks JMESPath takes a JSON value; a string is written '${literal[1]}'${paste}`
 }

@@ -245,3 +245,19 @@ describe('moves import --dry-run', () => {
     }
   })
 })
+
+describe('--query mistakes', () => {
+  it('a word between backticks gets the expression to write instead, which runs', async () => {
+    const r = await cli(['payers', 'list', '--query', '[?country_code==`US`]'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/a string is written 'US': --query "\[\?country_code=='US'\]"/)
+    const fixed = await cli(['payers', 'list', '--query', "[?country_code=='US']"])
+    expect(fixed.code, fixed.stderr).toBe(0)
+    const all = (await cli(['payers', 'list'])).json()
+    expect(fixed.json()).toEqual(all.filter((p: {country_code: string}) => p.country_code === 'US'))
+    // A JSON value between backticks is right as it is: no hint on another mistake.
+    const other = await cli(['payers', 'list', '--query', '[?country_code==`400`'])
+    expect(other.code).toBe(2)
+    expect(other.stderr).not.toMatch(/a string is written/)
+  })
+})
