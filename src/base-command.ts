@@ -47,6 +47,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** The API areas this command uses; only their schemas are loaded. */
   static areas: readonly ApiArea[] = []
 
+  /**
+   * The last argument takes every word that follows it (`profiles set NAME KEY VALUE...`): parsed
+   * as oclif's `strict = false`, which help would show as `NAME... KEY...`; the command's `usage`
+   * says it instead.
+   */
+  static restArgs = false
+
   protected flags!: BaseFlags<T>
   protected args!: CmdArgs<T>
   /** Every positional argument (for commands with `strict = false`). */
@@ -67,7 +74,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       flags: oneValueEach(ctor.flags),
       baseFlags: oneValueEach((this.ctor as unknown as {baseFlags: Interfaces.FlagInput}).baseFlags),
       args: ctor.args,
-      strict: ctor.strict,
+      strict: ctor.strict && !ctor.restArgs,
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as CmdArgs<T>

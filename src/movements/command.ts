@@ -65,7 +65,15 @@ export async function renderOutcome(ctx: CommandContext, o: Outcome, columns: Co
 export function finishOutcome(ctx: CommandContext, o: Outcome): void {
   ctx.out.outcome({kind: o.kind, id: o.id, idempotency_key: o.idempotency_key, status: o.status}, o.sentence)
   if (o.warning || (o.partial && o.http_status === 207)) ctx.out.warn(o.warning ?? 'the API reported a partial success')
-  if (o.partial) throw new PartialError(o.sentence)
+  if (o.partial) throw new PartialError(partialLine(ctx, o))
+}
+
+/**
+ * The error line of a partial outcome (exit 6): on a terminal the sentence was just printed, so
+ * the line only names the state; in machine formats it is the sentence (the outcome line is JSON).
+ */
+function partialLine(ctx: CommandContext, o: Outcome): string {
+  return ctx.out.machine ? o.sentence : `Partial success: ${o.id} is ${o.status ?? 'in an unknown state'}, not settled (see above).`
 }
 
 /**
@@ -96,7 +104,7 @@ export async function runBatch(ctx: CommandContext, flags: GuardFlags, requests:
   // A 207 was carried out (approved) though not settled: say so and what to do, never "could not approve".
   const partial = settled.flatMap((s) => ('outcome' in s && s.outcome.partial ? [s.outcome] : []))
   if (partial.length && !results.some((r) => r.result === 'error')) {
-    if (partial.length === 1 && results.length === 1) throw new PartialError(partial[0].sentence)
+    if (partial.length === 1 && results.length === 1) throw new PartialError(partialLine(ctx, partial[0]))
     throw new PartialError(`${partial.length} of ${results.length} were approved but not settled (${partial.map((o) => o.id).join(', ')}): each stays approved: the API can no longer approve or cancel them (both answer 400), and replaying a create returns the move as it is; ask the provider to settle or fail them.`)
   }
   new BulkReport(results, codes).throwIfFailed(verb)

@@ -261,3 +261,65 @@ describe('--query mistakes', () => {
     expect(other.stderr).not.toMatch(/a string is written/)
   })
 })
+
+describe('smaller sentences', () => {
+  it('a 207 on a terminal says its sentence once, then a short error line (exit 6); JSON keeps the sentence', async () => {
+    await emu.control('POST', '/_emulator/fail-next-settlement', {count: 1})
+    const r = await cli(['moves', 'create', '--from', from, '--to', to, '--amount', '0.03', '--no-color'], {tty: true})
+    expect(r.code, r.stderr).toBe(6)
+    expect(r.stderr.match(/Its settlement failed/g)).toHaveLength(1)
+    expect(r.stderr).toMatch(/Error: Partial success: [0-9a-f-]{36} is approved, not settled \(see above\)\./)
+    await emu.control('POST', '/_emulator/fail-next-settlement', {count: 1})
+    const json = await cli(['moves', 'create', '--from', from, '--to', to, '--amount', '0.03', '-o', 'json'])
+    expect(json.code).toBe(6)
+    const error = JSON.parse(json.stderr.split('\n').find((l) => l.startsWith('{"error"'))!).error
+    expect(error.message).toMatch(/Its settlement failed/)
+  })
+
+  it('a missing argument and an unparsable flag value read as sentences', async () => {
+    const missing = await cli(['subaccounts', 'get'])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/^Error: Missing the argument ID \(subaccount id\)\. See --help\.$/m)
+    const two = await cli(['api'])
+    expect(two.stderr).toMatch(/Missing 2 arguments: METHOD \(HTTP method\), PATH \(/)
+    const limit = await expectNothingSent(emu, () => cli(['payers', 'list', '--limit', 'abc']), dir.path)
+    expect(limit.code).toBe(2)
+    expect(limit.stderr).toMatch(/^Error: --limit: expected an integer but received: abc \(see --help\)$/m)
+    expect(limit.stderr).not.toMatch(/Parsing/)
+  })
+
+  it('profiles set and unset show their arguments as they are typed', async () => {
+    const set = await cli(['profiles', 'set', '--help'])
+    expect(set.stdout).toMatch(/\$ payops profiles set NAME KEY VALUE\.\.\. /)
+    expect(set.stdout).not.toMatch(/NAME\.\.\.|KEY\.\.\./)
+    const unset = await cli(['profiles', 'unset', '--help'])
+    expect(unset.stdout).toMatch(/\$ payops profiles unset NAME KEY \[VALUE\.\.\.\]/)
+    // Still several words after the key.
+    expect((await cli(['profiles', 'set', 'sandbox', 'max-amount', '900.00', 'USD'])).code).toBe(0)
+    const unsetOne = await cli(['profiles', 'unset', 'sandbox', 'max-amount', 'USD'])
+    expect(unsetOne.code, unsetOne.stderr).toBe(0)
+  })
+
+  it('the simulated credit names the account, or the subaccount and its account, it credited', async () => {
+    const plain = await cli(['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount', '1.00', '--no-color'], {tty: true})
+    expect(plain.code, plain.stderr).toBe(0)
+    expect(plain.stderr).toMatch(new RegExp(`1\\.00 USD to account Main operating account \\(${main.slice(0, 8)}…\\), credited\\.`))
+    const sub = await cli(['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount', '2.00', '--subaccount', from, '--no-color'], {tty: true})
+    expect(sub.code, sub.stderr).toBe(0)
+    expect(sub.stderr).toMatch(new RegExp(`2\\.00 USD to subaccount Ops Main \\(${from.slice(0, 8)}…\\) of account Main operating account`))
+  })
+
+  it('the LIVE cancel summary names from and to', async () => {
+    const added = await cli(['profiles', 'add', 'live', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.live})
+    expect(added.code, added.stderr).toBe(0)
+    const la = (await cli(['subaccounts', 'create', '--name', 'Live Source', '-p', 'live', '--yes'])).json().id
+    const lb = (await cli(['subaccounts', 'create', '--name', 'Live Payee', '-p', 'live', '--yes'])).json().id
+    const move = await cli(['moves', 'create', '--from', la, '--to', lb, '--amount', '3.00', '--no-auto-approve', '-p', 'live', '--yes'])
+    expect(move.code, move.stderr).toBe(0)
+    const declined = await cli(['moves', 'cancel', move.json().id, '-p', 'live', '--no-color'], {tty: true, answers: ['n']})
+    expect(declined.code, declined.stderr).toBe(3)
+    // Name and whole id, as the approve summary shows them (was: the bare ids).
+    expect(declined.stderr).toMatch(new RegExp(`from:\\s+Live Source \\(${la}\\)`))
+    expect(declined.stderr).toMatch(new RegExp(`to:\\s+Live Payee \\(${lb}\\)`))
+  })
+})
