@@ -36,7 +36,7 @@ Movements that break a limit are refused before any request (exit 3) unless --ov
     add: Flags.boolean({summary: 'With allowed-destinations: add the ids to the existing list instead of replacing it.'}),
     threshold: Flags.string({summary: 'With approval-policy: the amount above which it applies, then its currency (`--threshold 10000.00 USD`).'}),
   }
-  static override usage = '<%= command.id %> NAME KEY VALUE... [--add] [--threshold AMOUNT CURRENCY]'
+  static override usage = 'profiles set NAME KEY VALUE... [--add] [--threshold AMOUNT CURRENCY]'
   static override restArgs = true
   static override args = {
     name: Args.string({description: 'profile name', required: true}),

@@ -9,7 +9,7 @@ export default class ProfilesUnset extends BaseCommand<typeof ProfilesUnset> {
   static override description =
     'Without values it removes the whole limit; with currencies (max-amount, daily-max) or ids (allowed-destinations) only those. Removing what the profile does not have is exit 2, naming what it has; nothing is changed.'
   static override examples = ['<%= config.bin %> profiles unset prod max-amount USD', '<%= config.bin %> profiles unset prod allowed-destinations SUB_A', '<%= config.bin %> profiles unset prod allowed-destinations']
-  static override usage = '<%= command.id %> NAME KEY [VALUE...]'
+  static override usage = 'profiles unset NAME KEY [VALUE...]'
   static override restArgs = true
   static override args = {
     name: Args.string({description: 'profile name', required: true}),
