@@ -28,7 +28,7 @@ const AUDIT_KNOWN: Column[] = [
 ]
 
 export default class AuditList extends BaseCommand<typeof AuditList> {
-  static override summary = 'Show the audit trail of mutating requests (intent before sending, outcome after).'
+  static override summary = 'Show the audit trail of mutating requests (intent before, outcome after).'
   static override description =
     'Reads audit.jsonl in the config dir (PAYOPS_CONFIG_DIR). Records hold no key, secret or token. ' +
     'The head (last record number and hash, from audit.head) follows on stderr: a note in table format, a {"head":{...}} line in the others, so stdout stays the list. ' +

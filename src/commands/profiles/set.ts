@@ -8,18 +8,17 @@ import {applySetting, SETTING_KEYS} from '../../config/settings.js'
 export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   static override summary = 'Set a limit or setting of a profile.'
   static override description = `Keys:
-  max-amount AMOUNT CURRENCY     refuse any single movement over AMOUNT in CURRENCY (repeat per currency;
-                                 once any max-amount is set, movements in other currencies are refused too)
-  daily-max AMOUNT CURRENCY      refuse a movement that would take the total moved today (UTC) under this
-                                 profile's key past AMOUNT in CURRENCY: every command and \`api\` count
-  allowed-destinations ID,...    refuse movements to any other destination (UUIDs); replaces the list,
-                                 or adds to it with --add
-  approval-policy maker-checker  a move or transfer (over --threshold AMOUNT CURRENCY, or any) is created
-                                 without auto-approval, and whoever created it cannot approve it
+  max-amount AMOUNT CURRENCY     refuse any single movement over AMOUNT in CURRENCY (repeat per
+                                 currency; then other currencies are refused too)
+  daily-max AMOUNT CURRENCY      refuse what would take today's total (UTC) under this profile's
+                                 key past AMOUNT; every command and \`api\` count
+  allowed-destinations ID,...    refuse movements to other destinations (replaces; --add adds)
+  approval-policy maker-checker  create moves and transfers (over --threshold AMOUNT CURRENCY, or
+                                 all) held, to be approved by someone else
   operator-name "First Last"     who uses this profile: written into every audit record
-  watch RULE ARGS...             a rule \`payops watch\` checks: min-balance SUBACCOUNT_ID AMOUNT CURRENCY,
-                                 transfer-failed, transfer-stuck HOURS, approval-waiting HOURS,
-                                 reconcile-exceptions ACCOUNT_ID
+  watch RULE ARGS...             a rule for \`payops watch\`: min-balance SUBACCOUNT_ID AMOUNT
+                                 CURRENCY, transfer-failed, transfer-stuck HOURS,
+                                 approval-waiting HOURS, reconcile-exceptions ACCOUNT_ID
   base-url URL                   change the base URL
 Movements that break a limit are refused before any request (exit 3) unless --override-limits is given and confirmed.`
   static override examples = [
