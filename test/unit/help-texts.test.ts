@@ -130,7 +130,7 @@ async function classOf(id: string): Promise<CommandClass> {
 /** Parses one invocation's words as oclif does for that command (global flags before the topic moved after it). */
 async function parseInvocation(words: string[]): Promise<string> {
   const {hoistGlobalFlags} = await import(pathToFileURL(join(ROOT, 'dist/entry.js')).href)
-  const {ApiCommand} = (await import('../../src/base-command.js')) as {ApiCommand: {baseFlags: Record<string, never>}}
+  const {ApiCommand} = (await import('../../src/base-command.js')) as unknown as {ApiCommand: {baseFlags: Record<string, never>}}
   const line = words[0]?.startsWith('-') ? (hoistGlobalFlags(words, ApiCommand.baseFlags) as string[]) : words
   let n = 0
   while (n < line.length && prefixes.has(line.slice(0, n + 1).join(':'))) n++
