@@ -17,6 +17,7 @@ import {PayopsError, UsageError} from './errors.js'
 import type {Summary} from './movements/types.js'
 import {FORMATS, type Column, type Output} from './output/index.js'
 import {terminalLines} from './output/safe.js'
+import {oneValueEach} from './flags.js'
 import {outputFor, type OutputFlags} from './output/select.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -46,6 +47,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** The API areas this command uses; only their schemas are loaded. */
   static areas: readonly ApiArea[] = []
 
+  /**
+   * The last argument takes every word that follows it (`profiles set NAME KEY VALUE...`): parsed
+   * as oclif's `strict = false`, which help would show as `NAME... KEY...`; the command's `usage`
+   * says it instead.
+   */
+  static restArgs = false
+
   protected flags!: BaseFlags<T>
   protected args!: CmdArgs<T>
   /** Every positional argument (for commands with `strict = false`). */
@@ -63,10 +71,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     host().endQuietlyOnClosedPipe()
     const ctor = this.ctor as typeof BaseCommand
     const {args, flags, argv} = await this.parse({
-      flags: ctor.flags,
-      baseFlags: (this.ctor as unknown as {baseFlags: Interfaces.FlagInput}).baseFlags,
+      flags: oneValueEach(ctor.flags),
+      baseFlags: oneValueEach((this.ctor as unknown as {baseFlags: Interfaces.FlagInput}).baseFlags),
       args: ctor.args,
-      strict: ctor.strict,
+      strict: ctor.strict && !ctor.restArgs,
     })
     this.flags = flags as BaseFlags<T>
     this.args = args as CmdArgs<T>

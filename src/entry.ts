@@ -40,56 +40,142 @@ export interface GlobalFlag {
 const LEAVE_ALONE = new Set(['--help', '-h', '--version'])
 
 /**
+ * The global flag `argv[i]` is (with its value, when it takes one), as the tokens it spans, or
+ * undefined when `argv[i]` is not a global flag. A value-taking flag without its value is a usage
+ * error (thrown as an Error with a message).
+ */
+function globalFlagAt(argv: string[], i: number, flags: Record<string, GlobalFlag>): string[] | undefined {
+  const token = argv[i]
+  const defs = Object.entries(flags).map(([name, f]) => ({...f, name}))
+  let def: GlobalFlag | undefined
+  let inline = false
+  if (token.startsWith('--')) {
+    const eq = token.indexOf('=')
+    const name = eq === -1 ? token.slice(2) : token.slice(2, eq)
+    def = defs.find((f) => f.name === name || f.aliases?.includes(name))
+    inline = eq !== -1
+  } else {
+    def = defs.find((f) => f.char === token[1] || f.charAliases?.includes(token[1]))
+    inline = token.length > 2
+    // `-yX`: combined one-letter flags are not taken before the command.
+    if (def && inline && def.type === 'boolean') def = undefined
+  }
+  if (!def) return undefined
+  if (def.type === 'boolean' || inline) return [token]
+  const value = argv[i + 1]
+  if (value === undefined || (value.startsWith('-') && value !== '-')) throw new Error(`Flag ${token} needs a value.`)
+  return [token, value]
+}
+
+const isFlag = (token: string) => token.startsWith('-') && token !== '-'
+
+/**
  * Moves the global flags that come before the command (with their values) to just after the
  * command's words, so that oclif finds the command id first. A leading flag that is not global,
  * or a value-taking flag without its value, is a usage error (thrown as an Error with a message).
  */
 export function hoistGlobalFlags(argv: string[], flags: Record<string, GlobalFlag>): string[] {
   if (argv.length === 0 || !argv[0].startsWith('-') || argv[0] === '-' || LEAVE_ALONE.has(argv[0])) return argv
-  const defs = Object.entries(flags).map(([name, f]) => ({...f, name}))
-  const byLong = (n: string) => defs.find((f) => f.name === n || f.aliases?.includes(n))
-  const byChar = (c: string) => defs.find((f) => f.char === c || f.charAliases?.includes(c))
   const moved: string[] = []
   let i = 0
-  while (i < argv.length && argv[i].startsWith('-') && argv[i] !== '-') {
+  while (i < argv.length && isFlag(argv[i])) {
     const token = argv[i]
     if (LEAVE_ALONE.has(token)) return argv
     if (token === '--') throw new Error('Expected a command before "--".')
-    let def: GlobalFlag | undefined
-    let inline = false
-    if (token.startsWith('--')) {
-      const eq = token.indexOf('=')
-      def = byLong(eq === -1 ? token.slice(2) : token.slice(2, eq))
-      inline = eq !== -1
-    } else {
-      def = byChar(token[1])
-      inline = token.length > 2
-      // `-yX`: combined one-letter flags are not taken before the command.
-      if (def && inline && def.type === 'boolean') def = undefined
-    }
-    if (!def) throw new Error(`Unknown flag ${token} before the command: only global flags may come first.`)
-    moved.push(token)
-    i++
-    if (def.type === 'option' && !inline) {
-      const value = argv[i]
-      if (value === undefined || (value.startsWith('-') && value !== '-')) throw new Error(`Flag ${token} needs a value.`)
-      moved.push(value)
-      i++
-    }
+    const span = globalFlagAt(argv, i, flags)
+    if (!span) throw new Error(`Unknown flag ${token} before the command: only global flags may come first.`)
+    moved.push(...span)
+    i += span.length
   }
   const rest = argv.slice(i)
   if (rest.length === 0) throw new Error(`Give a command after ${moved.join(' ')}.`)
   // After the command's words (and any plain arguments), before its first flag or `--`.
   let at = 0
-  while (at < rest.length && !(rest[at].startsWith('-') && rest[at] !== '-')) at++
+  while (at < rest.length && !isFlag(rest[at])) at++
   return [...rest.slice(0, at), ...moved, ...rest.slice(at)]
 }
 
-async function dispatchArgv(argv: string[]): Promise<string[] | undefined> {
-  if (!argv[0]?.startsWith('-') || LEAVE_ALONE.has(argv[0])) return argv
+/** Help and version flags: oclif answers them wherever they are. */
+const leftToOclif = (token: string, table: CommandTable) => LEAVE_ALONE.has(token) || table.helpFlags.includes(token) || table.versionFlags.includes(token)
+
+/** Every id and id prefix (topic) of the table, as `a:b`. */
+function usableIds(table: CommandTable): Set<string> {
+  const usable = new Set<string>()
+  for (const id of Object.keys(table.commands)) {
+    const parts = id.split(':')
+    for (let i = 1; i <= parts.length; i++) usable.add(parts.slice(0, i).join(':'))
+  }
+  return usable
+}
+
+/**
+ * Moves the global flags written between a topic's words and its command (`payops moves -p emu
+ * create ...`, `payops subaccounts -o json get ID`) to just after the command's words, as
+ * gh and the Stripe CLI take them. A flag that follows a topic's words (not a command's) and is
+ * not followed by the rest of a command is a usage error: the line would otherwise print the
+ * topic's help and exit 0, running nothing. Help flags and `--` are left to oclif.
+ */
+export function hoistTopicFlags(argv: string[], flags: Record<string, GlobalFlag>, table: CommandTable): string[] {
+  const usable = usableIds(table)
+  const words: string[] = []
+  const moved: string[] = []
+  let i = 0
+  while (i < argv.length) {
+    const token = argv[i]
+    if (!isFlag(token)) {
+      const id = [...words, token].join(':')
+      if (!usable.has(id)) break
+      words.push(token)
+      i++
+      continue
+    }
+    if (words.length === 0 || token === '--' || leftToOclif(token, table)) break
+    const id = words.join(':')
+    // Flags after a whole command are the command's to parse.
+    const topicOnly = !table.commands[id]
+    let j = i
+    const run: string[] = []
+    for (let span = globalFlagAt(argv, j, flags); span; span = j < argv.length && isFlag(argv[j]) ? globalFlagAt(argv, j, flags) : undefined) {
+      run.push(...span)
+      j += span.length
+    }
+    const next = argv[j]
+    const extends_ = next !== undefined && !isFlag(next) && usable.has([...words, next].join(':'))
+    if (run.length > 0 && extends_) {
+      moved.push(...run)
+      i = j
+      continue
+    }
+    if (!topicOnly) break
+    if (next !== undefined && leftToOclif(next, table)) break
+    const shown = words.join(' ')
+    if (run.length === 0) throw new Error(`Unknown flag ${argv[j]} after "${shown}": give the command first (payops ${shown} COMMAND ...).`)
+    if (next === undefined || isFlag(next)) throw new Error(`Give a command after ${shown} ${run.join(' ')} (payops ${shown} COMMAND ...).`)
+    // A mistyped command: oclif's typo hook names it (exit 2), with the flags out of its way.
+    moved.push(...run)
+    i = j
+    break
+  }
+  if (moved.length === 0) return argv
+  let at = i
+  while (at < argv.length && !isFlag(argv[at])) at++
+  return [...words, ...argv.slice(i, at), ...moved, ...argv.slice(at)]
+}
+
+/**
+ * The line with its global flags moved after the command's words (those before the topic, and
+ * those between a topic's words and its command), or undefined when the line is a usage error
+ * (reported, exit code set).
+ */
+async function dispatchArgv(argv: string[], table: CommandTable | undefined): Promise<string[] | undefined> {
+  const leading = argv[0]?.startsWith('-') && !LEAVE_ALONE.has(argv[0])
+  const inner = table !== undefined && argv.length > 1 && !argv[0].startsWith('-') && argv.some((a) => isFlag(a))
+  if (!leading && !inner) return argv
   const {ApiCommand} = await import('./base-command.js')
+  const flags = ApiCommand.baseFlags as unknown as Record<string, GlobalFlag>
   try {
-    return hoistGlobalFlags(argv, ApiCommand.baseFlags as unknown as Record<string, GlobalFlag>)
+    const hoisted = leading ? hoistGlobalFlags(argv, flags) : argv
+    return table ? hoistTopicFlags(hoisted, flags, table) : hoisted
   } catch (error) {
     const {reportUsageError} = await import('./hooks/command-not-found.js')
     reportUsageError(`${(error as Error).message} See payops --help.`, argv)
@@ -114,11 +200,7 @@ export interface CommandTable {
 export function commandIdFromArgv(argv: string[], table: CommandTable): {id: string; rest: string[]} {
   if (argv.length === 0) return {id: '', rest: []}
   if (argv.length === 1 || argv[0].includes(':')) return {id: argv[0], rest: argv.slice(1)}
-  const usable = new Set<string>()
-  for (const id of Object.keys(table.commands)) {
-    const parts = id.split(':')
-    for (let i = 1; i <= parts.length; i++) usable.add(parts.slice(0, i).join(':'))
-  }
+  const usable = usableIds(table)
   const words: string[] = []
   const idOf = (more?: string) => (more ? [...words, more] : words).filter(Boolean).join(':')
   for (const arg of argv) {
@@ -152,8 +234,7 @@ function readTable(dir: string): CommandTable | undefined {
  * Runs one of payops' own commands through oclif with a Config of payops' root plugin alone, when
  * the line names one; returns false (having done nothing) for every other line.
  */
-async function runOwnCommand(argv: string[], root: string): Promise<boolean> {
-  const table = readTable(join(root, 'dist'))
+async function runOwnCommand(argv: string[], root: string, table: CommandTable | undefined): Promise<boolean> {
   if (!table || wantsHelpOrVersion(argv, table)) return false
   const {id, rest} = commandIdFromArgv(argv, table)
   if (!table.commands[id]?.[0]) return false
@@ -197,10 +278,11 @@ async function runCommandLine(args: string[], dir: string): Promise<void> {
     return
   }
   try {
-    const argv = await dispatchArgv(args)
-    if (!argv) return
     const root = join(fileURLToPath(new URL('.', options.dir)), '..')
-    if (!(await runOwnCommand(argv, root))) await (await import('./oclif-run.js')).run(argv, options.dir)
+    const table = readTable(join(root, 'dist'))
+    const argv = await dispatchArgv(args, table)
+    if (!argv) return
+    if (!(await runOwnCommand(argv, root, table))) await (await import('./oclif-run.js')).run(argv, options.dir)
     // As oclif's execute does: not awaited, so that a closed stdout (`| head`) does not hang the exit.
     flush().catch(() => undefined)
   } catch (error) {

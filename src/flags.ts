@@ -328,3 +328,15 @@ export function flagSuggestion(err: unknown): string {
   if (e.flags.length === 1) return `Did you mean ${hints[0].s}?`
   return `Did you mean ${hints.map((h) => `${h.s} (for ${h.typed})`).join(', ')}?`
 }
+
+/**
+ * Repeatable flags take one value each time they are given (`-H a -H b`), as in gh: a plain word
+ * after one is the command's argument (`webhooks trigger --secret-file F payin.settled`), never
+ * a second value. Applied to every command's flags before parsing.
+ */
+export function oneValueEach<T extends Record<string, unknown> | undefined>(flags: T): T {
+  if (!flags) return flags
+  const out: Record<string, unknown> = {}
+  for (const [name, f] of Object.entries(flags)) out[name] = (f as {multiple?: boolean}).multiple ? {...(f as object), multipleNonGreedy: true} : f
+  return out as T
+}

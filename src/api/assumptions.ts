@@ -78,7 +78,7 @@ export const ASSUMPTIONS: Assumption[] = [
   {topic: 'Cursor format', assumed: 'Opaque strings; a cursor from another list, order or filter set is 400 VALIDATION_ERROR.'},
   {
     topic: 'Payers list `limit` maximum',
-    assumed: 'The parameter definition (max 500) is normative for payers and payees alike (the payers description says 100); a limit outside 1 to 500 is 400 VALIDATION_ERROR.',
+    assumed: 'The emulator takes the parameter definition (max 500) for payers and payees alike: a limit outside 1 to 500 is 400 VALIDATION_ERROR. `payops payers list` keeps to the payers description\'s 100 (its `--limit` refuses more, exit 2), which a service enforcing either reading accepts; `payees list` takes up to 500.',
   },
   {
     topic: 'Payer/payee `has_default` (payment methods)',

@@ -9,8 +9,10 @@ import {buildRawRequest, RAW_METHODS, type RawMethod} from '../api/raw.js'
 export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
   static override areas = ['raw'] as const
   static override summary = 'Call any endpoint with the profile\'s key and print the JSON response.'
-  static override description =
-    'For GET and DELETE, -f/-F fields become query parameters; otherwise they form a JSON body. -F converts true, false, null and numbers, and reads @FILE (or @- for stdin) as a string. --paginate follows next_cursor and prints every item of `data`. Non-GET calls on a LIVE key ask for confirmation. A call that moves money (move create, approve and cancel, transfer create and approve, simulated credits) goes through the same checks as the dedicated commands: the profile\'s limits, the typed LIVE confirmation with the amount, an Idempotency-Key (yours from -H, else a new one) and the audit trail; other -H headers and query strings are refused on those calls.'
+  static override description = [
+    'Fields as in gh: -f/--raw-field key=value sends the value as a string; -F/--field key=value converts true, false, null and numbers, and reads @FILE (or @- for stdin) as a string. For GET and DELETE the fields become query parameters; otherwise they form a JSON body. (The long names were once the other way round: --field now converts, as in gh; -f and -F are unchanged.)',
+    '--paginate follows next_cursor and prints every item of `data`. Non-GET calls on a LIVE key ask for confirmation. A call that moves money (move create, approve and cancel, transfer create and approve, simulated credits) goes through the same checks as the dedicated commands: the profile\'s limits, the typed LIVE confirmation with the amount, an Idempotency-Key (yours from -H, else a new one) and the audit trail; other -H headers and query strings are refused on those calls.',
+  ].join('\n\n')
   static override examples = [
     '<%= config.bin %> api GET /api/subaccounts/SUB_ID',
     '<%= config.bin %> api POST /api/subaccounts -f name=Payroll',
@@ -22,8 +24,8 @@ export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
     path: Args.string({description: 'path beginning with /, e.g. /api/subaccounts/ID', required: true}),
   }
   static override flags = {
-    field: Flags.string({char: 'f', summary: 'String field key=value (repeatable).', multiple: true}),
-    'raw-field': Flags.string({char: 'F', summary: 'Typed field key=value: numbers, true/false/null, @FILE (repeatable).', multiple: true}),
+    'raw-field': Flags.string({char: 'f', summary: 'String field key=value, sent as a string (repeatable).', multiple: true}),
+    field: Flags.string({char: 'F', summary: 'Typed field key=value: numbers, true/false/null, @FILE (repeatable).', multiple: true}),
     input: Flags.string({summary: 'Request body from FILE, or - for stdin.', exclusive: ['field', 'raw-field']}),
     header: Flags.string({char: 'H', summary: 'Extra header "Name: value" (repeatable).', multiple: true}),
     paginate: Flags.boolean({summary: 'Follow next_cursor and print every item of data.'}),
@@ -35,8 +37,8 @@ export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
     const req = buildRawRequest({
       method,
       path: this.args.path,
-      fields: f.field,
-      typedFields: f['raw-field'],
+      fields: f['raw-field'],
+      typedFields: f.field,
       input: f.input === undefined ? undefined : (await readFileOrStdin(f.input, '--input', this.ctx.io.stdin)).toString('utf8'),
       headers: f.header,
       readFile: (file) => readFileArg(file, '-F').toString('utf8'),

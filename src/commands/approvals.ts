@@ -4,7 +4,7 @@ import {runApprovals} from '../movements/approvals.js'
 
 export default class Approvals extends ApiCommand<typeof Approvals> {
   static override areas = ['moves', 'subaccounts', 'transfers', 'treasury'] as const
-  static override summary = 'What awaits your approval: account transfers in created, and moves made here without auto-approval.'
+  static override summary = 'What awaits approval: created account transfers and the moves held here.'
   static override description = [
     'Account transfers awaiting approval come from the service. The API cannot list moves, so the moves shown are those this machine created without auto-approval (moves create, import rows, api) that no later record shows approved, settled or canceled; they are labelled "local".',
     'On a terminal (table output) it offers a checkbox list with amounts and names and approves the chosen ones through the same checks as moves approve and transfers approve: the profile\'s limits, and on LIVE the total typed. Otherwise it prints the list, e.g. for `payops approvals -o json | jq -r \'.[] | select(.kind=="move") | .id\' | payops moves approve -`.',

@@ -4,7 +4,7 @@ import {parseInterval, runWatch} from '../controls/watch.js'
 
 export default class Watch extends ApiCommand<typeof Watch> {
   static override areas = ['subaccounts', 'transfers', 'treasury'] as const
-  static override summary = 'Check the profile\'s watch rules and alert when one is crossed: once (for cron) or on an interval.'
+  static override summary = 'Check the profile\'s watch rules; alert when one is crossed (--once for cron).'
   static override description = [
     'Rules are kept in the profile: `payops profiles set NAME watch RULE ARGS...` with min-balance SUBACCOUNT_ID AMOUNT CURRENCY, transfer-failed, transfer-stuck HOURS, approval-waiting HOURS or reconcile-exceptions ACCOUNT_ID; `profiles unset NAME watch [RULE [ID]]` removes them.',
     'An alert fires when a rule is crossed and re-arms when it clears (the state is kept in watch.sqlite in the config dir, per key): a condition that holds is reported once. Each alert is one JSON line on stdout (one sentence on a terminal); --exec CMD runs CMD with the alert JSON on its stdin, --post URL sends it signed with the secret in PAYOPS_WATCH_SECRET (X-Webhook-Signature: hex HMAC-SHA256 of `{timestamp}.{body}`, X-Webhook-Timestamp, as the service signs its webhooks).',

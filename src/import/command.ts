@@ -6,7 +6,7 @@
  */
 import type {CommandContext} from '../context/index.js'
 import {NotConfirmedError, PartialError, UsageError} from '../errors.js'
-import {confirmBatch, dailyCapReport, limitReport, portsOf, type GuardFlags} from '../movements/command.js'
+import {confirmBatch, dailyCapReport, limitReport, portsOf, refusals, type GuardFlags} from '../movements/command.js'
 import {endedMoves} from '../movements/history.js'
 import {keyIdOf} from '../api/redact.js'
 import {formatTotals as describeTotals, toDecimalString} from '../money.js'
@@ -48,8 +48,7 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
 }
 
 async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContext): Promise<void> {
-  const f = opts
-  const file = opts.file
+  const [f, file] = [opts, opts.file]
   if (plan.errors.length) {
     for (const e of plan.errors) ctx.out.note(`line ${e.line}: ${e.message}`)
     throw new UsageError(`${plural(plan.errors.length, 'problem')} in ${file}; nothing was sent.`)
@@ -71,9 +70,9 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     const {fresh, open, awaiting} = plan.summary
     const again = pendingCount - fresh - open
     const keys = (n: number) => `(with the ${n === 1 ? 'key it was' : 'keys they were'} sent with)`
-    const todo = [fresh ? `${plural(fresh, 'new row')}` : '', again ? `${plural(again, 'unfinished row')} ${keys(again)}` : '', open ? `${plural(open, 'row')} not settled to look up again ${keys(open)}` : ''].filter(Boolean)
+    const todo = [fresh ? `${plural(fresh, 'row')} not sent before` : '', again ? `${plural(again, 'unfinished row')} ${keys(again)}` : '', open ? `${plural(open, 'row')} not settled to look up again ${keys(open)}` : ''].filter(Boolean)
     const waiting = awaiting.n ? `, ${awaiting.n} of them awaiting approval,` : ''
-    ctx.out.note(`${plural(plan.alreadyDone, 'row')} ${plan.alreadyDone === 1 ? 'was' : 'were'} imported before${waiting} (journal ${plan.journalPath}); ${todo.length ? `${todo.join(' and ')} to send` : 'nothing to send'}.`)
+    ctx.out.note(`${plural(plan.alreadyDone, 'row')} ${plan.alreadyDone === 1 ? 'was' : 'were'} imported before${waiting} (journal ${plan.journalPath}); ${todo.length ? `to send: ${todo.join(' and ')}` : 'nothing to send'}.`)
   }
   if (plan.duplicates.length) {
     const n = plan.duplicates.length
@@ -84,20 +83,20 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
   // Identical rows are paid once each: said where it matters, in the dry run and before the confirmation.
   const same = plan.repeats
   if (same.length) ctx.out.note(`${plural(same.length, 'row')} (line${same.length === 1 ? '' : 's'} ${describeLines(same)}) repeat${same.length === 1 ? 's' : ''} an earlier row of ${file} exactly: each is a move of its own and is paid.`)
-  // The profile's limits first (exit 3), then the read-only checks against the API (exit 2);
-  // a row in minor units without a currency cell takes its source's currency there, so its
-  // limits are checked again in that currency.
-  let overLimits = enforceLimits(ctx, opts, plan.pending())
+  // The profile's limits first (exit 3), then the read-only checks against the API (exit 2); a row in minor units without a
+  // currency cell takes its source's currency there, so its limits are checked again in that currency. A dry run goes on
+  // past a refusal, to report every problem of every row (with the first refusal's exit code).
+  const refused = refusals(f.dryRun)
+  let overLimits = refused.checked(() => enforceLimits(ctx, opts, plan.pending()), [])
   if (pendingCount) {
     const problems = await importFile.check(await ctx.api(['moves', 'subaccounts']), plan)
-    if (problems.length) {
-      for (const e of problems) ctx.out.note(`line ${e.line}: ${e.message}`)
-      throw new UsageError(`${plural(problems.length, 'row')} of ${file} failed the checks; nothing was sent.`)
-    }
-    if (plan.currenciesSet) overLimits = enforceLimits(ctx, opts, plan.pending())
+    for (const e of problems) ctx.out.note(`line ${e.line}: ${e.message}`)
+    if (problems.length) refused.checked(() => { throw new UsageError(`${plural(problems.length, 'row')} of ${file} failed the checks; nothing was sent.`) }, undefined)
+    if (plan.currenciesSet && !refused.any) overLimits = enforceLimits(ctx, opts, plan.pending())
   }
   const totals = plan.summary.pendingTotals
-  enforceDailyCap(ctx, opts, totals)
+  refused.checked(() => enforceDailyCap(ctx, opts, totals), undefined)
+  refused.end()
   // The confirmation checks the limits of each move on its own: the rows over them are enough.
   const movements = overLimits.map(movementOf)
   const summaryLine = `Import ${plural(pendingCount, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rowCount} rows already done)` : ''}`

@@ -24,8 +24,9 @@ export const APPROVAL_COLUMNS: Column[] = [
   {key: 'kind'},
   {key: 'id'},
   {key: 'amount', money: {amount: 'amount_in_minor_units', currency: 'currency_code'}},
-  {key: 'from', get: (r) => named(r.from_name, r.from)},
-  {key: 'to', get: (r) => named(r.to_name, r.to)},
+  // Ids whole (csv, json); a table shows the name beside a short id.
+  {key: 'from', names: true},
+  {key: 'to', names: true},
   {key: 'source'},
   {key: 'created_at', header: 'created'},
 ]
@@ -90,14 +91,17 @@ export async function runApprovals(opts: ApprovalsOptions, ctx: CommandContext):
   const canPick = ctx.prompter.interactive && ctx.io.stdoutIsTTY && !ctx.out.machine && ctx.prompter.select !== undefined
   if (!canPick || items.length === 0) {
     await ctx.out.list(items, APPROVAL_COLUMNS)
-    if (items.some((i) => i.source === 'local')) ctx.out.note(ctx.out.paint.dim('Moves are known locally (this machine\'s audit trail): one approved elsewhere may still be listed, and its approval then answers 400.'))
+    if (items.some((i) => i.source === 'local')) ctx.out.note(ctx.out.paint.dim('Moves are known locally (this machine\'s audit trail): one approved or canceled elsewhere may still be listed; approving it here is refused by the API (nothing moves) and takes it off the list.'))
     return
   }
+  // Amounts right-aligned in one column, the routes after them.
+  const amounts = items.map((i) => formatMoney(i.amount_in_minor_units, i.currency_code) || '(amount unknown)')
+  const room = Math.max(...amounts.map((a) => a.length))
   const chosen = await ctx.prompter.select!(
     'Approve which? (space to pick, enter to go on)',
-    items.map((i) => ({
+    items.map((i, n) => ({
       value: `${i.kind}:${i.id}`,
-      name: `${i.kind === 'move' ? 'Move    ' : 'Transfer'} ${formatMoney(i.amount_in_minor_units, i.currency_code) || '(amount unknown)'}  ${named(i.from_name, i.from)} → ${named(i.to_name, i.to)}${i.source === 'local' ? '  (known locally)' : ''}`,
+      name: `${i.kind === 'move' ? 'Move    ' : 'Transfer'} ${amounts[n].padStart(room)}  ${named(i.from_name, i.from)} → ${named(i.to_name, i.to)}${i.source === 'local' ? '  (known locally)' : ''}`,
     })),
   )
   if (chosen.length === 0) {

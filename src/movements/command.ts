@@ -65,7 +65,15 @@ export async function renderOutcome(ctx: CommandContext, o: Outcome, columns: Co
 export function finishOutcome(ctx: CommandContext, o: Outcome): void {
   ctx.out.outcome({kind: o.kind, id: o.id, idempotency_key: o.idempotency_key, status: o.status}, o.sentence)
   if (o.warning || (o.partial && o.http_status === 207)) ctx.out.warn(o.warning ?? 'the API reported a partial success')
-  if (o.partial) throw new PartialError(o.sentence)
+  if (o.partial) throw new PartialError(partialLine(ctx, o))
+}
+
+/**
+ * The error line of a partial outcome (exit 6): on a terminal the sentence was just printed, so
+ * the line only names the state; in machine formats it is the sentence (the outcome line is JSON).
+ */
+function partialLine(ctx: CommandContext, o: Outcome): string {
+  return ctx.out.machine ? o.sentence : `Partial success: ${o.id} is ${o.status ?? 'in an unknown state'}, not settled (see above).`
 }
 
 /**
@@ -96,7 +104,7 @@ export async function runBatch(ctx: CommandContext, flags: GuardFlags, requests:
   // A 207 was carried out (approved) though not settled: say so and what to do, never "could not approve".
   const partial = settled.flatMap((s) => ('outcome' in s && s.outcome.partial ? [s.outcome] : []))
   if (partial.length && !results.some((r) => r.result === 'error')) {
-    if (partial.length === 1 && results.length === 1) throw new PartialError(partial[0].sentence)
+    if (partial.length === 1 && results.length === 1) throw new PartialError(partialLine(ctx, partial[0]))
     throw new PartialError(`${partial.length} of ${results.length} were approved but not settled (${partial.map((o) => o.id).join(', ')}): each stays approved: the API can no longer approve or cancel them (both answer 400), and replaying a create returns the move as it is; ask the provider to settle or fail them.`)
   }
   new BulkReport(results, codes).throwIfFailed(verb)
@@ -133,6 +141,32 @@ export async function confirmBatch(ctx: CommandContext, flags: GuardFlags, summa
 /** Every limit the movements break (bulk commands list them all). */
 export function limitReport(ctx: CommandContext, movements: Movement[]): string[] {
   return movements.flatMap((m) => violationsOfSets(ctx.profile.limitSets, m))
+}
+
+/**
+ * Refusals a dry run collects instead of stopping at the first, so that it reports every class of
+ * problem: `checked(fn, none)` runs one check (with `collect`, a refusal is kept and `none` is
+ * returned); `end()` throws what was kept, the first refusal's class and exit code with every message.
+ */
+export function refusals(collect: boolean): {readonly any: boolean; checked<T>(fn: () => T, none: T): T; end(): void} {
+  const kept: Error[] = []
+  return {
+    get any() {
+      return kept.length > 0
+    },
+    checked<T>(fn: () => T, none: T): T {
+      try {
+        return fn()
+      } catch (err) {
+        if (!collect) throw err
+        kept.push(err as Error)
+        return none
+      }
+    },
+    end() {
+      if (kept.length) throw Object.assign(kept[0], {message: kept.map((e) => e.message).join(' ')})
+    },
+  }
 }
 
 /** The daily caps a batch's totals (minor units per currency) break, with what moved today under the key. */

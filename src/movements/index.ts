@@ -6,7 +6,7 @@
  */
 import {ApiError, ConflictError, PayopsError} from '../errors.js'
 import {leavesOutcomeUnknown} from '../api/retry.js'
-import {alreadyDone, unknownExplanation, unknownOutcome} from './settle.js'
+import {alreadyDone, stateInRefusal, unknownExplanation, unknownOutcome} from './settle.js'
 import {newOpId, type ApiResponse, type AuditInfo} from '../api/client.js'
 import {classifyOutcome, mismatches, requestWindowStart, timeOf} from './classify.js'
 import {guard, type GuardOptions} from './guard.js'
@@ -139,6 +139,18 @@ function failureOf(err: unknown): NonNullable<Established['failure']> {
   return {status: e.status ?? null, request_id: e.requestId ?? null, error_code: e.errorCode ?? e.code ?? (err as Error).name}
 }
 
+/**
+ * A refusal that names the state the movement is in ("move cannot be approved in status
+ * canceled"): recorded with the error, so that the approval queue knows it is no longer waiting.
+ */
+function refusedInState(p: Plan, err: unknown): {resource_id: string; resource_status: string} | undefined {
+  const r = p.request
+  if (!(err instanceof ApiError) || err.status !== 400) return undefined
+  if (r.kind !== 'move.approve' && r.kind !== 'move.cancel' && r.kind !== 'transfer.approve') return undefined
+  const state = stateInRefusal(err.message)
+  return state ? {resource_id: r.id, resource_status: state} : undefined
+}
+
 async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts: PrepareOptions): Promise<Outcome> {
   // A key the operator gave may name a movement an earlier run made where the spec promises no
   // replay (account transfers): look for it first, and send nothing when it is there.
@@ -184,7 +196,7 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts:
       )
       if (found) return conclude(p, ports, info, learned(201, found, sentAt), {kind: 'created', failure: failureOf(err), foundByKey: true})
     }
-    await ports.audit?.outcome({...info, ...failureOf(err), ...(unknown ? {outcome: 'unknown'} : {})})
+    await ports.audit?.outcome({...info, ...failureOf(err), ...refusedInState(p, err), ...(unknown ? {outcome: 'unknown'} : {})})
     if (unknown && opts.unknownAsError) throw unknownOutcome(err, p, {looked, since: sentAt})
     throw explainUncertain(err, p)
   }
@@ -287,9 +299,14 @@ export async function sendConfirmed(request: MovementRequest, ports: MovementPor
   return execute(await plan(request, ports), ports)
 }
 
-/** Plans one movement its caller already confirmed and records its intent (see prepare). */
+/**
+ * Plans one row of a batch its caller already confirmed (an import row) and records its intent
+ * (see prepare). A lost answer is found out by re-running the batch, which the error says.
+ */
 export async function prepareConfirmed(request: MovementRequest, ports: MovementPorts): Promise<Prepared> {
-  return prepare(await plan(request, ports), ports)
+  const p = await plan(request, ports)
+  p.batchRow = true
+  return prepare(p, ports)
 }
 
 export type Settled = {request: MovementRequest; outcome: Outcome} | {request: MovementRequest; error: PayopsError}

@@ -22,15 +22,19 @@ export interface PendingItem extends Record<string, unknown> {
 
 const CREATE = 'POST /api/subaccounts/move'
 const ok = (r: AuditRecord) => r.kind === 'outcome' && typeof r.status === 'number' && r.status >= 200 && r.status < 300
+/** A refusal that named the state the move is in ("cannot be approved in status settled"). */
+const refusedInState = (r: AuditRecord) => r.kind === 'outcome' && r.status === 400 && Boolean(r.resource_status)
 
 /**
  * Moves this machine created without auto-approval and has not seen approved, settled or
- * canceled since: the last recorded status of each move must still be `created`. Pure.
+ * canceled since: the last recorded status of each move must still be `created`. An approve or
+ * cancel the API refused because the move is already settled or canceled (by another machine)
+ * records that state, and the move leaves the queue. Pure.
  */
 export function pendingMovesOf(records: AuditRecord[]): PendingItem[] {
   const last = new Map<string, {status: string | null; rec: AuditRecord}>()
   for (const r of records) {
-    if (!ok(r) || !r.resource_id) continue
+    if (!(ok(r) || refusedInState(r)) || !r.resource_id) continue
     const create = `${r.method} ${r.path}` === CREATE
     const onMove = create || r.path === `/api/subaccounts/move/${r.resource_id}` || r.path === `/api/subaccounts/move/${r.resource_id}/approve`
     if (!onMove) continue

@@ -173,7 +173,7 @@ function planMoveCancel(r: Extract<MovementRequest, {kind: 'move.cancel'}>, port
   return {
     request: r,
     noun: 'move',
-    summary: {action: `Cancel move ${r.id}`, amount: describeKnown(known), from: known?.from ?? undefined, to: known?.to ?? undefined},
+    summary: {action: `Cancel move ${r.id}`, amount: describeKnown(known), from: knownName(ports, known?.from), to: knownName(ports, known?.to)},
     checks: [],
     plainConfirm: true,
     idempotencyKey: null,

@@ -82,9 +82,19 @@ export interface SentenceInput {
 export const STUCK_APPROVED =
   'it stays approved: the API can no longer approve or cancel it (both answer 400), and replaying its create returns it as it is; ask the provider to settle or fail it'
 
+/** Where a simulated credit went: `account Main (6d719867…)`, or `subaccount X of account Y`. */
+function creditedTo(r: Plan['request'], nameOf?: (id: string) => string | undefined): string {
+  if (r.kind !== 'credit.simulate') return ''
+  const show = (id: string) => {
+    const name = nameOf?.(id)
+    return name ? `${name} (${id.slice(0, 8)}…)` : id
+  }
+  return r.subaccount ? ` to subaccount ${show(r.subaccount)} of account ${show(r.account)}` : ` to account ${show(r.account)}`
+}
+
 export function sentence({plan, kind, seen, partial, confirmedByRetry, foundByKey, nameOf, before}: SentenceInput): string {
   const noun = plan.noun
-  const what = describe(seen, plan.currency, nameOf)
+  const what = `${describe(seen, plan.currency, nameOf)}${seen.to ? '' : creditedTo(plan.request, nameOf)}`
   const key = plan.idempotencyKey
   const state = statusPhrase(noun, seen.status, seen.id)
   const op = plan.request.kind

@@ -100,7 +100,9 @@ export function unknownExplanation(p: Plan, opts: {looked?: boolean; since?: num
   let what: string
   switch (r.kind) {
     case 'move.create':
-      what = `It is unknown whether the move was made. Find out, and finish it if it was not, with the same Idempotency-Key (the API answers a repeat with the move it names, never a second one): ${p.settle}`
+      what = p.batchRow
+        ? 'It is unknown whether the move was made. Re-run the same import: it sends this row again with the same Idempotency-Key, which finds out and finishes it if it was not made (the API answers a repeat with the move it names, never a second one).'
+        : `It is unknown whether the move was made. Find out, and finish it if it was not, with the same Idempotency-Key (the API answers a repeat with the move it names, never a second one): ${p.settle}`
       break
     case 'transfer.create': {
       const since = new Date((opts.since ?? Date.now()) - 5 * 60_000).toISOString()

@@ -200,6 +200,11 @@ export interface Plan {
    */
   settle: string
   /**
+   * A row of a batch (an import): what finds out after a lost answer is the batch's own re-run,
+   * which sends the row again with its key, not a command for the row alone.
+   */
+  batchRow?: boolean
+  /**
    * Where the spec promises no replay of a create (account transfers): finds the movement this
    * plan's key names without sending anything; `since` bounds the search (local ms).
    */

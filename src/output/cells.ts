@@ -32,16 +32,20 @@ export function getPath(row: unknown, path: string): unknown {
   return cur
 }
 
+/** A column's name as typed or as its table header reads: `ACH ROUTING`, `ach-routing` and `ach_routing` alike. */
+const nameOf = (s: string) => s.trim().toLowerCase().replace(/[\s_-]+/g, ' ')
+
 /**
- * Resolves `--columns` against the known columns; another key is a path into the rows, taken only
- * when `sample` (the first row) has it: an unknown column is a usage error listing what exists.
+ * Resolves `--columns` against the known columns, by key or by table header (`FROM`, `ACH
+ * ROUTING`, in any case, with spaces, `-` or `_`); another key is a path into the rows, taken
+ * only when `sample` (the first row) has it: an unknown column is a usage error listing what exists.
  */
 export function selectColumns(defaults: Column[], known: Column[], selection?: string[], sample?: Record<string, unknown>): Column[] {
   if (!selection || selection.length === 0) return defaults
   return selection.map((key) => {
     const k = key.trim()
     if (!k) throw new UsageError('--columns has an empty column name.')
-    const col = known.find((c) => c.key === k)
+    const col = known.find((c) => c.key === k) ?? known.find((c) => nameOf(c.header ?? c.key) === nameOf(k) || nameOf(c.key) === nameOf(k))
     if (col) return col
     if (sample !== undefined && getPath(sample, k) === undefined) {
       const names = [...new Set([...known.map((c) => c.key), ...Object.keys(sample)])]
@@ -102,6 +106,59 @@ export function fitWidths(natural: number[], max: number, min = 6): number[] {
     widths[widest]--
   }
   return widths
+}
+
+/** Whether a column holds ids to copy (`id`, `…_id`): a fitted table keeps them whole. */
+export function holdsIds(col: Column): boolean {
+  return !col.names && (col.key === 'id' || col.key.endsWith('_id'))
+}
+
+/** What a fitted table shows: the columns (indexes, in order), their widths, and those left out. */
+export interface TablePlan {
+  shown: number[]
+  widths: number[]
+  hidden: number[]
+}
+
+/**
+ * Fits a table in `max` characters (two spaces between columns), as gh does: columns that hold
+ * ids (`keep`) stay whole while the others give way, widest first, down to `min` (or their
+ * natural width); a column empty in every row is left out first, then the rightmost other
+ * columns, one at a time. Only when the ids alone do not fit are they cut. A table that fits is
+ * left as it is. Pure.
+ */
+export function planTable(natural: number[], max: number, opts: {keep?: boolean[]; empty?: boolean[]; min?: number} = {}): TablePlan {
+  const min = opts.min ?? 10
+  const keep = opts.keep ?? natural.map(() => false)
+  const total = (idx: number[], w: number[]) => idx.reduce((a, i) => a + w[i], 0) + 2 * Math.max(0, idx.length - 1)
+  let shown = natural.map((_, i) => i)
+  const hidden: number[] = []
+  if (total(shown, natural) <= max) return {shown, widths: [...natural], hidden}
+  if (opts.empty) {
+    hidden.push(...shown.filter((i) => opts.empty![i] && !keep[i]))
+    shown = shown.filter((i) => !hidden.includes(i))
+  }
+  const narrow = (idx: number[]) => {
+    const w = [...natural]
+    while (total(idx, w) > max) {
+      let widest = -1
+      for (const i of idx) if (!keep[i] && w[i] > Math.min(min, natural[i]) && (widest < 0 || w[i] > w[widest])) widest = i
+      if (widest < 0) return undefined
+      w[widest]--
+    }
+    return w
+  }
+  for (;;) {
+    const w = narrow(shown)
+    if (w) return {shown, widths: shown.map((i) => w[i]), hidden: hidden.sort((a, b) => a - b)}
+    const last = [...shown].reverse().find((i) => !keep[i])
+    // Only ids left (or one column): they give way as any column would.
+    if (last === undefined || shown.length === 1) break
+    shown = shown.filter((i) => i !== last)
+    hidden.push(last)
+  }
+  const cut = fitWidths(shown.map((i) => natural[i]), max)
+  return {shown, widths: cut, hidden: hidden.sort((a, b) => a - b)}
 }
 
 /** Cuts a cell to `width` characters, marking the cut with …. */

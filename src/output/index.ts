@@ -12,7 +12,7 @@ import type {Writable} from 'node:stream'
 import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
 
-import {cellText, fitWidths, headerOf, labelled, project, selectColumns, truncateCell, type Column} from './cells.js'
+import {cellText, headerOf, holdsIds, labelled, planTable, project, selectColumns, truncateCell, type Column, type TablePlan} from './cells.js'
 import {colorize, trustedPaint, type Paint} from './color.js'
 
 export {cellText, getPath, selectColumns, type Column} from './cells.js'
@@ -125,7 +125,7 @@ export class Output {
     try {
       return jmespath.search(value as never, this.query)
     } catch (err) {
-      throw new UsageError(`--query "${this.query}" is not a valid JMESPath expression: ${(err as Error).message}`)
+      throw new UsageError(`--query "${this.query}" is not a valid JMESPath expression: ${(err as Error).message}${queryHint(this.query, err as Error)}`)
     }
   }
 
@@ -311,16 +311,26 @@ export class Output {
   private async table(rows: Record<string, unknown>[], cols: Column[], withHeader: boolean): Promise<string> {
     const {default: Table} = await import('cli-table3')
     const texts = rows.map((r) => cols.map((c) => this.tableText(c, r)))
-    // On a terminal the table fits its width (--wide turns this off): the widest columns are cut with ….
+    // On a terminal the table fits its width (--wide turns this off): ids stay whole, the other
+    // columns are cut with … or, when they cannot fit, left out (named on stderr).
     const headers = cols.map((c) => escapeControls(headerOf(c)))
     const natural = cols.map((c, i) => Math.max(headers[i].length, ...texts.map((t) => t[i].length)))
-    const widths = this.width ? fitWidths(natural, this.width) : natural
+    const plan: TablePlan = this.width
+      ? planTable(natural, this.width, {
+          keep: cols.map(holdsIds),
+          // Columns asked for by name are shown even when empty.
+          empty: this.selection ? undefined : cols.map((_, i) => texts.every((t) => t[i] === '')),
+        })
+      : {shown: cols.map((_, i) => i), widths: natural, hidden: []}
+    if (plan.hidden.length && withHeader) {
+      this.note(this.paint.dim(`Not shown at this width: ${plan.hidden.map((i) => cols[i].key).join(', ')} (--wide shows every column; --columns picks them).`))
+    }
     const table = new Table({
-      head: withHeader ? cols.map((c, i) => this.ink.bold(truncateCell(headers[i], widths[i]))) : [],
+      head: withHeader ? plan.shown.map((ci, k) => this.ink.bold(truncateCell(headers[ci], plan.widths[k]))) : [],
       chars: {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  '},
       style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
     })
-    for (const t of texts) table.push(cols.map((c, i) => this.cell(c, truncateCell(t[i], widths[i]))))
+    for (const t of texts) table.push(plan.shown.map((ci, k) => this.cell(cols[ci], truncateCell(t[ci], plan.widths[k]))))
     return table.toString() + '\n'
   }
 
@@ -433,4 +443,17 @@ function csvRecord(cols: Column[], row: Record<string, unknown>): string[] {
 /** The CSV header row (a raw answer's keys may come from the server): guarded alike. */
 function csvHeader(cols: Column[]): string[] {
   return cols.map((c) => guardCsvCell(c.key))
+}
+
+/**
+ * What to write instead, for the usual slip: a bare word between backticks (`US`), which JMESPath
+ * reads as a JSON value and so refuses; a string is written 'US'. The corrected expression is
+ * shown in double quotes, as a shell takes it (no backticks inside double quotes: a shell runs them).
+ */
+export function queryHint(query: string, err: Error): string {
+  const literal = /`([^`"\d[{\-][^`]*)`/.exec(query)
+  if (!literal || !/JSON/i.test(err.message) || ['true', 'false', 'null'].includes(literal[1].trim())) return ''
+  const fixed = query.split(literal[0]).join(`'${literal[1]}'`)
+  const paste = /[`"$\\!]/.test(fixed) ? '' : `: --query "${fixed}"`
+  return `. Between backticks JMESPath takes a JSON value; a string is written '${literal[1]}'${paste}`
 }

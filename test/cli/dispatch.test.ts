@@ -142,3 +142,40 @@ describe('global flags before the topic', () => {
     }
   })
 })
+
+describe('global flags between the topic and the command', () => {
+  it('run the command, as gh and the Stripe CLI do', async () => {
+    const before = await totals(to)
+    const moved = await cli(['moves', '-p', 'sandbox', '--json', 'create', '--from', from, '--to', to, '--amount', '0.02'])
+    expect(moved.code, moved.stderr).toBe(0)
+    expect(moved.json()).toMatchObject({status: 'settled', amount_in_minor_units: 2})
+    expect((await totals(to)).incoming).toBe(before.incoming + 2)
+    const got = await cli(['subaccounts', '-p', 'other', '-o', 'json', 'get', otherSub])
+    expect(got.code, got.stderr).toBe(0)
+    expect(got.json().id).toBe(otherSub)
+    const csv = await cli(['treasury', '-o', 'csv', 'accounts', 'list'])
+    expect(csv.code, csv.stderr).toBe(0)
+    expect(csv.stdout).toMatch(/^id,/)
+  })
+
+  it('a topic followed by flags and no command is a usage error, not its help with exit 0', async () => {
+    for (const args of [['moves', '-p', 'sandbox'], ['moves', '--from', from, 'create', '--to', to, '--amount', '1'], ['subaccounts', '--json']]) {
+      const r = await expectNothingSent(emu, () => cli(args), dir.path)
+      expect(r.code, `payops ${args.join(' ')}: ${r.stderr}`).toBe(2)
+      expect(r.stdout).toBe('')
+      expect(r.stderr).toMatch(/Give a command after|Unknown flag --from after "moves"/)
+    }
+  })
+
+  it('a mistyped command after them is named with its suggestion', async () => {
+    const r = await expectNothingSent(emu, () => cli(['moves', '-p', 'sandbox', 'craete', '--from', from]), dir.path)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/Unknown command "moves craete"\. Did you mean "moves create"\?/)
+  })
+
+  it('help after them is still help', async () => {
+    const r = await cli(['moves', '-p', 'sandbox', '--help'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/moves create/)
+  })
+})

@@ -121,9 +121,13 @@ describe('profile limits', () => {
   it('a currency without a max-amount is refused once any max-amount is set', async () => {
     const file = join(dir.path, 'eur.csv')
     writeFileSync(file, ['from,to,amount,currency', `${a},${b},1.00,EUR`].join('\n'))
-    const r = await nothingSent(() => cli(['moves', 'import', file, '--dry-run']))
+    // A dry run goes on to the read-only checks, and reports what they find too (exit 3 still).
+    const r = await onlyReads([lookup(a), lookup(b)], () => cli(['moves', 'import', file, '--dry-run']))
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/line 2: profile "sandbox" has max-amount limits for USD but none for EUR/)
+    expect(r.stderr).toMatch(/line 2: amount is in EUR but subaccount .* holds USD/)
+    const real = await nothingSent(() => cli(['moves', 'import', file, '--yes']))
+    expect(real.code).toBe(3)
     await cli(['profiles', 'unset', 'sandbox', 'max-amount'])
     expect((await cli(['profiles', 'show', 'sandbox'])).json().limits).toBeNull()
   })

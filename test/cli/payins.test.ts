@@ -103,6 +103,6 @@ describe('payins get', () => {
   it('a missing id is a usage error, exit 2', async () => {
     const r = await expectNothingSent(emu, () => runAs(emu, 'test', ['payins', 'get']), defaultConfigDir())
     expect(r.code).toBe(2)
-    expect(r.stderr).toMatch(/Missing 1 required arg/)
+    expect(r.stderr).toMatch(/Missing the argument ID \(payin id\)\. See --help\./)
   })
 })

@@ -71,7 +71,7 @@ describe('classify', () => {
   it.each([
     [['--nope', 'x'], 'Nonexistent flag: --nope'],
     [['extra'], 'Unexpected argument: extra'],
-    [['--n', 'abc'], 'Expected an integer but received: abc'],
+    [['--n', 'abc'], '--n: expected an integer but received: abc'],
     [[], 'Missing required flag req'],
   ])('maps a real oclif parse error for %j to exit 2 and one line', async (argv, text) => {
     const err = await parseError(argv)

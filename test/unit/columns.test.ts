@@ -76,6 +76,23 @@ describe('tables fit the terminal', () => {
     expect(truncateCell('abc', 5)).toBe('abc')
   })
 
+  it('planTable keeps id columns whole: the others narrow, then the empty and the rightmost are left out', async () => {
+    const {planTable, holdsIds} = await import('../../src/output/cells.js')
+    // Fits: untouched.
+    expect(planTable([36, 10, 20], 80, {keep: [true, false, false]})).toEqual({shown: [0, 1, 2], widths: [36, 10, 20], hidden: []})
+    // The non-id columns give way, widest first; the id stays at 36.
+    expect(planTable([36, 10, 40], 70, {keep: [true, false, false]})).toEqual({shown: [0, 1, 2], widths: [36, 10, 20], hidden: []})
+    // An empty column goes first, then the rightmost other column; ids never.
+    expect(planTable([36, 9, 12, 30, 30, 24], 80, {keep: [true, false, false, false, false, false], empty: [false, false, false, false, false, false]})).toEqual({shown: [0, 1, 2, 3], widths: [36, 9, 12, 17], hidden: [4, 5]})
+    expect(planTable([36, 9, 9, 24], 60, {keep: [true, false, false, false], empty: [false, false, true, false]})).toEqual({shown: [0, 1, 3], widths: [36, 9, 11], hidden: [2]})
+    // Only ids left and still too wide: they are cut like any column.
+    expect(planTable([36, 36], 40, {keep: [true, true]}).widths.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(38)
+    expect(holdsIds({key: 'id'})).toBe(true)
+    expect(holdsIds({key: 'bank_transaction_id'})).toBe(true)
+    expect(holdsIds({key: 'from_subaccount_id', names: true})).toBe(false)
+    expect(holdsIds({key: 'created_at'})).toBe(false)
+  })
+
   it('a table at a width cuts long cells with …; without a width (--wide, no terminal) nothing is cut', async () => {
     const rows = [{id: 'x'.repeat(36), status: 'settled', amount_in_minor_units: 100, currency_code: 'USD', from_subaccount_id: 'f'.repeat(36), to_subaccount_id: 't'.repeat(36)}]
     const run = async (width?: number) => {

@@ -199,7 +199,7 @@ describe('runImportCommand against a server that keeps to the interface\'s state
 
     const again = testContext({api: server.api})
     await runImportCommand(opts(file), again.ctx)
-    expect(again.stderr()).toMatch(/1 row not settled to look up again \(with the key it was sent with\) to send/)
+    expect(again.stderr()).toMatch(/to send: 1 row not settled to look up again \(with the key it was sent with\)\./)
     expect(JSON.parse(again.stdout())).toMatchObject({advanced: 1, partial: 0, total_this_run: {USD: 125}, total_overall: {USD: 125}})
     expect([...server.moves.values()]).toEqual([{id: 'mv_1', status: 'settled'}])
     expect(journalOf(file)).toEqual([{line: 2, state: 'done', kind: 'advanced'}])

@@ -6,7 +6,7 @@ import {APPROVAL_REQUEST_COLUMNS} from '../../output/columns.js'
 
 export default class ApprovalsRequest extends ApiCommand<typeof ApprovalsRequest> {
   static override areas = ['transfers'] as const
-  static override summary = 'Write what a checker elsewhere is to approve: a move or transfer created here, its maker and its audit record.'
+  static override summary = 'Write a request file for a checker elsewhere to approve a move or transfer.'
   static override description =
     'For maker-checker across machines: the file holds the details this machine\'s audit trail recorded (amount, currency, from, to), who created it (operator name, OS user, host) and the hash of the creating audit record. The checker runs `payops approvals review FILE`. The file is written 0600 and never over another.'
   static override examples = ['<%= config.bin %> approvals request MOVE_ID --out move-approval.json']

@@ -4,7 +4,7 @@ import {reviewApprovalRequest} from '../../movements/review.js'
 
 export default class ApprovalsReview extends ApiCommand<typeof ApprovalsReview> {
   static override areas = ['moves', 'subaccounts', 'transfers', 'treasury'] as const
-  static override summary = 'Review and approve an approval request written by `approvals request`, as the checker.'
+  static override summary = 'Review and approve, as the checker, a request from `approvals request`.'
   static override description =
     'Shows the request (amount, from, to, who created it and when, the creating audit record), refuses it when you are the one who created it, re-reads what the API can show (a transfer must still await approval with the same amount and route; a move\'s subaccounts must exist), then asks you to type the amount and approves it through the same checks as moves approve and transfers approve. Both identities are recorded in the audit trail.'
   static override examples = ['<%= config.bin %> approvals review move-approval.json']

@@ -13,19 +13,31 @@ const AUDIT_COLUMNS: Column[] = [
   {key: 'method'},
   {key: 'path'},
   {key: 'status'},
+  // created, replayed, advanced, conflict: what the request did (a replay moved nothing).
+  {key: 'outcome'},
   {key: 'amount', money: {amount: 'amount_in_minor_units', currency: 'currency_code'}},
+  {key: 'from', names: true},
+  {key: 'to', names: true},
   {key: 'resource_id', header: 'resource'},
   {key: 'error_code', header: 'error'},
 ]
-const AUDIT_KNOWN: Column[] = [...AUDIT_COLUMNS, {key: 'idempotency_key'}, {key: 'request_id'}, {key: 'from'}, {key: 'to'}, {key: 'op'}, {key: 'hash'}, {key: 'prev'}]
+/** Every field a record may hold (an intent lacks the outcome's): each one a --columns name. */
+const AUDIT_KNOWN: Column[] = [
+  ...AUDIT_COLUMNS,
+  ...['resource_status', 'idempotency_key', 'request_id', 'amount_in_minor_units', 'currency_code', 'attempts', 'key_id', 'operator', 'os_user', 'host', 'maker', 'details', 'op', 'pid', 'hash', 'prev'].map((key) => ({key})),
+]
 
 export default class AuditList extends BaseCommand<typeof AuditList> {
-  static override summary = 'Show the audit trail of mutating requests (intent before sending, outcome after).'
+  static override summary = 'Show the audit trail of mutating requests (intent before, outcome after).'
   static override description =
     'Reads audit.jsonl in the config dir (PAYOPS_CONFIG_DIR). Records hold no key, secret or token. ' +
     'The head (last record number and hash, from audit.head) follows on stderr: a note in table format, a {"head":{...}} line in the others, so stdout stays the list. ' +
     'Keep it elsewhere to check later with `audit verify --expect-head`.'
-  static override examples = ['<%= config.bin %> audit list --since 2026-01-01 --profile prod', '<%= config.bin %> audit list -o json --query "[?kind==\'outcome\' && status>=`400`]"']
+  static override examples = [
+    '<%= config.bin %> audit list --since 2026-01-01 --profile prod',
+    '<%= config.bin %> audit list --columns seq,outcome,resource_status,from,to',
+    '<%= config.bin %> audit list -o json --query \'[?status >= `400`].[seq, path, status, error_code]\'',
+  ]
   static override flags = {
     since: Flags.string({summary: 'Only records at or after this date or date-time (UTC).'}),
     profile: Flags.string({char: 'p', summary: 'Only records made with this profile.'}),

@@ -5,9 +5,9 @@ import {join} from 'node:path'
 import {PayopsError, UsageError} from '../../errors.js'
 
 export default class AuditVerify extends BaseCommand<typeof AuditVerify> {
-  static override summary = 'Prove the audit trail\'s hash chain is intact and ends at its head (exit 1 naming the first broken line).'
+  static override summary = 'Prove the audit trail\'s hash chain is intact and ends at its head.'
   static override description =
-    'Checks every record\'s hash and link, and that the log ends with the record audit.head names (cut tails, a deleted log or head). ' +
+    'Checks every record\'s hash and link, and that the log ends with the record audit.head names (cut tails, a deleted log or head); exit 1 names the first broken line. ' +
     'On success prints the head (record number and hash): keep it elsewhere and pass it back with --expect-head, the only check that catches a chain recomputed wholesale by someone who can write the config dir.'
   static override examples = ['<%= config.bin %> audit verify', '<%= config.bin %> audit verify --expect-head 3f2a9c0d41b7e8f6']
   static override flags = {

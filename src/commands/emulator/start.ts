@@ -16,7 +16,7 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     host: Flags.string({summary: 'Loopback address to bind.', default: '127.0.0.1'}),
     state: Flags.string({summary: 'Keep the state in this SQLite FILE: loaded at start when it exists, every change committed before it is answered.'}),
     'import-state': Flags.string({summary: 'Convert a JSON state file of an earlier payops into the new --state FILE (which must not exist yet).', dependsOn: ['state']}),
-    'write-profile': Flags.string({summary: 'Save a profile NAME with the base URL and the test entity\'s key.'}),
+    'write-profile': Flags.string({summary: 'Save a profile NAME with the base URL and the test entity\'s key (made active only when no profile is: use -p NAME).'}),
     force: Flags.boolean({summary: 'With --write-profile, replace an existing profile of that name.', dependsOn: ['write-profile']}),
     'fault-rate': Flags.string({summary: 'Share of /api/ requests that fail (0 to 1), before or after the write commits.'}),
     'fault-kinds': Flags.string({summary: 'Comma-separated faults to inject: 500, 502, 503, 504, 429, reset, latency.', default: '500,503,reset,latency'}),

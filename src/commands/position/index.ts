@@ -5,7 +5,7 @@ import {DEFAULT_HORIZON_DAYS, MAX_HORIZON_DAYS, position, positionRows, saveSnap
 
 export default class Position extends ApiCommand<typeof Position> {
   static override areas = ['treasury', 'transfers', 'subaccounts'] as const
-  static override summary = 'Cash position: each account\'s balance, committed and scheduled transfers, and the projected balance.'
+  static override summary = 'Cash position: balances, committed and scheduled transfers, projected balance.'
   static override description = [
     'Per treasury account: the balance now, committed transfers (created, approved or initiated, due today or unscheduled), the transfers scheduled for each day of the horizon, and the projected balance at its end. Per subaccount given with --subaccount: its balance (held within its account\'s, so never added to totals).',
     '--reporting-currency adds totals converted with the conversion-estimate operation (to an account of that currency): indicative, an estimate and not a quote. --save keeps this position in books.sqlite; `payops position diff` shows what changed since.',

@@ -8,23 +8,21 @@ import {applySetting, SETTING_KEYS} from '../../config/settings.js'
 export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   static override summary = 'Set a limit or setting of a profile.'
   static override description = `Keys:
-  max-amount AMOUNT CURRENCY     refuse any single movement over AMOUNT in CURRENCY (repeat per currency;
-                                 once any max-amount is set, movements in other currencies are refused too)
-  daily-max AMOUNT CURRENCY      refuse a movement that would take the total moved today (UTC) under this
-                                 profile's key past AMOUNT in CURRENCY: every command and \`api\` count
-  allowed-destinations ID,...    refuse movements to any other destination (UUIDs); replaces the list,
-                                 or adds to it with --add
-  approval-policy maker-checker  a move or transfer (over --threshold AMOUNT CURRENCY, or any) is created
-                                 without auto-approval, and whoever created it cannot approve it
+  max-amount AMOUNT CURRENCY     refuse any single movement over AMOUNT in CURRENCY (repeat per
+                                 currency; then other currencies are refused too)
+  daily-max AMOUNT CURRENCY      refuse what would take today's total (UTC) under this profile's
+                                 key past AMOUNT; every command and \`api\` count
+  allowed-destinations ID,...    refuse movements to other destinations (replaces; --add adds)
+  approval-policy maker-checker  create moves and transfers (over --threshold AMOUNT CURRENCY, or
+                                 all) held, to be approved by someone else
   operator-name "First Last"     who uses this profile: written into every audit record
-  watch RULE ARGS...             a rule \`payops watch\` checks: min-balance SUBACCOUNT_ID AMOUNT CURRENCY,
-                                 transfer-failed, transfer-stuck HOURS, approval-waiting HOURS,
-                                 reconcile-exceptions ACCOUNT_ID
+  watch RULE ARGS...             a rule for \`payops watch\`: min-balance SUBACCOUNT_ID AMOUNT
+                                 CURRENCY, transfer-failed, transfer-stuck HOURS,
+                                 approval-waiting HOURS, reconcile-exceptions ACCOUNT_ID
   base-url URL                   change the base URL
-  proxy URL                      send every request of this profile through http://[USER:PASSWORD@]HOST:PORT
-                                 (above HTTPS_PROXY/HTTP_PROXY; NO_PROXY still applies; none: no proxy)
-  ca-file FILE.pem               trust these CA certificates besides the bundled ones (a TLS-inspecting proxy)
-Movements that break a limit are refused before any request (exit 3) unless --override-limits is given and confirmed.`
+  proxy URL|none                 requests through this proxy (above HTTPS_PROXY; NO_PROXY applies)
+  ca-file FILE.pem               also trust these CAs (a TLS-inspecting proxy)
+A movement that breaks a limit is refused before sending (exit 3) unless --override-limits.`
   static override examples = [
     '<%= config.bin %> profiles set prod max-amount 5000.00 USD',
     '<%= config.bin %> profiles set prod daily-max 50000.00 USD',
@@ -41,10 +39,12 @@ Movements that break a limit are refused before any request (exit 3) unless --ov
     add: Flags.boolean({summary: 'With allowed-destinations: add the ids to the existing list instead of replacing it.'}),
     threshold: Flags.string({summary: 'With approval-policy: the amount above which it applies, then its currency (`--threshold 10000.00 USD`).'}),
   }
-  static override strict = false
+  static override usage = 'profiles set NAME KEY VALUE... [--add] [--threshold AMOUNT CURRENCY]'
+  static override restArgs = true
   static override args = {
     name: Args.string({description: 'profile name', required: true}),
     key: Args.string({description: 'setting', required: true, options: [...SETTING_KEYS]}),
+    value: Args.string({description: 'the value: one or more words, as the key takes them (see Keys)'}),
   }
 
   async run(): Promise<void> {

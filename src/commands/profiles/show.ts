@@ -20,7 +20,7 @@ const SHOW_COLUMNS: Column[] = [
 ]
 
 export default class ProfilesShow extends ApiCommand<typeof ProfilesShow> {
-  static override summary = 'Show a profile, or what this command line would use and where each part comes from.'
+  static override summary = 'Show a profile, or what this command line would use and where it comes from.'
   static override description =
     'Without NAME it resolves the profile, key and base URL exactly as an API command would (flag > environment > profile) and says where each came from.'
   static override examples = [

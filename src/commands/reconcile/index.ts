@@ -7,7 +7,7 @@ import {DEFAULT_WINDOW_DAYS, ExceptionsFound, MAX_WINDOW_DAYS, exceptionsLine, r
 
 export default class Reconcile extends ApiCommand<typeof Reconcile> {
   static override areas = ['treasury', 'transfers', 'subaccounts'] as const
-  static override summary = 'Match a treasury account\'s bank lines against its transfers and bank-sourced credits.'
+  static override summary = 'Match an account\'s bank lines against its transfers and bank credits.'
   static override description = [
     'Reads the bank lines of the account, the account transfers in and out of it and the bai2 credits of the subaccounts given with --subaccount, over --from..--to widened by --window days, and matches them one to one: same currency, exact amount, same direction, smallest date gap first.',
     'Each item has a kind: matched, bank_only (a bank line nothing announced: a fee, an outside wire), transfer_only (a settled transfer or credit with no bank line once the window has passed), stuck (a transfer still approved or initiated past its rail\'s usual window: 1 day, 3 for standard_ach), amount_mismatch (same day and counterparty, another amount) or pending (not due yet); and a stable key for `payops reconcile resolve`.',

@@ -5,7 +5,7 @@ import {DECISION_COLUMNS} from '../../books/columns.js'
 import {MAX_LABEL, MAX_NOTE, resolve} from '../../books/resolve.js'
 
 export default class ReconcileResolve extends BaseCommand<typeof ReconcileResolve> {
-  static override summary = 'Record your decision on a reconciliation exception, so it no longer counts as one.'
+  static override summary = 'Record your decision on a reconciliation exception; it no longer counts.'
   static override description =
     'KEY is the `key` of a bank_only, transfer_only, stuck or amount_mismatch item of `payops reconcile`. The decision is kept in books.sqlite in the config dir (a later one on the same key replaces it) and recorded in the audit trail. Nothing is sent to the API.'
   static override examples = [

@@ -7,7 +7,7 @@ import {formatMoney} from '../../money.js'
 
 export default class ReportStatement extends ApiCommand<typeof ReportStatement> {
   static override areas = ['treasury', 'transfers', 'subaccounts'] as const
-  static override summary = 'Month-end statement of a treasury account or a subaccount: opening balance, every line, closing balance.'
+  static override summary = 'Month-end statement of an account or subaccount: opening, lines, closing.'
   static override description = [
     'Each line carries its reconciliation status (as `payops reconcile` over the month sees it, with your decisions). -o json prints one object with opening_balance_in_minor_units, closing_balance_in_minor_units, currency_code and lines; -o csv and tables show an opening row, the lines with the running balance, and a closing row; --format ofx writes an OFX 1.0.2 bank statement that accounting software imports.',
     'The closing balance is derived from the current balance (an account: GET …/balance; a subaccount: its totals) less what is dated after the month, so it is exact only when nothing is later booked into a month already reported. See "The books" in the README.',

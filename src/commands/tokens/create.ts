@@ -7,7 +7,7 @@ import {TOKEN_COLUMNS, TOKEN_KNOWN} from '../../output/columns.js'
 
 export default class TokensCreate extends ApiCommand<typeof TokensCreate> {
   static override areas = ['tokens'] as const
-  static override summary = 'Mint a short-lived session token so that a frontend can act for one payee or payer.'
+  static override summary = 'Mint a short-lived session token for a frontend acting for one payee or payer.'
   static override description =
     '--payee calls POST /api/session-tokens; --party with --party-type calls POST /api/session-tokens/party (which supersedes it). Shows the token, its expiry (absolute time) and its scopes; with -o json also the decoded JWT claims under "claims" (decoded, not verified). The token is a credential: it is never written to --debug traces.'
   static override examples = [

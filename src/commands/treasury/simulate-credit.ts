@@ -7,7 +7,7 @@ import {SIMULATED_CREDIT_COLUMNS} from '../../output/columns.js'
 
 export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySimulateCredit> {
   static override areas = ['treasury'] as const
-  static override summary = 'Sandbox: simulate an inbound credit on a treasury account (or one of its subaccounts).'
+  static override summary = 'Sandbox: simulate an inbound credit on a treasury account or its subaccount.'
   static override description = [
     'Works with test_ keys only: on a live_ key it is refused before any request (exit 3).',
     'The amount is in the account\'s own currency, learned from the account list; a --currency that differs is refused. standard_ach needs a USD account; wire credits any currency.',

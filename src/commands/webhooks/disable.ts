@@ -5,7 +5,7 @@ import {WEBHOOK_COLUMNS, WEBHOOK_KNOWN} from '../../output/columns.js'
 
 export default class WebhooksDisable extends ApiCommand<typeof WebhooksDisable> {
   static override areas = ['webhooks'] as const
-  static override summary = 'Deactivate a webhook endpoint: it receives no events (and pending retries stop) until enabled.'
+  static override summary = 'Deactivate a webhook endpoint: no events, no pending retries, until enabled.'
   static override examples = ['<%= config.bin %> webhooks disable WEBHOOK_ID']
   static override args = {id: Args.string({description: 'webhook endpoint id', required: true})}
 

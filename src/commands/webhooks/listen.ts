@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {DEFAULT_KEEP_DAYS, DEFAULT_KEEP_EVENTS, MAX_STORE_BYTES} from '../../webhooks/event-store.js'
+import {DEFAULT_KEEP_DAYS, DEFAULT_KEEP_EVENTS} from '../../webhooks/event-store.js'
 import {
   DEFAULT_FORWARD_CONCURRENCY,
   DEFAULT_FORWARD_QUEUE,
@@ -18,14 +18,12 @@ export default class WebhooksListen extends ApiCommand<typeof WebhooksListen> {
   static override areas = ['webhooks'] as const
   static override summary = 'Receive webhooks locally: verify signatures, drop duplicates, print each event.'
   static override description = [
-    'Verifies X-Webhook-Signature (HMAC-SHA256 of "{timestamp}.{raw body}") in constant time against each --secret, rejects timestamps more than --tolerance seconds away, answers 200 at once and prints one line per event on stdout (one JSON object per line with -o json or ndjson). Rejections, duplicates and forwarding results are logged on stderr. Ctrl-C prints a summary and exits 0.',
-    `Answers: 200 accepted, duplicate, or outside --events; 400 missing headers, malformed timestamp, malformed JSON, not an event, an event nested more than ${MAX_EVENT_DEPTH} levels deep, or a malformed HTTP request; 401 bad signature or stale timestamp; 404 another path; 405 another method; 408 a request not received within ${REQUEST_TIMEOUT_MS / 1000} s (headers within ${HEADERS_TIMEOUT_MS / 1000} s); 413 a body over 1 MB; 431 headers too large; 503 with Retry-After when --forward-to is behind and its queue is full (the sender retries later).`,
-    `Limits: at most --max-connections open connections, ${DEFAULT_MAX_CONNECTIONS_PER_ADDRESS} from one address; at a limit the connection that has waited longest for a complete request is closed to make room (the new one, when all are being answered); idle keep-alive connections close after ${KEEP_ALIVE_TIMEOUT_MS / 1000} s and carry at most ${MAX_REQUESTS_PER_CONNECTION} requests; at most --forward-concurrency forwards in flight and --forward-queue waiting, each abandoned after 10 s.`,
-    'Output: json and ndjson print one JSON object per line (a stream has no closing bracket); csv prints one header, then a row per event; a terminal gets one line per event. --columns picks fields (or paths such as data.payin_id); --query is applied to each event and prints one result per line.',
-    `Events are kept: every verified event (its raw body byte for byte, its headers without credentials, when it came, and each forward's result) is stored in webhook-events.sqlite in the config dir, at most --keep-events events (default ${DEFAULT_KEEP_EVENTS}), none older than --keep-days (default ${DEFAULT_KEEP_DAYS}) and ${MAX_STORE_BYTES / 1024 / 1024} MB of bodies, oldest out first; --no-store keeps nothing. \`webhooks events list/get/resend\` read them.`,
-    'Routing: --forward TYPE=URL (repeatable) sends the events whose type matches TYPE (an event type, or a pattern where * stands for one part: payin.*, *.failed, *) to URL; an event goes to every route that matches it, and one that no route matches goes to --forward-to. A pattern that matches no known event type is warned about at the start. The summary counts each route.',
-    '--register creates a webhook endpoint for this listener (needs an API key; --events sets its event types, every type by default) and deletes it when the listener stops, Ctrl-C included. Its URL is --url PUBLIC_URL (a tunnel that reaches this listener), or the listener\'s local URL when the API is on loopback (the emulator). Its signing secret is used at once and not printed: --print-secret prints it on stdout, --secret-out FILE writes it (mode 0600). If the listener is killed, the line printed at the start names the command that deletes the endpoint, and the next --register names it again.',
-    'No API key is needed (except with --register). Secrets come from PAYOPS_WEBHOOK_SECRETS (comma-separated) / PAYOPS_WEBHOOK_SECRET, --secret-file (one per line) or --secret (visible in `ps`); repeat for a rotation (old and new). They are never printed.',
+    'Verifies X-Webhook-Signature against each --secret and the timestamp within --tolerance, answers 200 at once and prints one line per event. Rejections and forwards go to stderr; Ctrl-C prints a summary, exit 0.',
+    `Answers: 200 accepted or duplicate; 400 malformed (nested over ${MAX_EVENT_DEPTH} levels too); 401 bad signature or stale; 404/405; 408 after ${REQUEST_TIMEOUT_MS / 1000} s (headers ${HEADERS_TIMEOUT_MS / 1000} s); 413 over 1 MB; 503 when the forward queue is full.`,
+    `Limits: --max-connections, ${DEFAULT_MAX_CONNECTIONS_PER_ADDRESS} per address (the longest waiting is closed first); keep-alive ${KEEP_ALIVE_TIMEOUT_MS / 1000} s, ${MAX_REQUESTS_PER_CONNECTION} requests a connection.`,
+    `Events are kept in webhook-events.sqlite (--keep-events ${DEFAULT_KEEP_EVENTS}, --keep-days ${DEFAULT_KEEP_DAYS}; --no-store: none) for \`webhooks events list/get/resend\`.`,
+    '--forward TYPE=URL (repeatable; payin.*) routes events, the rest go to --forward-to. --register creates an endpoint for this listener (--url, or the local URL on a loopback API), deletes it on exit, and uses its secret without printing it.',
+    'Secrets: PAYOPS_WEBHOOK_SECRET(S), --secret-file or --secret (visible in `ps`); repeat for a rotation. Never printed. No API key is needed, except with --register.',
   ].join('\n\n')
   static override examples = [
     'PAYOPS_WEBHOOK_SECRET="$WEBHOOK_SECRET" <%= config.bin %> webhooks listen',

@@ -8,8 +8,8 @@ import {validateWebhookUpdate} from '../../api/webhooks.js'
 
 export default class WebhooksUpdate extends ApiCommand<typeof WebhooksUpdate> {
   static override areas = ['webhooks'] as const
-  static override summary = 'Change a webhook endpoint\'s URL, description or event types (only the given fields).'
-  static override description = '`--event-types` replaces the whole allowlist (stored sorted). `--description ""` clears the description.'
+  static override summary = 'Change a webhook endpoint\'s URL, description or event types.'
+  static override description = 'Only the fields given change. `--event-types` replaces the whole allowlist (stored sorted). `--description ""` clears the description.'
   static override examples = [
     '<%= config.bin %> webhooks update WEBHOOK_ID --event-types payin.settled,payout.failed',
     '<%= config.bin %> webhooks update WEBHOOK_ID --url https://example.com/new-hooks',

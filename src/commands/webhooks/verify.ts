@@ -5,7 +5,7 @@ import {secretFileFlag} from '../../webhooks/options.js'
 export default class WebhooksVerify extends BaseCommand<typeof WebhooksVerify> {
   static override summary = 'Check a webhook signature offline against the raw payload.'
   static override description = [
-    'Reads the raw body from --payload-file or stdin, byte for byte (a re-serialised or reformatted body fails, and so does a trailing newline the sender did not sign). Prints "valid" and exits 0 (in json and ndjson one line {"valid":true,"secret_index":N}, the index of the secret that matched; csv a header and that row; --columns and --query apply to that object), or names the reason and exits 1 (bad signature, stale timestamp); a malformed timestamp or signature input exits 2.',
+    'Reads the raw body from --payload-file or stdin, byte for byte (a re-serialised or reformatted body fails, and so does a trailing newline the sender did not sign). Prints "valid" and exits 0 (in json and ndjson one line {"valid":true,"secret_index":N}, the index of the secret that matched; csv a header and that row; --columns and --query apply to that object), or names the reason and exits 1 (bad signature, a signature that is not 64 hex characters included; stale timestamp); a timestamp that is not a whole number of seconds, or a missing secret, exits 2.',
     'The payload is read up to 1 MB, the largest body `webhooks listen` accepts; a larger one is a usage error (exit 2). No staleness check unless --tolerance is given.',
     'The secret comes from PAYOPS_WEBHOOK_SECRET(S), --secret-file (one per line) or --secret (visible in `ps`); it is never printed.',
   ].join('\n\n')
