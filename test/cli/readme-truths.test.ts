@@ -2,7 +2,7 @@
  * Statements of the README that an operator acts on, checked against what the CLI does (issue 28,
  * item 11): each one was once false. In-process, no emulator needed.
  */
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {ASSUMPTIONS} from '../../src/api/assumptions.js'
@@ -10,8 +10,9 @@ import {PAYERS_MAX_LIMIT} from '../../src/api/schemas/parties.js'
 import {ROOT, run, tempDir} from '../support/index.js'
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-/** The README's prose, one space between words (its lines are wrapped). */
-const prose = readme.replace(/\s+/g, ' ')
+const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => readFileSync(join(ROOT, 'docs', f), 'utf8'))
+/** The prose of the README and its docs pages, one space between words (their lines are wrapped). */
+const prose = [readme, ...docs].join('\n').replace(/\s+/g, ' ')
 const dir = tempDir()
 afterAll(() => dir.cleanup())
 
@@ -37,7 +38,7 @@ describe('the README says what the CLI does', () => {
   })
 
   it('the quick start does not rely on --write-profile making the profile active', () => {
-    const block = /Working with the local emulator:\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? ''
+    const block = /Against the local emulator, then against a real environment:\s*```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? ''
     const lines = block.split('\n').filter((l) => /^payops /.test(l))
     expect(lines[0]).toMatch(/^payops emulator start --write-profile (\S+)/)
     const name = /--write-profile (\S+)/.exec(lines[0])![1]

@@ -1,4 +1,4 @@
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {describe, expect, it} from 'vitest'
@@ -24,6 +24,24 @@ describe('README matches the code', () => {
   })
 
   it('documents every exit code', () => {
-    for (const code of [0, 1, 2, 3, 4, 5, 6, 7, 8]) expect(readme).toMatch(new RegExp(`\\| ${code} \\|`))
+    for (const code of [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 130]) expect(readme).toMatch(new RegExp(`\\| ${code} \\|`))
+  })
+
+  it('is a newcomer\'s entry: at most 300 lines before the generated command reference', () => {
+    expect(readme.split('\n').indexOf('## Commands')).toBeGreaterThan(0)
+    expect(readme.split('\n').indexOf('## Commands')).toBeLessThanOrEqual(300)
+  })
+
+  it('links every page of docs/, and every link between the pages leads to a page that exists', () => {
+    const pages = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md'))
+    expect(pages.length).toBeGreaterThan(5)
+    for (const page of pages) expect(readme, `README links docs/${page}`).toContain(`](docs/${page})`)
+    const links = (text: string) => [...text.matchAll(/\]\(([^)#\s]+\.md)(#[^)]*)?\)/g)].map((m) => m[1])
+    for (const link of links(readme)) expect(existsSync(join(root, link)), link).toBe(true)
+    for (const page of pages) {
+      const text = readFileSync(join(root, 'docs', page), 'utf8')
+      expect(text, `docs/${page} links back to the README`).toContain('](../README.md)')
+      for (const link of links(text)) expect(existsSync(join(root, 'docs', link)), `docs/${page} -> ${link}`).toBe(true)
+    }
   })
 })
