@@ -12,13 +12,14 @@ export const BALANCE_KNOWN: Column[] = [...BALANCE_COLUMNS, {key: 'currency_code
 export const RECONCILE_COLUMNS: Column[] = [
   {key: 'date'},
   {key: 'kind', status: true},
-  {key: 'direction'},
   {key: 'amount', money: {amount: 'amount_in_minor_units', currency: 'currency_code'}},
+  // The key is what `reconcile resolve` takes: kept whole, before what narrower tables leave out.
+  {key: 'key'},
+  {key: 'direction'},
   {key: 'bank_amount', header: 'bank amount', money: {amount: 'bank_amount_in_minor_units', currency: 'currency_code'}},
   {key: 'counterparty'},
   {key: 'status'},
   {key: 'resolution', get: (r) => (r.resolution as {label?: string} | null)?.label ?? ''},
-  {key: 'key'},
 ]
 export const RECONCILE_KNOWN: Column[] = [
   ...RECONCILE_COLUMNS,
@@ -48,7 +49,8 @@ export const STATEMENT_COLUMNS: Column[] = [
   {key: 'counterparty'},
   {key: 'reconciliation', status: true},
   {key: 'resolution'},
-  {key: 'id'},
+  // The line ids are data (csv and json keep them); a table at 80 columns gives them up first.
+  {key: 'id', yields: true},
 ]
 export const STATEMENT_KNOWN: Column[] = [...STATEMENT_COLUMNS, {key: 'source'}, {key: 'amount_in_minor_units'}, {key: 'balance_in_minor_units'}, {key: 'signed_amount_in_minor_units'}, {key: 'currency_code'}]
 
@@ -56,16 +58,15 @@ export const POSITION_COLUMNS: Column[] = [
   {key: 'row'},
   {key: 'name'},
   {key: 'balance', money: {amount: 'balance_in_minor_units', currency: 'currency_code'}},
+  {key: 'projected', money: {amount: 'projected_balance_in_minor_units', currency: 'currency_code'}},
   {key: 'committed_out', header: 'committed out', money: {amount: 'committed_outflows_in_minor_units', currency: 'currency_code'}},
   {key: 'committed_in', header: 'committed in', money: {amount: 'committed_inflows_in_minor_units', currency: 'currency_code'}},
   {key: 'scheduled_out', header: 'scheduled out', money: {amount: 'scheduled_outflows_in_minor_units', currency: 'currency_code'}},
   {key: 'scheduled_in', header: 'scheduled in', money: {amount: 'scheduled_inflows_in_minor_units', currency: 'currency_code'}},
-  {key: 'projected', money: {amount: 'projected_balance_in_minor_units', currency: 'currency_code'}},
-  {key: 'id'},
 ]
 /** With --reporting-currency: the projected balance converted (indicative). */
 export const POSITION_REPORTING_COLUMN: Column = {key: 'reporting_projected', header: 'projected (indicative)', money: {amount: 'reporting_projected_in_minor_units', currency: 'reporting_currency'}}
-export const POSITION_KNOWN: Column[] = [...POSITION_COLUMNS, POSITION_REPORTING_COLUMN, {key: 'currency_code'}, {key: 'label'}]
+export const POSITION_KNOWN: Column[] = [...POSITION_COLUMNS, {key: 'id'}, POSITION_REPORTING_COLUMN, {key: 'currency_code'}, {key: 'label'}]
 
 export const SCHEDULE_COLUMNS: Column[] = [
   {key: 'date'},
@@ -81,5 +82,4 @@ export const POSITION_DIFF_COLUMNS: Column[] = [
   {key: 'before', money: {amount: 'before', currency: 'currency_code'}},
   {key: 'after', money: {amount: 'after', currency: 'currency_code'}},
   {key: 'change', money: {amount: 'change', currency: 'currency_code'}},
-  {key: 'account_id', header: 'id'},
 ]

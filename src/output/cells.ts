@@ -19,6 +19,8 @@ export interface Column {
   names?: boolean
   /** Dim or bold the cell on a terminal. */
   style?: 'dim' | 'bold'
+  /** An id column a fitted table may cut or leave out like any other (ids of lines nobody copies at 80 columns). */
+  yields?: boolean
 }
 
 export function getPath(row: unknown, path: string): unknown {
@@ -108,9 +110,9 @@ export function fitWidths(natural: number[], max: number, min = 6): number[] {
   return widths
 }
 
-/** Whether a column holds ids to copy (`id`, `…_id`): a fitted table keeps them whole. */
+/** Whether a column holds ids or keys to copy (`id`, `…_id`, `key`): a fitted table keeps them whole. */
 export function holdsIds(col: Column): boolean {
-  return !col.names && (col.key === 'id' || col.key.endsWith('_id'))
+  return !col.names && !col.yields && (col.key === 'id' || col.key === 'key' || col.key.endsWith('_id'))
 }
 
 /** What a fitted table shows: the columns (indexes, in order), their widths, and those left out. */
@@ -124,10 +126,11 @@ export interface TablePlan {
  * Fits a table in `max` characters (two spaces between columns), as gh does: columns that hold
  * ids (`keep`) stay whole while the others give way, widest first, down to `min` (or their
  * natural width); a column empty in every row is left out first, then the rightmost other
- * columns, one at a time. Only when the ids alone do not fit are they cut. A table that fits is
- * left as it is. Pure.
+ * columns, one at a time. Only when the ids alone do not fit are they cut. A column with a
+ * `floor` (money: a cut amount would mislead) narrows no further than its cells, only its header
+ * gives way; it can be left out like any other. A table that fits is left as it is. Pure.
  */
-export function planTable(natural: number[], max: number, opts: {keep?: boolean[]; empty?: boolean[]; min?: number} = {}): TablePlan {
+export function planTable(natural: number[], max: number, opts: {keep?: boolean[]; empty?: boolean[]; min?: number; floor?: (number | undefined)[]} = {}): TablePlan {
   const min = opts.min ?? 10
   const keep = opts.keep ?? natural.map(() => false)
   const total = (idx: number[], w: number[]) => idx.reduce((a, i) => a + w[i], 0) + 2 * Math.max(0, idx.length - 1)
@@ -142,7 +145,7 @@ export function planTable(natural: number[], max: number, opts: {keep?: boolean[
     const w = [...natural]
     while (total(idx, w) > max) {
       let widest = -1
-      for (const i of idx) if (!keep[i] && w[i] > Math.min(min, natural[i]) && (widest < 0 || w[i] > w[widest])) widest = i
+      for (const i of idx) if (!keep[i] && w[i] > (opts.floor?.[i] ?? Math.min(min, natural[i])) && (widest < 0 || w[i] > w[widest])) widest = i
       if (widest < 0) return undefined
       w[widest]--
     }

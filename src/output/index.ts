@@ -318,6 +318,8 @@ export class Output {
     const plan: TablePlan = this.width
       ? planTable(natural, this.width, {
           keep: cols.map(holdsIds),
+          // Money is never cut: an amount without its end would mislead; the column may be left out.
+          floor: cols.map((c, i) => (c.money ? Math.max(0, ...texts.map((t) => t[i].length)) : undefined)),
           // Columns asked for by name are shown even when empty.
           empty: this.selection ? undefined : cols.map((_, i) => texts.every((t) => t[i] === '')),
         })

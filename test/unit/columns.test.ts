@@ -120,3 +120,17 @@ describe('--columns on a raw JSON value (payops api)', () => {
     await expect(bad.out.value({data: {}})).rejects.toMatchObject({exitCode: 2})
   })
 })
+
+describe('money in a fitted table', () => {
+  it('is never cut: a money column narrows only to its cells (its header gives way), then is left out', async () => {
+    const {planTable} = await import('../../src/output/cells.js')
+    // NAME 20, BALANCE (header 7, cells 13), COMMITTED OUT (header 13, cells 10)
+    const fits = planTable([20, 13, 13], 40, {floor: [undefined, 13, 10]})
+    expect(fits.shown).toEqual([0, 1, 2])
+    expect(fits.widths[1]).toBe(13)
+    expect(fits.widths[2]).toBeGreaterThanOrEqual(10)
+    const narrow = planTable([20, 13, 13], 30, {floor: [undefined, 13, 10]})
+    expect(narrow.hidden).toEqual([2])
+    expect(narrow.widths[narrow.shown.indexOf(1)]).toBe(13)
+  })
+})

@@ -12,7 +12,7 @@ export default class PositionDiff extends ApiCommand<typeof PositionDiff> {
   async run(): Promise<void> {
     const d = await positionDiff(this.ctx)
     if (this.out.format === 'json') return this.out.value(d)
-    await this.out.list(d.changes as unknown as Array<Record<string, unknown>>, POSITION_DIFF_COLUMNS)
+    await this.out.list(d.changes as unknown as Array<Record<string, unknown>>, POSITION_DIFF_COLUMNS, [...POSITION_DIFF_COLUMNS, {key: 'account_id', header: 'id'}])
     if (this.out.format === 'table') this.out.note(`${d.changes.length} change${d.changes.length === 1 ? '' : 's'} since snapshot ${d.snapshot_id} (${d.since}).`)
   }
 }
