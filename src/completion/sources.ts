@@ -25,8 +25,8 @@ import {formatMoney} from '../money.js'
 import {madeWith, pendingMovesOf} from '../movements/pending.js'
 import type {Candidate, LineContext, Source, ValueKind} from './complete.js'
 
-/** How much of the audit trail's end completion reads (some 5,000 records). */
-export const TAIL_BYTES = 2 << 20
+/** How much of the audit trail's end completion reads (some 3,000 records, 1,500 requests). */
+export const TAIL_BYTES = 1 << 20
 const AUDIT_FILE = 'audit.jsonl'
 const WEBHOOKS = '/api/webhooks'
 const TRANSFERS = '/api/treasury/account-transfers'

@@ -273,3 +273,12 @@ describe('properties', () => {
     )
   })
 })
+
+describe('the exponents kept without Intl', () => {
+  it('are the ones ICU gives', async () => {
+    const {COMMON_EXPONENTS} = await import('../../src/money.js')
+    for (const [code, exp] of Object.entries(COMMON_EXPONENTS)) {
+      expect(new Intl.NumberFormat('en', {style: 'currency', currency: code}).resolvedOptions().maximumFractionDigits, code).toBe(exp)
+    }
+  })
+})
