@@ -18,7 +18,7 @@
 import {readFileSync} from 'node:fs'
 import type {Dispatcher} from 'undici'
 import {UsageError} from './errors.js'
-import {host, type Host} from './context/host.js'
+import {host, STARTUP_EXTRA_CA_CERTS, type Host} from './context/host.js'
 
 /** Loopback addresses: where a key may travel over plain http, and webhook URLs may be http. */
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]'])
@@ -219,7 +219,10 @@ export function dispatcherFor(undici: Undici, target: URL | string, net: Network
 
 /** Whether a request to `target` needs more than Node's own fetch (a proxy, or extra CAs). */
 export function needsDispatcher(target: URL | string, net: NetworkSettings): boolean {
-  return Boolean(routeFor(target, net).proxy) || Boolean(nonEmpty(net.env.NODE_EXTRA_CA_CERTS)) || Boolean(net.caFile)
+  // Node applied the process's own NODE_EXTRA_CA_CERTS to its fetch at start-up: only another
+  // file (a run's environment in-process, or a profile's ca-file) needs a dispatcher of its own.
+  const extra = nonEmpty(net.env.NODE_EXTRA_CA_CERTS)
+  return Boolean(routeFor(target, net).proxy) || Boolean(extra && extra !== STARTUP_EXTRA_CA_CERTS) || Boolean(net.caFile)
 }
 
 /** The network settings of each command run (a host), resolved when first asked. */

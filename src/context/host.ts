@@ -52,6 +52,9 @@ export interface Host {
   prompter?: HostPrompter
 }
 
+/** NODE_EXTRA_CA_CERTS as the process started: Node has applied it to its own TLS already. */
+export const STARTUP_EXTRA_CA_CERTS: string | undefined = process.env.NODE_EXTRA_CA_CERTS?.trim() || undefined
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

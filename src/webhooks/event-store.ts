@@ -10,7 +10,7 @@
  */
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
-import {openDatabase, type Database, type Schema} from '../db/index.js'
+import {openDatabase, type Database, type Schema, type Statement} from '../db/index.js'
 import {LocalNotFoundError} from '../errors.js'
 import {matchesPattern} from './routes.js'
 
@@ -110,6 +110,9 @@ export function eventNotFound(id: string): LocalNotFoundError {
 
 export class EventStore {
   private inserts = 0
+  /** A write transaction is open, committed on the next turn of the event loop (or at close). */
+  private open = false
+  private readonly statements = new Map<string, Statement>()
 
   private constructor(
     readonly db: Database,
@@ -134,41 +137,83 @@ export class EventStore {
     return new EventStore(openDatabase(EventStore.pathIn(configDir), EVENTS_SCHEMA, {synchronous: 'NORMAL', create: false}), {maxEvents: Number.MAX_SAFE_INTEGER, maxAgeDays: Number.MAX_SAFE_INTEGER}, now)
   }
 
+  /** One prepared statement per SQL text, made once. */
+  private st(sql: string): Statement {
+    let s = this.statements.get(sql)
+    if (!s) this.statements.set(sql, (s = this.db.prepare(sql)))
+    return s
+  }
+
+  /**
+   * Writes join one transaction per turn of the event loop: a burst of deliveries costs one commit,
+   * not one each. What was written is visible to this store at once and on disk at the next turn.
+   */
+  private write<T>(fn: () => T): T {
+    if (!this.open) {
+      this.db.exec('BEGIN IMMEDIATE')
+      this.open = true
+      setImmediate(() => this.commit())
+    }
+    return fn()
+  }
+
+  private commit(): void {
+    if (!this.open) return
+    this.open = false
+    this.db.exec('COMMIT')
+  }
+
   /** Keeps a verified event; false when an event with its id is already kept (the first is kept). */
   record(e: ReceivedEvent): boolean {
-    const r = this.db
-      .prepare(
+    return this.write(() => this.insert(e))
+  }
+
+  private insert(e: ReceivedEvent): boolean {
+    const r = this
+      .st(
         `INSERT INTO event (id, type, received_at, received_ms, signature_timestamp, secret_index, headers, body, size)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
       )
       .run(e.id, e.type, e.receivedAt, Date.parse(e.receivedAt), e.signatureTimestamp, e.secretIndex, JSON.stringify(storableHeaders(e.rawHeaders)), e.body, e.body.length)
     if (r.changes === 0) return false
     this.inserts++
+    if (this.bytes !== undefined) this.bytes += e.body.length
     // Seqs only grow: the rows above this one's seq minus the bound are at most the bound.
-    this.db.prepare('DELETE FROM event WHERE seq <= ?').run(Number(r.lastInsertRowid) - this.bounds.maxEvents)
+    this.dropped(this.st('DELETE FROM event WHERE seq <= ? RETURNING size').all<{size: number}>(Number(r.lastInsertRowid) - this.bounds.maxEvents))
     this.prune(this.inserts % BYTES_CHECK_EVERY === 0)
     return true
   }
 
+  /** The bytes of bodies kept, counted once and then kept up to date as rows come and go. */
+  private bytes?: number
+
+  private dropped(rows: Array<{size: number}>): void {
+    if (this.bytes !== undefined) for (const r of rows) this.bytes -= Number(r.size)
+  }
+
   /** Adds the result of a forward or resend of the event `id` (nothing when it is no longer kept). */
   addDelivery(id: string, d: DeliveryResult): void {
-    this.db
-      .prepare('INSERT INTO delivery (event_seq, kind, route, url, status, ok, error, duration_ms, at) SELECT seq, ?, ?, ?, ?, ?, ?, ?, ? FROM event WHERE id = ?')
-      .run(d.kind, d.route, d.url, d.status, d.ok ? 1 : 0, d.error, Math.round(d.duration_ms), d.at, id)
+    this.write(() =>
+      this.st('INSERT INTO delivery (event_seq, kind, route, url, status, ok, error, duration_ms, at) SELECT seq, ?, ?, ?, ?, ?, ?, ?, ? FROM event WHERE id = ?').run(
+        d.kind, d.route, d.url, d.status, d.ok ? 1 : 0, d.error, Math.round(d.duration_ms), d.at, id,
+      ),
+    )
   }
 
   /** Drops events past the age bound (and, with `bytes`, past the byte bound). */
   prune(bytes = false): void {
     const cutoff = this.now() - this.bounds.maxAgeDays * DAY_MS
-    if (Number.isFinite(cutoff) && this.bounds.maxAgeDays < Number.MAX_SAFE_INTEGER) this.db.prepare('DELETE FROM event WHERE received_ms < ?').run(cutoff)
+    if (Number.isFinite(cutoff) && this.bounds.maxAgeDays < Number.MAX_SAFE_INTEGER) this.dropped(this.st('DELETE FROM event WHERE received_ms < ? RETURNING size').all<{size: number}>(cutoff))
     if (!bytes) return
-    const first = this.db.prepare('SELECT COALESCE(MAX(seq), 0) - ? AS s FROM event').get<{s: number}>(this.bounds.maxEvents)
-    if (first && first.s > 0) this.db.prepare('DELETE FROM event WHERE seq <= ?').run(first.s)
-    this.db
-      .prepare(
-        `DELETE FROM event WHERE seq <= (SELECT seq FROM (SELECT seq, SUM(size) OVER (ORDER BY seq DESC) AS kept FROM event) WHERE kept > ? ORDER BY seq DESC LIMIT 1)`,
-      )
-      .run(this.bounds.maxBytes ?? MAX_STORE_BYTES)
+    const first = this.st('SELECT COALESCE(MAX(seq), 0) - ? AS s FROM event').get<{s: number}>(this.bounds.maxEvents)
+    if (first && first.s > 0) this.dropped(this.st('DELETE FROM event WHERE seq <= ? RETURNING size').all<{size: number}>(first.s))
+    const max = this.bounds.maxBytes ?? MAX_STORE_BYTES
+    this.bytes ??= Number(this.st('SELECT COALESCE(SUM(size), 0) AS n FROM event').get<{n: number}>()?.n ?? 0)
+    // Only a store over its byte bound pays for the scan that finds where to cut.
+    if (this.bytes <= max) return
+    this.dropped(
+      this.st(`DELETE FROM event WHERE seq <= (SELECT seq FROM (SELECT seq, SUM(size) OVER (ORDER BY seq DESC) AS kept FROM event) WHERE kept > ? ORDER BY seq DESC LIMIT 1) RETURNING size`).all<{size: number}>(max),
+    )
   }
 
   /** Events newest first. */
@@ -202,6 +247,7 @@ export class EventStore {
   }
 
   close(): void {
+    this.commit()
     this.db.close()
   }
 

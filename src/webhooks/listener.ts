@@ -206,6 +206,12 @@ export class WebhookListener {
       }
     }
     const handler = (req: IncomingMessage, res: ServerResponse) => {
+      // A keep-alive connection carries at most MAX_REQUESTS_PER_CONNECTION requests: the last one's
+      // answer closes it (Node's maxRequestsPerSocket would keep it open and answer 503 to a sender
+      // that does not read `Connection: close`, failing every delivery after it).
+      const socket = req.socket as Socket & {payopsRequests?: number}
+      socket.payopsRequests = (socket.payopsRequests ?? 0) + 1
+      if (socket.payopsRequests >= MAX_REQUESTS_PER_CONNECTION) res.setHeader('connection', 'close')
       try {
         this.handle(req, res)
       } catch (err) {
@@ -221,7 +227,6 @@ export class WebhookListener {
     server.headersTimeout = headersTimeout
     server.requestTimeout = requestTimeout
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
-    server.maxRequestsPerSocket = MAX_REQUESTS_PER_CONNECTION
     // A connection that goes quiet mid-request (or never sends a byte) is closed after this.
     server.setTimeout(requestTimeout)
     // The connection limits (overall and per address) are kept here, not by `maxConnections`, which

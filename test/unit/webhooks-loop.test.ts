@@ -75,7 +75,7 @@ describe('the event store', () => {
     dir.cleanup()
   })
 
-  it('holds at most --keep-events events, drops those older than --keep-days, and keeps under its byte bound', () => {
+  it('holds at most --keep-events events, drops those older than --keep-days, and keeps under its byte bound', async () => {
     const dir = tempDir()
     let now = Date.parse('2026-03-10T12:00:00Z')
     const store = EventStore.open(dir.path, {maxEvents: 5, maxAgeDays: 2, maxBytes: 1000}, () => now)
@@ -97,6 +97,8 @@ describe('the event store', () => {
       const [head, tail] = [`{"id":"evt_${100 + n}","type":"payin.settled","data":{"p":"`, '"}}']
       return event(100 + n, new Date(now).toISOString(), head + 'x'.repeat(100 - head.length - tail.length) + tail)
     }
+    // A store commits what it wrote on the next turn of the event loop; another one writes after it.
+    await new Promise((resolve) => setImmediate(resolve))
     const wide = EventStore.open(dir.path, {maxEvents: 1000, maxAgeDays: 30, maxBytes: 1000}, () => now)
     for (let n = 0; n < 64; n++) wide.record(big(n))
     const sizes = wide.list().map((e) => e.size)
