@@ -7,6 +7,7 @@
  * may overlap: each async chain sees its own host.
  */
 import {AsyncLocalStorage} from 'node:async_hooks'
+import {isatty} from 'node:tty'
 import type {Readable, Writable} from 'node:stream'
 
 export interface IOStreams {
@@ -68,8 +69,11 @@ export const processHost: Host = {
     return {
       stdout: process.stdout,
       stderr: process.stderr,
-      stdin: process.stdin,
-      stdinIsTTY: Boolean(process.stdin.isTTY),
+      // process.stdin makes its stream when first read (a few ms): only a command that reads stdin pays for it.
+      get stdin() {
+        return process.stdin
+      },
+      stdinIsTTY: isatty(0),
       stdoutIsTTY: Boolean(process.stdout.isTTY),
       stderrIsTTY: Boolean(process.stderr.isTTY),
       columns: process.stdout.columns,
