@@ -44,6 +44,7 @@ import {
 import {escapeControls} from './safety.js'
 import {SIGNATURE_HEADER, TIMESTAMP_HEADER} from './signature.js'
 import type {WebhookEvent} from './samples.js'
+import type {DeliveryResult} from './event-store.js'
 import {routeLabel, routesFor, type ForwardRoute} from './routes.js'
 
 export {FORWARD_TIMEOUT_MS, MAX_BODY_BYTES, MAX_EVENT_DEPTH} from './limits.js'
@@ -67,17 +68,9 @@ export interface VerifiedDelivery extends AcceptedEvent {
   rawHeaders: readonly string[]
 }
 
-/** The result of one forward. */
-export interface ForwardResult {
+/** The result of one forward: what the event store keeps of a delivery (its route's pattern null for --forward-to), with the event. */
+export interface ForwardResult extends Omit<DeliveryResult, 'kind'> {
   event: WebhookEvent
-  /** The route's pattern; null for --forward-to. */
-  route: string | null
-  url: string
-  status: number | null
-  ok: boolean
-  error: string | null
-  duration_ms: number
-  at: string
 }
 
 /** Counts of one route, in the summary. */
