@@ -63,6 +63,8 @@ const HOUR = 3_600_000
 export const RECONCILE_DAYS = 30
 const EXEC_TIMEOUT_MS = 30_000
 const POST_TIMEOUT_MS = 10_000
+/** What of an `--exec` command's output is shown (the rest is dropped). */
+const EXEC_OUTPUT_BYTES = 64 * 1024
 const short = (id: string) => `${id.slice(0, 8)}…`
 
 /** What each rule finds crossed now. */
@@ -198,13 +200,24 @@ function checkPostUrl(v: string): URL {
   return url
 }
 
-/** Hands the alert to `--exec`: the command's stdin gets the JSON; its output goes to stderr. */
+/**
+ * Hands the alert to `--exec`: the command's stdin gets the JSON; what it prints (the first
+ * EXEC_OUTPUT_BYTES) goes to stderr as lines, escaped like any text from outside (it may echo the
+ * alert's names).
+ */
 function runExec(cmd: string, json: string, ctx: CommandContext): Promise<string | undefined> {
   return new Promise((resolve) => {
     const child = spawn(cmd, {shell: true, stdio: ['pipe', 'pipe', 'pipe'], env: ctx.io.env})
     const timer = setTimeout(() => child.kill('SIGKILL'), EXEC_TIMEOUT_MS)
-    child.stdout.on('data', (d: Buffer) => ctx.io.stderr.write(d))
-    child.stderr.on('data', (d: Buffer) => ctx.io.stderr.write(d))
+    let output = ''
+    const keep = (d: Buffer) => {
+      if (output.length < EXEC_OUTPUT_BYTES) output += d.toString('utf8').slice(0, EXEC_OUTPUT_BYTES - output.length)
+    }
+    child.stdout.on('data', keep)
+    child.stderr.on('data', keep)
+    child.on('close', () => {
+      if (output) ctx.out.note(output.replace(/\n$/, '').split('\n'))
+    })
     child.on('error', (err) => {
       clearTimeout(timer)
       resolve(`--exec could not run: ${err.message}`)

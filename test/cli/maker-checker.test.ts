@@ -64,6 +64,16 @@ describe('maker-checker', () => {
     expect(rec).toMatchObject({operator: 'Ana Ruiz', os_user: expect.any(String), host: expect.any(String)})
   })
 
+  it('`payops api` on the move path is held the same way: created, not settled, whatever its body asks', async () => {
+    const body = JSON.stringify({from_subaccount_id: a, to_subaccount_id: b, amount_in_minor_units: 2500, auto_approve: true})
+    const r = await ana(['api', 'POST', '/api/subaccounts/move', '--input', '-'], {input: body})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/maker-checker \(profile "ops"\): this move of 25\.00 USD is created without auto-approval/)
+    expect(JSON.parse(r.stdout).data.status).toBe('created')
+    expect(await credits()).toEqual([1000])
+    expect((await ana(['moves', 'cancel', JSON.parse(r.stdout).data.id])).code).toBe(0)
+  })
+
   it('the maker cannot approve it: exit 3 naming her, nothing sent', async () => {
     const r = await expectNothingSent(emu, () => ana(['moves', 'approve', held, '--yes']), maker.path)
     expect(r.code, r.stderr).toBe(3)

@@ -123,8 +123,11 @@ describe('payops watch --once', () => {
     const out = join(dir.path, 'exec.json')
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/alerts`
-      const r = await cli(['watch', '--once', '-o', 'json', '--exec', `cat > '${out}'`, '--post', url], {env: {PAYOPS_WATCH_SECRET: secret}})
+      const r = await cli(['watch', '--once', '-o', 'json', '--exec', `cat > '${out}'; printf 'paged \\033[2J\\n'`, '--post', url], {env: {PAYOPS_WATCH_SECRET: secret}})
       expect(r.code, r.stderr).toBe(9)
+      // What the command printed reaches stderr escaped, never as terminal control.
+      expect(r.stderr).toContain('paged \\x1b[2J')
+      expect(r.stderr).not.toContain('\u001b[2J')
       expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({rule: 'min-balance', subaccount_id: other})
       expect(received).toHaveLength(1)
       const {body, headers} = received[0]
