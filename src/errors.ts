@@ -59,6 +59,14 @@ export class NotConfirmedError extends PayopsError {
   }
 }
 
+/** Checks found exceptions (`reconcile`, `watch --once`): the command ran, and what it checked needs attention. Exit 9. */
+export class ExceptionsFound extends PayopsError {
+  override name = 'ExceptionsFound'
+  constructor(message: string) {
+    super(message, ExitCode.EXCEPTIONS)
+  }
+}
+
 /** Something local that a command needs is not there (a record this machine does not have). Exit 4. */
 export class LocalNotFoundError extends PayopsError {
   override name = 'NotFoundError'

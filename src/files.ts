@@ -1,6 +1,6 @@
 /** Reading what the operator hands over: a file named on the command line, or stdin. */
 import {createHash} from 'node:crypto'
-import {createReadStream, lstatSync, readFileSync, realpathSync} from 'node:fs'
+import {closeSync, createReadStream, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync} from 'node:fs'
 import type {Readable} from 'node:stream'
 import {UsageError} from './errors.js'
 
@@ -53,5 +53,34 @@ export function isSymlink(path: string): boolean {
     return lstatSync(path).isSymbolicLink()
   } catch {
     return false
+  }
+}
+
+/**
+ * The last `maxBytes` of a file as text (the whole file when it is smaller), and whether it was
+ * cut (its first line may then be a piece of one); undefined when the file cannot be read.
+ */
+export function readTail(file: string, maxBytes: number): {text: string; cut: boolean} | undefined {
+  let fd: number
+  try {
+    fd = openSync(file, 'r')
+  } catch {
+    return undefined
+  }
+  try {
+    const size = fstatSync(fd).size
+    const start = Math.max(0, size - maxBytes)
+    const buf = Buffer.alloc(size - start)
+    let got = 0
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, start + got)
+      if (n === 0) break
+      got += n
+    }
+    return {text: buf.toString('utf8', 0, got), cut: start > 0}
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
   }
 }

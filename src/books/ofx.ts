@@ -10,15 +10,14 @@
  *   characters), MEMO = the description and the reconciliation status.
  * - Text is made safe for SGML: `&`, `<` and `>` escaped, control characters dropped.
  */
+import {replaceUnsafeChars} from '../text.js'
 import {toDecimalString} from '../money.js'
 import type {Statement} from './statement.js'
 
-// Controls, C1, and invisible format characters (bidi overrides and isolates, zero-width, BOM): not text of a statement.
-// eslint-disable-next-line no-control-regex
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g
 
 export function ofxText(s: string, max: number): string {
-  const plain = s.replace(CONTROLS, ' ').trim().slice(0, max)
+  // Controls and invisible format characters are not text of a statement: the one rule's characters, as spaces.
+  const plain = replaceUnsafeChars(s).trim().slice(0, max)
   return plain.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
 

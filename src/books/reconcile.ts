@@ -24,7 +24,7 @@
  * arrives and matched there; only a byte per row is held in memory for the matching.
  */
 import type {CommandContext} from '../context/index.js'
-import {ApiError, ExitCode, PayopsError, UsageError} from '../errors.js'
+import {ApiError, UsageError} from '../errors.js'
 import {addDays, dayNumber, dayString, todayOf} from './dates.js'
 import type {SqlValue, Statement} from '../db/index.js'
 import {favourMemory} from '../memory.js'
@@ -49,13 +49,6 @@ export const LOOKBACK_DAYS = 90
 export const DEFAULT_WINDOW_DAYS = 3
 export const MAX_WINDOW_DAYS = 31
 
-/** Checks found exceptions: exit 9. */
-export class ExceptionsFound extends PayopsError {
-  override name = 'ExceptionsFound'
-  constructor(message: string) {
-    super(message, ExitCode.EXCEPTIONS)
-  }
-}
 
 export interface ReconcileOptions {
   account: string

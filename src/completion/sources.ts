@@ -15,9 +15,9 @@
  * million imported rows completes as fast as a new one: a move created further back than that is
  * still listed by `payops approvals`.
  */
-import {closeSync, fstatSync, openSync, readSync} from 'node:fs'
 import {join} from 'node:path'
 import type {AuditRecord} from '../audit/index.js'
+import {readTail} from '../files.js'
 import {keyMode, readProfiles, type ProfileFile} from '../config/index.js'
 import {readRecentNames, type NamedId} from '../config/names.js'
 import {resolveContext} from '../config/resolve.js'
@@ -33,29 +33,12 @@ const TRANSFERS = '/api/treasury/account-transfers'
 
 /** The complete lines among the last `bytes` of a file (none when it is absent). */
 export function tailLines(file: string, bytes = TAIL_BYTES): string[] {
-  let fd: number
-  try {
-    fd = openSync(file, 'r')
-  } catch {
-    return []
-  }
-  try {
-    const size = fstatSync(fd).size
-    const start = Math.max(0, size - bytes)
-    const buf = Buffer.alloc(size - start)
-    let got = 0
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, start + got)
-      if (n === 0) break
-      got += n
-    }
-    const lines = buf.toString('utf8', 0, got).split('\n')
-    // A window that starts inside a line drops that line's end.
-    if (start > 0) lines.shift()
-    return lines.filter(Boolean)
-  } finally {
-    closeSync(fd)
-  }
+  const tail = readTail(file, bytes)
+  if (!tail) return []
+  const lines = tail.text.split('\n')
+  // A window that starts inside a line drops that line's end.
+  if (tail.cut) lines.shift()
+  return lines.filter(Boolean)
 }
 
 /** The outcome records among the lines (other lines, and lines that are not JSON, are skipped). */

@@ -13,8 +13,9 @@
  * the one rule of src/output/safe.ts and shows its control and format characters escaped.
  */
 import {randomBytes} from 'node:crypto'
-import {closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {readTail} from '../files.js'
 
 export const NAMES_FILE = 'names.json'
 const MAX_NAMES = 50_000
@@ -116,21 +117,8 @@ const unjson = (s: string) => {
  * names) would cost more than the whole answer may take. A book that fits is read whole.
  */
 export function readRecentNames(dir: string, maxBytes = 256 << 10): NamedId[] {
-  let text: string
-  try {
-    const fd = openSync(join(dir, NAMES_FILE), 'r')
-    try {
-      const size = fstatSync(fd).size
-      const start = Math.max(0, size - maxBytes)
-      const buf = Buffer.alloc(size - start)
-      const got = readSync(fd, buf, 0, buf.length, start)
-      text = buf.toString('utf8', 0, got)
-    } finally {
-      closeSync(fd)
-    }
-  } catch {
-    return []
-  }
+  const text = readTail(join(dir, NAMES_FILE), maxBytes)?.text
+  if (text === undefined) return []
   const out: NamedId[] = []
   for (const m of text.matchAll(ENTRY)) {
     const id = unjson(m[1])

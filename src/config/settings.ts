@@ -3,6 +3,7 @@ import {UsageError} from '../errors.js'
 import {formatMoney, normalizeCurrency, parseAmount} from '../money.js'
 import type {Profile} from './index.js'
 import {validateBaseUrl} from './validate.js'
+import {hasUnsafeChars} from '../text.js'
 import {resolve} from 'node:path'
 import {readCaFile, redactProxyUrl, validateProxyUrl} from '../net.js'
 import {describeRule, parseRule, withoutRules, withRule} from '../controls/rules.js'
@@ -53,8 +54,7 @@ function approvalPolicy(values: string[], threshold: string | undefined): NonNul
 /** A name to tell operators apart: 1 to 100 printable characters. */
 function operatorName(values: string[]): string {
   const name = values.join(' ').trim()
-  // eslint-disable-next-line no-control-regex
-  if (!name || name.length > 100 || /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/.test(name)) {
+  if (!name || name.length > 100 || hasUnsafeChars(name)) {
     throw new UsageError('Usage: profiles set NAME operator-name "First Last" (1 to 100 printable characters).')
   }
   return name

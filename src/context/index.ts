@@ -5,7 +5,6 @@
  * one from fakes (`test/unit/context.ts`) and call a command's `run(opts, ctx)` in-process, as gh's
  * Factory does.
  */
-import type {Readable, Writable} from 'node:stream'
 import type {Api, ApiArea} from '../api/index.js'
 import type {AuditHook} from '../api/client.js'
 import type {ResolvedContext} from '../config/resolve.js'

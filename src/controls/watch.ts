@@ -11,7 +11,7 @@ import {keyIdOf, registerSecret} from '../api/redact.js'
 import type {Api} from '../api/index.js'
 import type {CommandContext} from '../context/index.js'
 import {openDatabase, type Database} from '../db/index.js'
-import {ExitCode, InterruptedError, PayopsError, UsageError} from '../errors.js'
+import {ExceptionsFound, ExitCode, InterruptedError, PayopsError, UsageError} from '../errors.js'
 import {formatMoney, subtractMinor} from '../money.js'
 import {listPending} from '../movements/approvals.js'
 import {isLoopbackHost, runFetch} from '../net.js'
@@ -50,13 +50,6 @@ export interface WatchOptions {
   post?: string
 }
 
-/** Checks exited with alerts: exit 9 ("checks found exceptions"). */
-export class ChecksFoundError extends PayopsError {
-  override name = 'ChecksFoundError'
-  constructor(message: string) {
-    super(message, ExitCode.EXCEPTIONS)
-  }
-}
 
 const HOUR = 3_600_000
 /** How far back `reconcile-exceptions` reconciles (through today). */
@@ -269,7 +262,7 @@ export async function runWatch(opts: WatchOptions, ctx: CommandContext): Promise
     for (;;) {
       const {fired, failed} = await cycle(rules, api, ctx, store, scope, opts, post, secret)
       if (opts.once) {
-        if (fired) throw new ChecksFoundError(`${fired === 1 ? 'One alert' : `${fired} alerts`} fired.`)
+        if (fired) throw new ExceptionsFound(`${fired === 1 ? 'One alert' : `${fired} alerts`} fired.`)
         if (failed) throw new PayopsError(`${failed === 1 ? 'One rule' : `${failed} rules`} could not be checked (see above).`, ExitCode.UNEXPECTED)
         return
       }

@@ -8,11 +8,11 @@ import {ApiError, ExitCode, PartialError, type ExitCodeValue} from '../errors.js
 import {BulkReport, type ItemResult} from '../api/bulk.js'
 import {keyIdOf, redactKey} from '../api/redact.js'
 import {currentOperator} from '../config/identity.js'
-import {dailyViolations, hasDailyCap, violationsOfSets, type Movement} from '../guardrails.js'
+import {violationsOfSets, type Movement} from '../guardrails.js'
 
 import {RESULT_COLUMNS} from '../output/columns.js'
 import type {Column} from '../output/index.js'
-import {guard, utcDayStart, type GuardOptions} from './guard.js'
+import {dailyCapsBroken, guard, type GuardOptions} from './guard.js'
 import {randomUUID} from 'node:crypto'
 import {auditHistory} from './history.js'
 import type {MovementKind, MovementPorts, MovementRequest, Outcome, Summary} from './types.js'
@@ -171,8 +171,6 @@ export function refusals(collect: boolean): {readonly any: boolean; checked<T>(f
 
 /** The daily caps a batch's totals (minor units per currency) break, with what moved today under the key. */
 export function dailyCapReport(ctx: CommandContext, totals: Record<string, number>): string[] {
-  const sets = ctx.profile.limitSets
-  if (!hasDailyCap(sets)) return []
   const asked = new Map(Object.entries(totals).map(([c, v]) => [c.toUpperCase(), BigInt(v)]))
-  return dailyViolations(sets, asked, auditHistory(ctx.configDir, keyIdOf(ctx.profile.apiKey)).movedSince(utcDayStart(Date.now())))
+  return dailyCapsBroken(ctx.profile.limitSets, asked, auditHistory(ctx.configDir, keyIdOf(ctx.profile.apiKey)))
 }

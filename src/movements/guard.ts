@@ -5,9 +5,9 @@
  * Without a terminal --yes confirms what needs no override; nothing else passes.
  */
 import {NotConfirmedError} from '../errors.js'
-import {addTotals, dailyViolations, hasDailyCap, violationsOfSets} from '../guardrails.js'
+import {addTotals, dailyViolations, hasDailyCap, violationsOfSets, type Totals} from '../guardrails.js'
 import {toDecimalString} from '../money.js'
-import type {MovementPorts, Plan} from './types.js'
+import type {History, MovementPorts, Plan} from './types.js'
 
 /** What the guard reads of a plan (bulk callers build one for a whole batch). */
 export type Guarded = Pick<Plan, 'summary' | 'checks' | 'typed' | 'unknown' | 'evenOnTest' | 'plainConfirm' | 'alwaysTyped'> & {autoApprove?: boolean | null}
@@ -30,11 +30,14 @@ export function violationsOf(plans: Guarded[], ports: MovementPorts): string[] {
   }
   // Daily caps: what these plans move, with what moved today (UTC, as the audit trail's times) under the
   // key. A create without auto-approval moves nothing yet: its approval is what the cap checks.
-  if (hasDailyCap(sets)) {
-    const asked = addTotals(new Map(), plans.filter((p) => p.autoApprove !== false).flatMap((p) => p.checks))
-    if (asked.size) out.push(...dailyViolations(sets, asked, ports.history.movedSince(utcDayStart(Date.now()))))
-  }
+  out.push(...dailyCapsBroken(sets, addTotals(new Map(), plans.filter((p) => p.autoApprove !== false).flatMap((p) => p.checks)), ports.history))
   return out
+}
+
+/** The daily caps `asked` (per currency) breaks with what moved today (UTC, as the audit trail's times) under the key. */
+export function dailyCapsBroken(sets: MovementPorts['profile']['limitSets'], asked: Totals, history: Pick<History, 'movedSince'>): string[] {
+  if (!hasDailyCap(sets) || asked.size === 0) return []
+  return dailyViolations(sets, asked, history.movedSince(utcDayStart(Date.now())))
 }
 
 /** Midnight UTC of the day `ms` falls in. */

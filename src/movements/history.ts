@@ -6,7 +6,7 @@
  */
 import {createHash} from 'node:crypto'
 import {readAudit, type AuditRecord} from '../audit/index.js'
-import type {Claim, History, Known, LostAnswer} from './types.js'
+import type {History, Known, LostAnswer} from './types.js'
 import type {Totals} from '../guardrails.js'
 
 /**

@@ -7,12 +7,10 @@
  */
 import {randomBytes} from 'node:crypto'
 import {toJson} from '../json.js'
+import {UNSAFE_CHARS} from '../text.js'
 
-// Unicode classes, so that nothing of a kind is missed: Cc (C0 controls, ESC and CR among them;
-// DEL; C1 controls, CSI U+009B among them), Cf (format characters: the bidi overrides and isolates
-// U+202A–U+202E and U+2066–U+2069, the zero-width characters U+200B–U+200F, U+FEFF, the soft
-// hyphen U+00AD, U+061C, tag characters...), Zl and Zp (U+2028, U+2029) and Cs (a lone surrogate).
-const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu
+// The characters that never reach a terminal as they are: see UNSAFE_CHARS in src/text.ts.
+const UNSAFE = UNSAFE_CHARS
 
 /** One character as a visible escape: `\x1b`, `\u202e`, `\u{e0001}`. */
 function visible(ch: string): string {

@@ -3,7 +3,8 @@ import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
 import {RECONCILE_COLUMNS, RECONCILE_KNOWN} from '../../books/columns.js'
 import {parseDay} from '../../books/dates.js'
-import {DEFAULT_WINDOW_DAYS, ExceptionsFound, MAX_WINDOW_DAYS, exceptionsLine, reconcile, summaryLine} from '../../books/reconcile.js'
+import {DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, exceptionsLine, reconcile, summaryLine} from '../../books/reconcile.js'
+import {ExceptionsFound} from '../../errors.js'
 
 export default class Reconcile extends ApiCommand<typeof Reconcile> {
   static override areas = ['treasury', 'transfers', 'subaccounts'] as const
