@@ -13,7 +13,7 @@ import {createServer, type Server, type ServerResponse} from 'node:http'
 import {connect} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, runCli, startCli, tempDir, type RunningCli} from '../support/index.js'
+import {knownSecrets, run, runCli, startCli, tempDir, type RunningCli, until} from '../support/index.js'
 
 /** autocannon ships no type declarations: what these tests use of it. */
 const autocannon = (await import('autocannon' as string)).default as (opts: Record<string, unknown>) => Promise<{errors: number; statusCodeStats?: Record<string, {count: number}>}>
@@ -37,14 +37,6 @@ const hmac = (ts: number | string, body: string | Buffer) => createHmac('sha256'
 const now = () => Math.floor(Date.now() / 1000)
 const signed = (body: string | Buffer, ts = now()) => ({'content-type': 'application/json', 'x-webhook-signature': hmac(ts, body), 'x-webhook-timestamp': String(ts)})
 const post = (url: string, body: string) => fetch(url, {method: 'POST', headers: signed(body), body})
-
-async function until(check: () => boolean, what: () => string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what()}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 /** `payops webhooks listen --port 0 ARGS` in-process, once it listens. */
 async function listen(args: string[], env: Record<string, string> = {PAYOPS_WEBHOOK_SECRET: SECRET}) {

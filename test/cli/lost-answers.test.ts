@@ -6,7 +6,7 @@
  * what payops says must be true of it.
  */
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {fakeClock, outcomeOf, runAs, startEmulator, type Emulator, type RunResult} from '../support/index.js'
+import {fakeClock, outcomeOf, runAs, steppedClock, startEmulator, type Emulator, type RunResult} from '../support/index.js'
 
 let emu: Emulator
 let main: string
@@ -252,25 +252,6 @@ describe('a move create is still re-sent with its key (the spec promises it)', (
   })
 })
 
-/** A clock the test steps: each sleep of the command lasts until `wake()`. */
-function steppedClock(start = Date.parse('2026-11-23T12:00:00Z')) {
-  let now = start
-  const sleeping: Array<() => void> = []
-  const watchers: Array<() => void> = []
-  return {
-    now: () => now,
-    sleep: (ms: number) =>
-      new Promise<void>((resolve) => {
-        sleeping.push(() => {
-          now += ms
-          resolve()
-        })
-        for (const w of watchers.splice(0)) w()
-      }),
-    asleep: () => new Promise<void>((resolve) => (sleeping.length ? resolve() : watchers.push(resolve))),
-    wake: () => sleeping.shift()!(),
-  }
-}
 
 describe('transfers create --wait with async initiation (case 9)', () => {
   const setAsync = (enabled: boolean) => emu.control('POST', '/_emulator/async-transfers', {entity: 'test', enabled, delay_ms: 60_000})

@@ -1,5 +1,5 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {defaultConfigDir, expectNothingSent, fakeClock, run, runAs, startEmulator, type Emulator, outcomeOf, expectOnlyRequests} from '../support/index.js'
+import {defaultConfigDir, expectNothingSent, fakeClock, steppedClock, run, runAs, startEmulator, type Emulator, outcomeOf, expectOnlyRequests} from '../support/index.js'
 
 let emu: Emulator
 let main: string
@@ -25,30 +25,6 @@ const onlyReads = <T>(reads: string[], fn: () => Promise<T>) => expectOnlyReques
 /** How many transfers the test entity has. */
 const transferCount = async () => (await runAs(emu, 'test', ['transfers', 'list', '--all', '-o', 'ndjson'])).stdout.trim().split('\n').filter(Boolean).length
 
-/**
- * A clock the test steps: every sleep of the command (the wait between two polls) lasts until the
- * test calls `wake()`; time then moves on by the sleep. Nothing waits for the wall clock.
- */
-function steppedClock(start = Date.parse('2026-11-23T12:00:00Z')) {
-  let now = start
-  const sleeping: Array<() => void> = []
-  const watchers: Array<() => void> = []
-  return {
-    now: () => now,
-    sleep: (ms: number) =>
-      new Promise<void>((resolve) => {
-        sleeping.push(() => {
-          now += ms
-          resolve()
-        })
-        for (const w of watchers.splice(0)) w()
-      }),
-    /** Resolves once the command sleeps (it has polled, or been answered, and waits to poll again). */
-    asleep: () => new Promise<void>((resolve) => (sleeping.length ? resolve() : watchers.push(resolve))),
-    /** Ends the command's sleep: it polls next. */
-    wake: () => sleeping.shift()!(),
-  }
-}
 
 async function setAsync(enabled: boolean, delay_ms?: number) {
   await emu.control('POST', '/_emulator/async-transfers', {entity: 'test', enabled, ...(delay_ms === undefined ? {} : {delay_ms})})

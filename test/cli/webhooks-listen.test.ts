@@ -5,7 +5,7 @@ import {createServer, type IncomingMessage, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, runAs, startCli, startEmulator, tempDir, type Emulator, type RunningCli} from '../support/index.js'
+import {knownSecrets, listeningUrl, run, runAs, startCli, until, startEmulator, tempDir, type Emulator, type RunningCli} from '../support/index.js'
 
 let emu: Emulator
 const NOWHERE = 'https://127.0.0.1:1'
@@ -46,14 +46,6 @@ interface Listener {
   stop(): Promise<{code: number; stdout: string; stderr: string}>
 }
 
-async function until(check: () => boolean, what: () => string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what()}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
-
 /** `payops webhooks listen ARGS` in-process (--port 0 and -o ndjson unless given), once it listens. */
 async function listen(args: string[], env: Record<string, string> = {}): Promise<Listener> {
   const defaults = [...(args.includes('--port') ? [] : ['--port', '0']), ...(args.includes('-o') ? [] : ['-o', 'ndjson'])]
@@ -63,13 +55,7 @@ async function listen(args: string[], env: Record<string, string> = {}): Promise
     () => (ended = true),
     () => (ended = true),
   )
-  const listening = () => /Listening on (\S+)/.exec(cli.stderr())
-  await until(() => Boolean(listening()) || ended, () => `listener start: ${cli.stderr()}`)
-  if (!listening()) {
-    const r = await cli.done
-    throw new Error(`listener exited ${r.code}: ${r.stderr}`)
-  }
-  const url = listening()![1]
+  const url = await listeningUrl(cli)
   // Whole lines only: one JSON object per line.
   const events = () => cli.stdout().split('\n').slice(0, -1).filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>)
   const l: Listener = {

@@ -9,7 +9,7 @@ import {createServer, type IncomingMessage, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {knownSecrets, run, runAs, startCli, startEmulator, tempDir, type Emulator, type RunningCli} from '../support/index.js'
+import {knownSecrets, listeningUrl, run, runAs, startCli, until, startEmulator, tempDir, type Emulator, type RunningCli} from '../support/index.js'
 
 let emu: Emulator
 const SECRET = 'whsec_loopListenerSecretValue0000000000000000001'
@@ -32,14 +32,6 @@ afterAll(async () => {
 const hmac = (secret: string, ts: number | string, body: string | Buffer) => createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex')
 const now = () => Math.floor(Date.now() / 1000)
 
-async function until(check: () => boolean, what: () => string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what()}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
-
 interface Listener {
   cli: RunningCli
   url: string
@@ -51,20 +43,10 @@ interface Listener {
 async function listen(args: string[], opts: {configDir: string; env?: Record<string, string>}): Promise<Listener> {
   const cli = startCli(['webhooks', 'listen', '--port', '0', '-o', 'ndjson', ...args], {configDir: opts.configDir, env: opts.env})
   running.push(cli)
-  let ended = false
-  cli.done.then(
-    () => (ended = true),
-    () => (ended = true),
-  )
-  const listening = () => /Listening on (\S+)/.exec(cli.stderr())
-  await until(() => Boolean(listening()) || ended, () => `listener start: ${cli.stderr()}`)
-  if (!listening()) {
-    const r = await cli.done
-    throw new Error(`listener exited ${r.code}: ${r.stderr}`)
-  }
+  const url = await listeningUrl(cli)
   return {
     cli,
-    url: listening()![1],
+    url,
     waitForLog: (re) => until(() => re.test(cli.stderr()), () => `${re} in stderr: ${cli.stderr()}`),
     async stop() {
       cli.interrupt()

@@ -10,6 +10,7 @@ import {readFileSync} from 'node:fs'
 import {createServer, type Server, type ServerResponse} from 'node:http'
 import {afterAll, describe, expect, it} from 'vitest'
 import {BIN, cleanEnv, knownSecrets, tempDir} from './process.js'
+import {until} from '../support/index.js'
 
 /** autocannon ships no type declarations: what these tests use of it. */
 const autocannon = (await import('autocannon' as string)).default as (opts: Record<string, unknown>) => Promise<{errors: number; statusCodeStats?: Record<string, {count: number}>}>
@@ -29,14 +30,6 @@ afterAll(async () => {
 const hmac = (ts: number | string, body: string | Buffer) => createHmac('sha256', SECRET).update(`${ts}.`).update(body).digest('hex')
 const now = () => Math.floor(Date.now() / 1000)
 const signed = (body: string | Buffer, ts = now()) => ({'content-type': 'application/json', 'x-webhook-signature': hmac(ts, body), 'x-webhook-timestamp': String(ts)})
-
-async function until(check: () => boolean, what: () => string, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what()}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 /** `bin/run.js webhooks listen --port 0 ARGS` with the secret in the environment, once it listens. */
 async function listen(args: string[]) {

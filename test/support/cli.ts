@@ -232,3 +232,53 @@ export function fakeClock(start = Date.parse('2026-11-23T12:00:00Z')): Clock & {
     slept: () => slept,
   }
 }
+
+/**
+ * A clock the test steps: every sleep of the command (the wait between two polls) lasts until the
+ * test calls `wake()`; time then moves on by the sleep. Nothing waits for the wall clock.
+ */
+export function steppedClock(start = Date.parse('2026-11-23T12:00:00Z')) {
+  let now = start
+  const sleeping: Array<() => void> = []
+  const watchers: Array<() => void> = []
+  return {
+    now: () => now,
+    sleep: (ms: number) =>
+      new Promise<void>((resolve) => {
+        sleeping.push(() => {
+          now += ms
+          resolve()
+        })
+        for (const w of watchers.splice(0)) w()
+      }),
+    /** Resolves once the command sleeps (it has polled, or been answered, and waits to poll again). */
+    asleep: () => new Promise<void>((resolve) => (sleeping.length ? resolve() : watchers.push(resolve))),
+    /** Ends the command's sleep: it polls next. */
+    wake: () => sleeping.shift()!(),
+  }
+}
+
+/** Polls `check` every 20 ms until it holds; throws naming `what` after `ms`. */
+export async function until(check: () => boolean, what: () => string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what()}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/** The address a started `webhooks listen` prints once it listens (or the error it exited with). */
+export async function listeningUrl(cli: RunningCli): Promise<string> {
+  let ended = false
+  cli.done.then(
+    () => (ended = true),
+    () => (ended = true),
+  )
+  const listening = () => /Listening on (\S+)/.exec(cli.stderr())
+  await until(() => Boolean(listening()) || ended, () => `listener start: ${cli.stderr()}`)
+  if (!listening()) {
+    const r = await cli.done
+    throw new Error(`listener exited ${r.code}: ${r.stderr}`)
+  }
+  return listening()![1]
+}

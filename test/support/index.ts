@@ -8,10 +8,10 @@ import {existsSync} from 'node:fs'
 import {readAudit} from '../../src/audit/index.js'
 import {databasePathFor} from '../../src/import/index.js'
 import {ImportStore} from '../../src/import/store.js'
-import {knownSecrets, runCli, startCli, fakeClock, type CliOptions, type RunResult, type RunningCli, type TtyOption} from './cli.js'
+import {knownSecrets, runCli, startCli, fakeClock, steppedClock, until, listeningUrl, type CliOptions, type RunResult, type RunningCli, type TtyOption} from './cli.js'
 import type {Emulator, Keys} from './emulator.js'
 
-export {knownSecrets, runCli, startCli, fakeClock, type CliOptions, type RunResult, type RunningCli, type TtyOption}
+export {knownSecrets, runCli, startCli, fakeClock, steppedClock, until, listeningUrl, type CliOptions, type RunResult, type RunningCli, type TtyOption}
 export {startEmulator, startEmulatorCommand, type Emulator, type Keys} from './emulator.js'
 export {BIN, ROOT, cleanEnv, defaultConfigDir, tempDir} from './env.js'
 
