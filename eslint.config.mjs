@@ -1,7 +1,9 @@
-// Lint of src/: the layering rules the architecture depends on. TypeScript is parsed by Babel's
-// parser (the TypeScript 7 compiler has no JavaScript API for typescript-eslint); types are
-// checked by `tsc --noEmit` in the build.
-import babelParser from '@babel/eslint-parser'
+// Lint of src/: the layering rules the architecture depends on, and rules that need the types.
+//
+// typescript-eslint parses with the TypeScript that has a JavaScript API (the `typescript` package, 6.x);
+// the build and `npm run lint:types` type-check with the native compiler (`typescript-7`), which has none.
+// The type-aware rules read the same tsconfig.json as the build.
+import tseslint from 'typescript-eslint'
 
 // The process reaches a command only through its context (src/context/host.ts is the one module
 // that reads the process), so that every command runs in-process in tests as it runs for real.
@@ -14,11 +16,12 @@ export default [
   {
     files: ['src/**/*.ts'],
     languageOptions: {
-      parser: babelParser,
-      parserOptions: {requireConfigFile: false, babelOptions: {babelrc: false, configFile: false, presets: [['@babel/preset-typescript', {allowDeclareFields: true}]]}},
+      parser: tseslint.parser,
+      parserOptions: {projectService: true, tsconfigRootDir: import.meta.dirname},
       ecmaVersion: 2022,
       sourceType: 'module',
     },
+    plugins: {'@typescript-eslint': tseslint.plugin},
     linterOptions: {reportUnusedDisableDirectives: 'error'},
     rules: {
       'no-console': 'error',
@@ -28,6 +31,14 @@ export default [
       'no-unreachable': 'error',
       'no-self-compare': 'error',
       'no-control-regex': 'error',
+      // A promise is awaited, returned, or handed on with `void` on purpose: an unhandled rejection
+      // would end a money command without its outcome line.
+      '@typescript-eslint/no-floating-promises': 'error',
+      // No promise where a callback's result is ignored (an event handler, a forEach, a condition).
+      '@typescript-eslint/no-misused-promises': 'error',
+      // A switch over a union names every member (or has a default): a new status or kind cannot
+      // slip past one silently.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', {considerDefaultExhaustiveForUnions: true}],
     },
   },
   {
