@@ -50,6 +50,11 @@ await build({
   banner: {js: "import {createRequire as __payopsCreateRequire} from 'node:module';const require=__payopsCreateRequire(import.meta.url);"},
 })
 console.log(`bundled ${entryPoints.length} entry points into ${relative(root, join(root, 'dist'))}/`)
+// A file this large is a library pulled in by mistake (every command that imports its chunk compiles it).
+const MAX_CHUNK = 1024 * 1024
+for (const path of readdirSync(join(root, 'dist', 'chunks')).map((name) => join(root, 'dist', 'chunks', name))) {
+  if (statSync(path).size > MAX_CHUNK) throw new Error(`${relative(root, path)} is ${statSync(path).size} bytes (over ${MAX_CHUNK}): a dependency was bundled that should stay external`)
+}
 
 // oclif.manifest.json, as `oclif manifest` writes it (it loads every built command once).
 const require = createRequire(import.meta.url)
