@@ -70,7 +70,7 @@ function dueAt(c: Candidate): number | undefined {
 const NEXT_TRANSFER = {approved: 'initiated', initiated: 'settled'} as const
 const NEXT_PAYIN = {approved: 'initiated', initiated: 'debited', debited: 'settled'} as const
 
-/** Takes a candidate's next step; false when it has none left. */
+/** Takes a candidate's next step; returns the status reached (`booked` for a bank line). */
 function step(app: AppContext, c: Candidate): string {
   const {store} = app
   if (c.kind === 'transfer') {
@@ -115,6 +115,10 @@ function candidates(app: AppContext): Candidate[] {
  * due on the way in time order (ties in the order the records were made). Returns what happened.
  */
 export function moveClock(app: AppContext, target: number): Happening[] {
+  return app.store.withClockHeld(() => runUntil(app, target))
+}
+
+function runUntil(app: AppContext, target: number): Happening[] {
   const {store} = app
   const pending = candidates(app)
   const happened: Happening[] = []

@@ -211,6 +211,8 @@ export class StoreCore {
   protected clock = 0
   /** Milliseconds added to the wall clock: where `emulator clock advance|set` (or `--clock`) moved the time. */
   protected offset = 0
+  /** While true, the clock stands still (a clock move stamps each step with the instant it was due). */
+  private frozen = false
   private readonly listeners = new Set<StoreListener>()
 
   /** A fresh, strictly increasing sequence number. */
@@ -225,7 +227,7 @@ export class StoreCore {
 
   /** {@link now} as milliseconds since the epoch (what compact records keep). */
   nowMs(): number {
-    const t = Date.now() + this.offset
+    const t = this.frozen ? this.clock : Date.now() + this.offset
     if (t > this.clock) this.clock = t
     return this.clock
   }
@@ -240,6 +242,19 @@ export class StoreCore {
     this.offset = ms - Date.now()
     this.clock = ms
     this.changed()
+  }
+
+  /** Runs `fn` with the clock standing still except where {@link setClock} moves it; it runs on after. */
+  withClockHeld<T>(fn: () => T): T {
+    const was = this.frozen
+    this.nowMs()
+    this.frozen = true
+    try {
+      return fn()
+    } finally {
+      this.frozen = was
+      if (!was) this.offset = this.clock - Date.now()
+    }
   }
 
   /** The last sequence number handed out, the clock and its offset: what a saved state keeps of them. */
