@@ -21,7 +21,7 @@ import {validationError} from '../errors.js'
 import {created, ok, parseInput} from '../handler.js'
 import type {Router} from '../router.js'
 import {applyScenario} from '../scenario/apply.js'
-import {checkScenario} from '../scenario/schema.js'
+import {checkScenario, pathText} from '../scenario/schema.js'
 import {moveClock} from '../scheduler.js'
 
 const MoveBody = z.object({
@@ -62,7 +62,7 @@ export function register(router: Router, app: AppContext): void {
   router.add('POST', CONTROL_PATHS.scenario, (ctx) => {
     const body = (ctx.body ?? {}) as {scenario?: unknown}
     const checked = checkScenario(body.scenario)
-    if (!checked.ok) throw validationError(checked.issues.map((i) => `${i.path || 'scenario'}: ${i.message}`).join('; '))
+    if (!checked.ok) throw validationError(checked.issues.map((i) => `${pathText(i.path) || 'scenario'}: ${i.message}`).join('; '))
     const summary = applyScenario(app.store, checked.scenario)
     return created({data: {...summary, clock: clockView(app)}})
   })
