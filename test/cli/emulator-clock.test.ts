@@ -2,7 +2,7 @@ import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run, runAs, startEmulator, tempDir, until, type Emulator} from '../support/index.js'
+import {ROOT, run, runAs, startEmulator, tempDir, until, type Emulator} from '../support/index.js'
 
 const START = '2026-01-05T09:00:00-05:00'
 
@@ -160,5 +160,25 @@ describe('the clock and --state', () => {
     expect(back.code).toBe(2)
     expect(back.stderr).toMatch(/--clock .* is before the clock of the state file/)
     dir.cleanup()
+  })
+
+  it('a loaded scenario is kept whole: after a restart its planned bank lines still appear on their dates and its stuck wire stays held', async () => {
+    const dir = tempDir()
+    const state = join(dir.path, 'scenario.sqlite')
+    const first = await startEmulator(['--state', state])
+    const loaded = await runAs(first, 'test', ['emulator', 'load', join(ROOT, 'examples', 'month-end.yaml'), '-o', 'json'])
+    expect(loaded.code, loaded.stderr).toBe(0)
+    expect(await first.stop()).toBe(0)
+    const second = await startEmulator(['--state', state])
+    try {
+      expect((await clock(second)).day).toBe('2026-01-26')
+      const moved = (await runAs(second, 'test', ['emulator', 'clock', 'set', '2026-02-01', '-o', 'json'])).json()
+      expect(moved.happened.filter((h: any) => h.entity === 'test' && h.kind === 'bank_line')).toHaveLength(4)
+      const transfers = (await runAs(second, 'test', ['transfers', 'list', '--all', '-o', 'json'])).json()
+      expect(transfers.filter((t: any) => t.status !== 'settled').map((t: any) => [t.amount_in_minor_units, t.status])).toEqual([[4_200_000, 'initiated']])
+    } finally {
+      await second.stop()
+      dir.cleanup()
+    }
   })
 })
