@@ -9,7 +9,6 @@ import {UsageError} from '../errors.js'
 import {isLoopbackHost} from '../net.js'
 import {parseInstant} from './clock.js'
 import {FAULT_KINDS, type FaultConfig, type FaultKind} from './faults.js'
-import {readScenarioFile} from './scenario/file.js'
 
 export interface StartOptions {
   port: number
@@ -51,7 +50,8 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
   const faults = faultOptions(opts.faultRate, opts.faultKinds, opts.seed)
   const clock = opts.clock === undefined ? undefined : parseInstant(opts.clock)
   if (opts.clock !== undefined && clock === undefined) throw new UsageError(`--clock "${opts.clock}" is not an instant: use ISO 8601 with its offset, such as 2026-01-05T09:00:00-05:00, or a day such as 2026-01-05.`)
-  const scenario = opts.scenario === undefined ? undefined : readScenarioFile(opts.scenario, ctx.io.env, (line) => out.note(line))
+  // The YAML reader loads only when a scenario is given.
+  const scenario = opts.scenario === undefined ? undefined : (await import('./scenario/file.js')).readScenarioFile(opts.scenario, ctx.io.env, (line) => out.note(line))
   const stopped = ctx.stopSignal()
   const {startEmulator} = await import('./index.js')
   let emu
