@@ -13,6 +13,7 @@ import type {TokensApi} from './tokens.js'
 import type {TransfersApi} from './transfers.js'
 import type {TreasuryApi} from './treasury.js'
 import type {WebhooksApi} from './webhooks.js'
+import type {EmulatorApi} from './emulator.js'
 
 interface Areas {
   subaccounts: SubaccountsApi
@@ -25,6 +26,7 @@ interface Areas {
   treasury: TreasuryApi
   transfers: TransfersApi
   webhooks: WebhooksApi
+  emulator: EmulatorApi
 }
 export type ApiArea = keyof Areas
 
@@ -39,6 +41,7 @@ const LOADERS: {[K in ApiArea]: () => Promise<(client: ApiClient) => Areas[K]>} 
   treasury: () => import('./treasury.js').then((m) => (c) => new m.TreasuryApi(c)),
   transfers: () => import('./transfers.js').then((m) => (c) => new m.TransfersApi(c)),
   webhooks: () => import('./webhooks.js').then((m) => (c) => new m.WebhooksApi(c)),
+  emulator: () => import('./emulator.js').then((m) => (c) => new m.EmulatorApi(c)),
 }
 export const API_AREAS = Object.keys(LOADERS) as ApiArea[]
 
@@ -103,6 +106,9 @@ export class Api {
   }
   get webhooks(): WebhooksApi {
     return this.area('webhooks')
+  }
+  get emulator(): EmulatorApi {
+    return this.area('emulator')
   }
 
   close(): Promise<void> {

@@ -51,3 +51,12 @@ export const ASSUMED_PATHS = {
 export const PATHS = {...DOCUMENTED_PATHS, ...ASSUMED_PATHS} as const
 
 export type PathName = keyof typeof PATHS
+
+/**
+ * Paths of the emulator's control API (no key, loopback only) that payops commands call:
+ * `emulator load` and `emulator clock`. Not part of the service.
+ */
+export const CONTROL_PATHS = {
+  clock: '/_emulator/clock',
+  scenario: '/_emulator/scenario',
+} as const

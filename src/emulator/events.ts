@@ -18,6 +18,9 @@ export interface EmulatorEvent {
 export type EventListener = (event: EmulatorEvent) => void
 
 export class EventBus {
+  /** `now`: the emulator's clock (events are stamped with the time it shows). */
+  constructor(private readonly now: () => string = () => new Date().toISOString()) {}
+
   private readonly listeners = new Set<EventListener>()
   /** The latest events, newest last (for the control API and tests). */
   readonly recent: EmulatorEvent[] = []
@@ -28,7 +31,7 @@ export class EventBus {
   }
 
   emit(entityId: string, type: WebhookEventType, data: Record<string, unknown>): EmulatorEvent {
-    const event: EmulatorEvent = {id: `evt_${randomUUID()}`, type, data, entity_id: entityId, created_at: new Date().toISOString()}
+    const event: EmulatorEvent = {id: `evt_${randomUUID()}`, type, data, entity_id: entityId, created_at: this.now()}
     this.recent.push(event)
     if (this.recent.length > 1000) this.recent.splice(0, this.recent.length - 1000)
     for (const fn of this.listeners) fn(event)

@@ -16,6 +16,8 @@ import {createRequestListener} from './http.js'
 import {IMPORT_FLAG, StateFile, loadJsonState, loadState} from './persist.js'
 import {Router} from './router.js'
 import {registerRoutes} from './routes/index.js'
+import {applyScenario} from './scenario/apply.js'
+import type {Scenario} from './scenario/schema.js'
 import {createSeededStore} from './seed.js'
 import type {EmulatorKeys, Store} from './store/index.js'
 
@@ -37,6 +39,10 @@ export interface EmulatorOptions {
   faults?: FaultConfig
   /** Answer in the documented drift from the start (`--drift`; switchable at run time via /_emulator/faults). */
   drift?: boolean
+  /** Where the clock starts (`--clock`, ms since the epoch); never before a loaded state's clock. */
+  clock?: number
+  /** A checked scenario to start from (`--scenario`): the test entity's world (scenario/apply.ts). */
+  scenario?: Scenario
 }
 
 export type {EmulatorKeys} from './store/index.js'
@@ -57,7 +63,7 @@ const CLOSE_GRACE_MS = 500
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const host = opts.host ?? '127.0.0.1'
   const log = opts.log ?? ((line: string) => currentHost().io.stderr.write(`${line}\n`))
-  const store = (await loadStore(opts)) ?? createSeededStore()
+  const store = await initialStore(opts)
   const transport = new TransportFaults()
   if (opts.faults) transport.configure(opts.faults)
   const stateFile = opts.statePath ? new StateFile(opts.statePath, store, log) : undefined
@@ -66,7 +72,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     await stateFile.init()
     stateFile.watch()
   }
-  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(), transport, drift: new DriftSwitch(opts.drift ?? false), log, onClose: [], commit: stateFile && (() => stateFile.commit())}
+  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(() => store.now()), transport, drift: new DriftSwitch(opts.drift ?? false), log, onClose: [], commit: stateFile && (() => stateFile.commit())}
   const router = registerRoutes(new Router(), app)
 
   const server = createServer({keepAlive: true}, createRequestListener(router, app))
@@ -119,6 +125,20 @@ async function loadStore(opts: EmulatorOptions): Promise<Store | undefined> {
   if (opts.statePath === undefined) throw new UsageError(`${IMPORT_FLAG} needs --state NEW_FILE: the SQLite state file to convert ${opts.importState} into.`)
   if (existsSync(opts.statePath)) throw new UsageError(`${IMPORT_FLAG} converts into a new state file; ${opts.statePath} already exists. Name a file that does not exist.`)
   return loadJsonState(opts.importState)
+}
+
+/** The store to start with: loaded or seeded, with its clock where `--clock` puts it and `--scenario` in it. */
+async function initialStore(opts: EmulatorOptions): Promise<Store> {
+  const loaded = await loadStore(opts)
+  // --clock wins over the scenario's own clock.
+  const scenario = opts.scenario && opts.clock !== undefined ? {...opts.scenario, clock: new Date(opts.clock).toISOString()} : opts.scenario
+  const store = loaded ?? createSeededStore(opts.clock)
+  if (scenario) applyScenario(store, scenario)
+  else if (loaded && opts.clock !== undefined) {
+    if (opts.clock < loaded.nowMs()) throw new UsageError(`--clock ${new Date(opts.clock).toISOString()} is before the clock of the state file (${loaded.now()}); the clock never goes backwards.`)
+    loaded.setClock(opts.clock)
+  }
+  return store
 }
 
 function stopServer(server: Server): Promise<void> {

@@ -35,21 +35,25 @@ export const SEED: Record<EntityRole, EntitySeed> = {
   },
 }
 
-/** Fills an empty store with the seeded entities and their data; `entityIds` keeps existing ids. */
-function seedEntities(store: Store, entityIds: Partial<Record<EntityRole, string>> = {}): void {
-  for (const role of ENTITY_ROLES) {
-    const seed = SEED[role]
-    const entity = store.addEntity({role, name: seed.name, mode: seed.mode, id: entityIds[role]})
-    const account = store.treasury.createAccount(entity, {label: seed.account.label, currency_code: seed.account.currency_code, simulated: seed.mode === 'test'})
-    for (const name of seed.subaccounts) store.subaccounts.create(entity, {name, currency_code: account.currency_code})
-    seedParties(store, entity, role)
-    seedTreasury(store, entity)
-  }
+/** Adds one seeded entity and its data (`id`: keep an existing entity's id). */
+export function seedEntity(store: Store, role: EntityRole, id?: string): void {
+  const seed = SEED[role]
+  const entity = store.addEntity({role, name: seed.name, mode: seed.mode, id})
+  const account = store.treasury.createAccount(entity, {label: seed.account.label, currency_code: seed.account.currency_code, simulated: seed.mode === 'test'})
+  for (const name of seed.subaccounts) store.subaccounts.create(entity, {name, currency_code: account.currency_code})
+  seedParties(store, entity, role, store.nowMs())
+  seedTreasury(store, entity)
 }
 
-/** A new store with the seeded data and one fresh full-access key per entity. */
-export function createSeededStore(): Store {
+/** Fills an empty store with the seeded entities and their data; `entityIds` keeps existing ids. */
+function seedEntities(store: Store, entityIds: Partial<Record<EntityRole, string>> = {}): void {
+  for (const role of ENTITY_ROLES) seedEntity(store, role, entityIds[role])
+}
+
+/** A new store with the seeded data and one fresh full-access key per entity; `clockMs`: the clock starts there (`--clock`). */
+export function createSeededStore(clockMs?: number): Store {
   const store = new Store()
+  if (clockMs !== undefined) store.setClock(clockMs, true)
   seedEntities(store)
   for (const role of ENTITY_ROLES) store.issueKey(store.entityByRole(role)!)
   return store

@@ -7,6 +7,7 @@ import type {CommandContext} from '../context/index.js'
 import {validateProfileName} from '../config/index.js'
 import {UsageError} from '../errors.js'
 import {isLoopbackHost} from '../net.js'
+import {parseInstant} from './clock.js'
 import {FAULT_KINDS, type FaultConfig, type FaultKind} from './faults.js'
 
 export interface StartOptions {
@@ -22,6 +23,10 @@ export interface StartOptions {
   seed?: number
   /** Answer in the documented drift (drift.ts). */
   drift?: boolean
+  /** Where the clock starts: an ISO 8601 instant with its offset, or a day (clock.ts). */
+  clock?: string
+  /** A scenario file to start from (scenario/file.ts). */
+  scenario?: string
 }
 
 export function faultOptions(rate: string | undefined, kinds: string, seed: number | undefined): FaultConfig | undefined {
@@ -43,11 +48,15 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
   // Checked before anything listens: an existing profile (perhaps a LIVE one) is never replaced silently.
   if (profileName) store.replaceable(profileName, opts.force)
   const faults = faultOptions(opts.faultRate, opts.faultKinds, opts.seed)
+  const clock = opts.clock === undefined ? undefined : parseInstant(opts.clock)
+  if (opts.clock !== undefined && clock === undefined) throw new UsageError(`--clock "${opts.clock}" is not an instant: use ISO 8601 with its offset, such as 2026-01-05T09:00:00-05:00, or a day such as 2026-01-05.`)
+  // The YAML reader loads only when a scenario is given.
+  const scenario = opts.scenario === undefined ? undefined : (await import('./scenario/file.js')).readScenarioFile(opts.scenario, ctx.io.env, (line) => out.note(line))
   const stopped = ctx.stopSignal()
   const {startEmulator} = await import('./index.js')
   let emu
   try {
-    emu = await startEmulator({port: opts.port, host: opts.host, statePath: opts.state, importState: opts.importState, faults, drift: opts.drift, log: (line) => ctx.io.stderr.write(`${line}\n`)})
+    emu = await startEmulator({port: opts.port, host: opts.host, statePath: opts.state, importState: opts.importState, faults, drift: opts.drift, clock, scenario, log: (line) => ctx.io.stderr.write(`${line}\n`)})
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`Port ${opts.port} is in use; pick another with --port (0 for any free port).`)
     throw err
@@ -68,6 +77,8 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
       `  live        ${emu.keys.live}`,
       profileName ? `Profile "${profileName}" saved (test key). Try: payops -p ${profileName} subaccounts create --name Ops` : `Try: PAYOPS_BASE_URL=${emu.baseUrl} PAYOPS_API_KEY=<test key> payops subaccounts create --name Ops`,
       ...(opts.drift ? ['Answers use the documented schema drift (--drift).'] : []),
+      ...(opts.scenario ? [`Scenario: ${opts.scenario}`] : []),
+      ...(clock !== undefined || opts.scenario ? [`Clock: ${emu.store.now()} (move it with: payops emulator clock advance 1d)`] : []),
       opts.state ? `State file: ${opts.state}` : 'State is in memory only (use --state FILE to keep it).',
       'Press Ctrl-C to stop.',
     ]

@@ -10,6 +10,8 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     '<%= config.bin %> emulator start --write-profile emu',
     '<%= config.bin %> emulator start --port 0 --json --state ./emulator-state.sqlite',
     '<%= config.bin %> emulator start --state ./emulator-state.sqlite --import-state ./emulator-state.json',
+    '<%= config.bin %> emulator start --scenario examples/month-end.yaml --write-profile emu --force',
+    '<%= config.bin %> emulator start --clock 2026-01-05T09:00:00-05:00',
   ]
   static override flags = {
     port: Flags.integer({summary: 'Port to listen on (0 picks a free one).', default: 4010, min: 0, max: 65535}),
@@ -21,13 +23,15 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     'fault-rate': Flags.string({summary: 'Share of /api/ requests that fail (0 to 1), before or after the write commits.'}),
     'fault-kinds': Flags.string({summary: 'Comma-separated faults to inject: 500, 502, 503, 504, 429, reset, latency.', default: '500,503,reset,latency'}),
     seed: Flags.integer({summary: 'Seed of the fault generator (reproducible runs).'}),
+    clock: Flags.string({summary: 'Start the clock at this instant (2026-01-05T09:00:00-05:00, or a day) and let it run from there; move it with `emulator clock advance|set`.'}),
+    scenario: Flags.string({summary: 'Start from this scenario FILE (YAML or JSON): the test entity\'s accounts, subaccounts, parties, moves, transfers, payins, bank lines and webhooks. Checked whole first: exit 2, with a FILE:LINE:COL line per problem.'}),
     drift: Flags.boolean({summary: 'Answer with the drift the spec documents: the approve-move example shape without amounts, legacy field names only, upper-case replay states, only required fields.'}),
   }
 
   async run(): Promise<void> {
     const f = this.flags
     await runEmulatorStart(
-      {port: f.port, host: f.host, state: f.state, importState: f['import-state'], writeProfile: f['write-profile'], force: f.force, faultRate: f['fault-rate'], faultKinds: f['fault-kinds'], seed: f.seed, drift: f.drift},
+      {port: f.port, host: f.host, state: f.state, importState: f['import-state'], writeProfile: f['write-profile'], force: f.force, faultRate: f['fault-rate'], faultKinds: f['fault-kinds'], seed: f.seed, drift: f.drift, clock: f.clock, scenario: f.scenario},
       this.ctx,
     )
   }

@@ -98,7 +98,7 @@ export function register(router: Router, app: AppContext): void {
       sender_info: body.sender_info,
       receiver_info: body.receiver_info,
       direction: body.direction,
-      transaction_date: body.transaction_date ?? todayUtc(),
+      transaction_date: body.transaction_date ?? todayUtc(new Date(app.store.nowMs())),
     })
     return created({data: bankTransactionView(line)})
   })

@@ -8,6 +8,7 @@ import * as control from './control.js'
 import * as faults from './faults.js'
 import * as books from './books.js'
 import * as bulk from './bulk.js'
+import * as clock from './clock.js'
 import * as moves from './moves.js'
 import * as parties from './parties.js'
 import * as payins from './payins.js'
@@ -21,7 +22,7 @@ export interface RouteModule {
   register(router: Router, app: AppContext): void
 }
 
-export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, treasury, transfers, parties, payins, tokens, webhooks, books, control, faults, bulk]
+export const ROUTE_MODULES: readonly RouteModule[] = [subaccounts, moves, treasury, transfers, parties, payins, tokens, webhooks, books, control, faults, bulk, clock]
 
 export function registerRoutes(router: Router, app: AppContext): Router {
   for (const m of ROUTE_MODULES) m.register(router, app)

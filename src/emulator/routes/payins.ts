@@ -22,7 +22,7 @@ import type {AppContext} from '../context.js'
 import {HttpError, notFound, validationError} from '../errors.js'
 import {created, ok, parseInput} from '../handler.js'
 import type {Router} from '../router.js'
-import {endToEndId} from '../seed-parties.js'
+import {stepPayin} from '../payin-steps.js'
 import {ENTITY_ROLES, type Entity, type PayinRecord} from '../store/index.js'
 
 export function payinView(p: PayinRecord) {
@@ -139,12 +139,7 @@ export function register(router: Router, app: AppContext): void {
     const transitions: string[] = []
     for (const next of steps) {
       transitions.push(`${payin.status}->${next}`)
-      if (next === 'initiated' && payin.payment_method.end_to_end_id === null) {
-        payin.payment_method.end_to_end_id = endToEndId(payin.payment_method.routing_number)
-      }
-      app.store.payins.setStatus(entity, payin, next)
-      if (next === 'settled') app.events.emit(entity.id, 'payin.settled', {payin_id: payin.id})
-      if (next === 'failed') app.events.emit(entity.id, 'payin.failed', {payin_id: payin.id})
+      stepPayin(app, entity, payin, next)
     }
     return ok({data: payinView(payin), transitions})
   })

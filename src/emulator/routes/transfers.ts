@@ -10,6 +10,8 @@
  *   The spec promises idempotency for move create only, so the emulator honours no key here: a
  *   client that leaned on it would be tested against a promise the service never made.
  * - approve: only from `created` -> `approved`, 200 (then advances on its own when async is on).
+ * - a transfer approved with a `scheduled_date` after today (America/New_York) stays `approved`
+ *   until the emulator's clock reaches that day (scheduler.ts), async or not.
  * - Settlement adds a bank line to both accounts (debit on the source; credit on the destination,
  *   converted with the indicative rate when the currencies differ).
  *
@@ -31,14 +33,14 @@ import {
   type TransferRail,
 } from '../../api/schemas/transfers.js'
 import type {AppContext} from '../context.js'
-import {afterSettlement, lineDate} from '../bank-feed.js'
 import {convertMinor, hasRate} from '../fx.js'
 import {HttpError, notFound, validationError} from '../errors.js'
 import {created, ok, parseInput, type Reply, type RequestContext} from '../handler.js'
 import {paginate} from '../pagination.js'
 import type {Router} from '../router.js'
 import {ENTITY_ROLES, type AccountTransferRecord, type Entity, type TransferStatus, type TreasuryAccountRecord} from '../store/index.js'
-import {findAccount, todayUtc} from './treasury.js'
+import {stepTransfer, waitsForSendDay} from '../transfer-steps.js'
+import {findAccount} from './treasury.js'
 
 export const DEFAULT_ASYNC_DELAY_MS = 1000
 
@@ -96,41 +98,7 @@ const NEXT: Partial<Record<TransferStatus, TransferStatus>> = {created: 'approve
 export function register(router: Router, app: AppContext): void {
   const {store} = app
 
-  /** Books the bank lines of a settled transfer. */
-  function settle(entity: Entity, t: AccountTransferRecord): void {
-    const from = entity.treasuryAccounts.get(t.from_account_id)
-    const to = entity.treasuryAccounts.get(t.to_account_id)
-    const date = lineDate(entity, t, todayUtc())
-    if (from) {
-      store.treasury.addBankTransaction(entity, from.id, {
-        amount_in_minor_units: t.amount_in_minor_units,
-        currency_code: from.currency_code,
-        description: 'ACCOUNT TRANSFER OUT',
-        receiver_info: to?.label,
-        direction: 'debit',
-        transaction_date: date,
-        transfer_id: t.id,
-      })
-    }
-    if (to) {
-      const amount = to.currency_code === t.currency_code ? t.amount_in_minor_units : convertMinor(t.amount_in_minor_units, t.currency_code, to.currency_code).destinationMinor
-      store.treasury.addBankTransaction(entity, to.id, {
-        amount_in_minor_units: amount,
-        currency_code: to.currency_code,
-        description: 'ACCOUNT TRANSFER IN',
-        sender_info: from?.label,
-        direction: 'credit',
-        transaction_date: date,
-        transfer_id: t.id,
-      })
-    }
-    afterSettlement(store, entity, t, from, date)
-  }
-
-  function moveTo(entity: Entity, t: AccountTransferRecord, status: TransferStatus): void {
-    store.transfers.setStatus(entity, t, status)
-    if (status === 'settled') settle(entity, t)
-  }
+  const moveTo = (entity: Entity, t: AccountTransferRecord, status: TransferStatus) => stepTransfer(store, entity, t, status)
 
   /** With async initiation on, an approved or initiated transfer takes its next step after the delay. */
   function scheduleAsync(entity: Entity, t: AccountTransferRecord): void {
@@ -140,7 +108,8 @@ export function register(router: Router, app: AppContext): void {
     const timer = setTimeout(() => {
       const e = store.entities.get(entityId)
       const current = e?.accountTransfers.get(t.id)
-      if (!e || current !== t) return // reset since
+      if (!e || current !== t || t.held) return // reset since, or held
+      if (t.status === 'approved' && waitsForSendDay(store, t)) return // the clock initiates it on its day
       if (t.status === 'approved') moveTo(e, t, 'initiated')
       else if (t.status === 'initiated') moveTo(e, t, 'settled')
       else return
@@ -171,6 +140,8 @@ export function register(router: Router, app: AppContext): void {
     })
     if (input.auto_approve === false) return created({data: transferView(t)})
     store.transfers.setStatus(entity, t, 'approved')
+    // Scheduled for a later day: queued for initiation until the emulator's clock reaches it.
+    if (waitsForSendDay(store, t)) return created({data: transferView(t)})
     if (asyncDelay(entity) !== undefined) {
       scheduleAsync(entity, t)
       return {status: 202, body: {data: transferView(t)}}

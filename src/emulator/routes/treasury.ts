@@ -98,7 +98,8 @@ function simulateCredit(app: AppContext, ctx: RequestContext, reference: string 
   if (used) {
     throw new HttpError(409, 'DUPLICATE_SANDBOX_REFERENCE', `duplicate sandbox reference: this Idempotency-Key was already used for bank transaction ${used.id}; nothing was credited`)
   }
-  const date = input.transaction_date ?? todayUtc()
+  const today = todayUtc(new Date(app.store.nowMs()))
+  const date = input.transaction_date ?? today
   const line = app.store.treasury.addBankTransaction(entity, account.id, {
     amount_in_minor_units: input.amount_in_minor_units,
     currency_code: account.currency_code,
@@ -116,7 +117,7 @@ function simulateCredit(app: AppContext, ctx: RequestContext, reference: string 
       direction: 'credit',
       amount_in_minor_units: input.amount_in_minor_units,
       currency_code: account.currency_code,
-      effective_at: date === todayUtc() ? undefined : `${date}T00:00:00.000Z`,
+      effective_at: date === today ? undefined : `${date}T00:00:00.000Z`,
       reference_id: line.id,
     })
     app.events.emit(entity.id, 'subaccount.credit_received', {

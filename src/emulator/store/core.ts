@@ -209,6 +209,10 @@ export function upperBound(items: readonly Row[], seq: number): number {
 export class StoreCore {
   protected seq = 0
   protected clock = 0
+  /** Milliseconds added to the wall clock: where `emulator clock advance|set` (or `--clock`) moved the time. */
+  protected offset = 0
+  /** While true, the clock stands still (a clock move stamps each step with the instant it was due). */
+  private frozen = false
   private readonly listeners = new Set<StoreListener>()
 
   /** A fresh, strictly increasing sequence number. */
@@ -223,14 +227,39 @@ export class StoreCore {
 
   /** {@link now} as milliseconds since the epoch (what compact records keep). */
   nowMs(): number {
-    const t = Date.now()
+    const t = this.frozen ? this.clock : Date.now() + this.offset
     if (t > this.clock) this.clock = t
     return this.clock
   }
 
-  /** The last sequence number handed out and the clock: what a saved state keeps of them. */
-  counters(): {seq: number; clock: number} {
-    return {seq: this.seq, clock: this.clock}
+  /**
+   * Moves the clock to `ms` and lets it run on from there. Never backwards (sequence order is time
+   * order): an instant before {@link nowMs} throws, unless `rewind` (a store whose records were all
+   * dropped, as a scenario load does).
+   */
+  setClock(ms: number, rewind = false): void {
+    if (!rewind && ms < this.nowMs()) throw new RangeError(`${iso(ms)} is before the emulator's clock (${iso(this.nowMs())})`)
+    this.offset = ms - Date.now()
+    this.clock = ms
+    this.changed()
+  }
+
+  /** Runs `fn` with the clock standing still except where {@link setClock} moves it; it runs on after. */
+  withClockHeld<T>(fn: () => T): T {
+    const was = this.frozen
+    this.nowMs()
+    this.frozen = true
+    try {
+      return fn()
+    } finally {
+      this.frozen = was
+      if (!was) this.offset = this.clock - Date.now()
+    }
+  }
+
+  /** The last sequence number handed out, the clock and its offset: what a saved state keeps of them. */
+  counters(): {seq: number; clock: number; offset: number} {
+    return {seq: this.seq, clock: this.clock, offset: this.offset}
   }
 
   /** Call after a change that is not a record's (entities, keys, maps, the signing secret). */

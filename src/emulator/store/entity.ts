@@ -19,6 +19,7 @@ import type {SubaccountRecord, SubaccountTables} from './subaccounts.js'
 import type {AccountTransferRecord, TransferTables} from './transfers.js'
 import {creditReference, mainAccount, type BankTransactionRecord, type TreasuryAccountRecord, type TreasuryTables} from './treasury.js'
 import type {WebhookRecord, WebhookTables} from './webhooks.js'
+import type {PlannedBankLineRecord, PlannedTables} from './planned.js'
 
 /** What an entity is apart from its records (what a state keeps of it besides them). */
 export interface EntityHeader {
@@ -35,7 +36,7 @@ interface OneSided extends MoveRecord {
   lines?: Direction
 }
 
-export class Entity implements SubaccountTables, MoveTables, TreasuryTables, TransferTables, PartyTables, PayinTables, WebhookTables {
+export class Entity implements SubaccountTables, MoveTables, TreasuryTables, TransferTables, PartyTables, PayinTables, WebhookTables, PlannedTables {
   readonly id: string
   readonly role: EntityRole
   readonly name: string
@@ -67,6 +68,8 @@ export class Entity implements SubaccountTables, MoveTables, TreasuryTables, Tra
   readonly transferIdempotencyKeys = new Map<string, string>()
   /** Async initiation of account transfers: `delay_ms` -> milliseconds (absent: synchronous). */
   readonly transferSettings = new Map<string, string>()
+  /** Bank lines dated after the clock, booked when it reaches their day (scenarios). */
+  readonly plannedBankLines = new Table<PlannedBankLineRecord>()
 
   constructor(init: {id: string; role: EntityRole; name: string; mode: Mode; routing_number: string; created_at: string}) {
     this.id = init.id

@@ -35,6 +35,7 @@ export type {ActivityEntry, ActivityRecord, ActivitySource, Booking, Direction, 
 export type {AccountTransferRecord, NewAccountTransfer, TransferStatus, TransferTables} from './transfers.js'
 export type {BankTransactionRecord, NewBankTransaction, TreasuryAccountRecord, TreasuryTables} from './treasury.js'
 export type {WebhookRecord, WebhookTables} from './webhooks.js'
+export type {PlannedBankLineRecord, PlannedTables} from './planned.js'
 export {MovesStore, PartiesStore, PayinsStore, SubaccountsStore, TokensStore, TransfersStore, TreasuryStore, WebhooksStore}
 
 export interface ApiKeyRecord {
@@ -56,6 +57,8 @@ const STATE_VERSION = 1
 export interface StoreMeta {
   seq: number
   clock: number
+  /** Milliseconds the clock runs ahead of (or behind) the wall clock (absent: 0). */
+  clock_offset?: number
   primary_keys: Partial<Record<EntityRole, string>>
   session_signing_secret?: string
 }
@@ -143,8 +146,9 @@ export class Store extends StoreCore {
   // ---- persistence, record by record (the SQLite state) ----
 
   meta(): StoreMeta {
-    const {seq, clock} = this.counters()
+    const {seq, clock, offset} = this.counters()
     const out: StoreMeta = {seq, clock, primary_keys: {...this.primaryKeys}}
+    if (offset !== 0) out.clock_offset = offset
     const secret = this.tokens.saved()
     if (secret !== undefined) out.session_signing_secret = secret
     return out
@@ -189,6 +193,7 @@ export class Store extends StoreCore {
     }
     s.seq = maxSeq
     s.clock = typeof saved.meta.clock === 'number' ? saved.meta.clock : 0
+    if (typeof saved.meta.clock_offset === 'number' && Number.isFinite(saved.meta.clock_offset)) s.offset = saved.meta.clock_offset
     if (typeof saved.meta.session_signing_secret === 'string') s.tokens.restore(saved.meta.session_signing_secret)
     return s
   }

@@ -23,6 +23,8 @@ export interface PayinRecord extends Row {
   scheduled_date: string | null
   created_at: string
   updated_at: string
+  /** Never advanced by the emulator's clock (a scenario's stuck payin); absent: advanced. */
+  held?: boolean
 }
 
 export type NewPayin = Omit<PayinRecord, 'id' | 'seq' | 'status' | 'status_recorded_at' | 'created_at' | 'updated_at'> & {

@@ -20,6 +20,8 @@ export interface AccountTransferRecord extends Row {
   idempotency_key: string | null
   created_at: string
   updated_at: string
+  /** Never advanced by the emulator's clock (a scenario's stuck transfer); absent: advanced. */
+  held?: boolean
 }
 
 export interface NewAccountTransfer {
