@@ -4,7 +4,7 @@
  */
 import type {CommandContext} from '../context/index.js'
 import {applySetting} from '../config/settings.js'
-import {UsageError} from '../errors.js'
+import {AuthError, UsageError} from '../errors.js'
 import {formatMoney} from '../money.js'
 import type {Column} from '../output/index.js'
 import type {Limits} from '../config/index.js'
@@ -115,7 +115,10 @@ export async function runPolicySet(opts: PolicySetOptions, ctx: CommandContext):
   try {
     // Parsed and checked exactly as `profiles set` parses a profile's limits, against the team's current ones.
     const applied = applySetting({limits: await store.limits()}, key, opts.values, {add: opts.add, threshold: opts.threshold})
-    const entry = await store.setPolicy(key, applied.profile.limits?.[POLICY_FIELDS[key]] ?? null)
+    const entry = await store.setPolicy(key, applied.profile.limits?.[POLICY_FIELDS[key]] ?? null).catch((err: unknown) => {
+      if (err instanceof AuthError) throw new AuthError(`${err.message.replace(/\.$/, '')}: team policies are set by a role granted payops_admin. Nothing was changed.`)
+      throw err
+    })
     ctx.out.note(`Team policy ${applied.message.replace(/under this profile's key /, '')} Recorded as set by ${entry.set_by}.`)
     await ctx.out.list((await store.policies()).map((e) => ({...e})), POLICY_COLUMNS)
   } finally {
