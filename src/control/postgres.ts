@@ -9,6 +9,7 @@ import {UsageError} from '../errors.js'
 import type {Limits} from '../config/index.js'
 import {pgpassPassword} from './pgpass.js'
 import {retryable, storeError} from './errors.js'
+import {inTurn} from './turns.js'
 import {BOOTSTRAP, createRoleSql, MIGRATION_LOCK, PG_MIGRATIONS, TEAM_ROLES} from './migrations.js'
 import {describeStore, type DatabaseAddress} from './url.js'
 import {limitsOf, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type PolicyEntry, type StoreStatus} from './types.js'
@@ -115,7 +116,12 @@ export class PgControlStore implements ControlStore {
     }
   }
 
-  private async q<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
+  /** One statement, in its turn on this store's connection (never inside another's decision). */
+  private q<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
+    return inTurn(this.client, () => this.query<R>(sql, params))
+  }
+
+  private async query<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
     try {
       return (await this.client.query(sql, params)).rows as R[]
     } catch (err) {
@@ -145,10 +151,10 @@ export class PgControlStore implements ControlStore {
     return {
       day,
       totalToday: async (currency) => {
-        const rows = await this.q<{total: unknown}>('SELECT total FROM payops.daily_totals WHERE entity = $1 AND day = $2 AND currency = $3', [this.entity, day, currency])
+        const rows = await this.query<{total: unknown}>('SELECT total FROM payops.daily_totals WHERE entity = $1 AND day = $2 AND currency = $3', [this.entity, day, currency])
         return num(rows[0]?.total)
       },
-      limits: () => this.limits(),
+      limits: async () => limitsOf(await this.latestPolicies((sql) => this.query(sql))),
     }
   }
 
@@ -157,22 +163,27 @@ export class PgControlStore implements ControlStore {
    * begins (so its snapshot sees every decision committed before), and a serialization failure
    * or a deadlock runs the decision again from the start.
    */
-  async decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}> {
+  decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}> {
+    // The connection is this store's: its decisions (and other statements) take turns on it.
+    return inTurn(this.client, () => this.decideNow(fn))
+  }
+
+  private async decideNow<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}> {
     for (let attempt = 1; ; attempt++) {
       let locked = false
       try {
-        await this.q(`SELECT pg_advisory_lock(hashtextextended('payops:decide:' || $1, 0))`, [this.entity])
+        await this.query(`SELECT pg_advisory_lock(hashtextextended('payops:decide:' || $1, 0))`, [this.entity])
         locked = true
-        await this.q('BEGIN ISOLATION LEVEL SERIALIZABLE')
-        const [{day}] = await this.q<{day: string}>('SELECT payops.today()::text AS day')
+        await this.query('BEGIN ISOLATION LEVEL SERIALIZABLE')
+        const [{day}] = await this.query<{day: string}>('SELECT payops.today()::text AS day')
         const decision = await fn(this.view(day))
         let intent: IntentRecord | undefined
         if (decision.intent) {
           const i = decision.intent
-          const rows = await this.q('SELECT * FROM payops.append_intent($1, $2, $3, $4, $5, $6, $7)', [this.entity, i.kind, i.currency, i.amount, i.destination ?? null, i.status, JSON.stringify(i.detail ?? {})])
+          const rows = await this.query('SELECT * FROM payops.append_intent($1, $2, $3, $4, $5, $6, $7)', [this.entity, i.kind, i.currency, i.amount, i.destination ?? null, i.status, JSON.stringify(i.detail ?? {})])
           intent = intentOf(rows[0])
         }
-        await this.q('COMMIT')
+        await this.query('COMMIT')
         return {value: decision.value, intent}
       } catch (err) {
         await this.client.query('ROLLBACK').catch(() => undefined)
@@ -193,9 +204,11 @@ export class PgControlStore implements ControlStore {
   }
 
   async policies(): Promise<PolicyEntry[]> {
-    const rows = await this.q<{key: string; value: unknown; actor: string; at: unknown}>(
-      'SELECT DISTINCT ON (key) key, value, actor, at FROM payops.policies ORDER BY key, seq DESC',
-    )
+    return this.latestPolicies((sql) => this.q(sql))
+  }
+
+  private async latestPolicies(run: (sql: string) => Promise<Array<Record<string, unknown>>>): Promise<PolicyEntry[]> {
+    const rows = (await run('SELECT DISTINCT ON (key) key, value, actor, at FROM payops.policies ORDER BY key, seq DESC')) as Array<{key: string; value: unknown; actor: string; at: unknown}>
     return rows.filter((r) => r.value !== null).map((r) => ({key: r.key, value: r.value, set_by: r.actor, set_at: iso(r.at)}))
   }
 

@@ -11,6 +11,7 @@ import {openDatabase, type Database, type Schema} from '../db/index.js'
 import {LocalNotFoundError, AuthError} from '../errors.js'
 import type {Limits} from '../config/index.js'
 import {StoreConflictError} from './errors.js'
+import {inTurn} from './turns.js'
 import {limitsOf, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type PolicyEntry, type StoreStatus} from './types.js'
 
 export const CONTROLS_FILE = 'controls.sqlite'
@@ -92,7 +93,13 @@ export class SqliteControlStore implements ControlStore {
   }
 
   /** BEGIN IMMEDIATE: the write lock first, then today's total, the decision and its intent, then COMMIT. */
-  async decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}> {
+  decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}> {
+    // One after another within this process (a second connection's BEGIN IMMEDIATE would wait for
+    // the write lock synchronously, holding up the very event loop the first one needs).
+    return inTurn(this.location, () => this.decideNow(fn))
+  }
+
+  private async decideNow<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}> {
     const day = this.at().slice(0, 10)
     const view: DecisionView = {
       day,
