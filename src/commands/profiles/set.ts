@@ -22,8 +22,7 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   base-url URL                   change the base URL
   proxy URL|none                 requests through this proxy (above HTTPS_PROXY; NO_PROXY applies)
   ca-file FILE.pem               also trust these CAs (a TLS-inspecting proxy)
-  team postgres://HOST/DB        the team store this profile's controls live in
-                                 (\`payops team init\` sets it up; see \`team status\`)
+  team postgres://HOST/DB        the team store of its controls (see \`payops team\`)
 A movement that breaks a limit is refused before sending (exit 3) unless --override-limits.`
   static override examples = [
     '<%= config.bin %> profiles set prod max-amount 5000.00 USD',
