@@ -149,3 +149,25 @@ describe('the SQLite engine', () => {
     expect(next.intent!.day).toBe('2026-11-24')
   })
 })
+
+describe('the PostgreSQL engine', () => {
+  it('a decision that loses a serialization race runs again and sees the other\'s intent', async () => {
+    const engine = await pgEngine()
+    cleanups.push(() => engine.cleanup())
+    const [ana] = await engine.open(['ana'])
+    opened.push(ana)
+    const bob = await engine.db.login('bob', ['payops_member'])
+    const seen: number[] = []
+    const result = await ana.decide(async (view) => {
+      const total = await view.totalToday('USD')
+      seen.push(total)
+      // Another machine's intent commits after this decision read the total (it takes no lock:
+      // only the serializable transaction stands between them).
+      if (seen.length === 1) await engine.db.queryAs(bob.url, `SELECT payops.append_intent($1, 'move', 'USD', 300, NULL, 'allowed', '{}')`, [ENTITY])
+      return {value: total, intent: {kind: 'move', currency: 'USD', amount: 100, status: 'allowed'}}
+    })
+    expect(seen).toEqual([0, 300])
+    expect(result.value).toBe(300)
+    expect(await engine.db.query('SELECT total FROM payops.daily_totals')).toEqual([{total: '400'}])
+  })
+})
