@@ -172,6 +172,17 @@ describe('team status and team policy, two machines', () => {
     expect(status.json()).toMatchObject({actor: ana.user, bound_by: 'profile "prod"'})
     noSecret(status, ana.password)
     expect(JSON.parse(readFileSync(join(m.dir, 'config.json'), 'utf8')).profiles.prod.team_database_url).toBe(ana.url)
+    // What this run would use, and where it comes from: the environment over the profile.
+    const inEffect = await m.run(['profiles', 'show', '-o', 'json'], {PAYOPS_PROFILE: 'prod', PAYOPS_TEAM_DATABASE_URL: db.url()})
+    expect(inEffect.json()).toMatchObject({team: `postgres://postgres:***@${db.host}:${db.port}/${db.name}`, team_source: 'PAYOPS_TEAM_DATABASE_URL'})
+    noSecret(inEffect, ana.password)
+    const bad = await m.run(['profiles', 'set', 'prod', 'team', 'mysql://root:hunter2hunter2@db/x'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/the team store is PostgreSQL/)
+    noSecret(bad, 'hunter2hunter2')
+    const unset = await m.run(['profiles', 'unset', 'prod', 'team'])
+    expect(unset.code, unset.stderr).toBe(0)
+    expect(JSON.parse(readFileSync(join(m.dir, 'config.json'), 'utf8')).profiles.prod.team_database_url).toBeUndefined()
   })
 
   it('the password comes from PGPASSWORD, or from ~/.pgpass (mode 0600), when the URL has none', async () => {
