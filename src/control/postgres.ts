@@ -12,7 +12,7 @@ import {retryable, storeError} from './errors.js'
 import {inTurn} from './turns.js'
 import {BOOTSTRAP, createRoleSql, MIGRATION_LOCK, PG_MIGRATIONS, TEAM_ROLES} from './migrations.js'
 import {describeStore, type DatabaseAddress} from './url.js'
-import {limitsOf, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type PolicyEntry, type StoreStatus} from './types.js'
+import {limitsOf, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
 
 export interface PgConnectOptions {
   address: DatabaseAddress
@@ -197,6 +197,11 @@ export class PgControlStore implements ControlStore {
 
   async recordOutcome(intentSeq: number, status: string, detail: Record<string, unknown> = {}): Promise<void> {
     await this.q('SELECT payops.record_outcome($1, $2, $3)', [intentSeq, status, JSON.stringify(detail)])
+  }
+
+  async outcomes(intentSeq: number): Promise<OutcomeRecord[]> {
+    const rows = await this.q('SELECT * FROM payops.outcomes WHERE intent_seq = $1 ORDER BY seq', [intentSeq])
+    return rows.map((r) => ({seq: num(r.seq), intent_seq: num(r.intent_seq), at: iso(r.at), actor: String(r.actor), status: String(r.status), detail: (r.detail as Record<string, unknown>) ?? {}}))
   }
 
   async intents(): Promise<IntentRecord[]> {

@@ -12,7 +12,7 @@ import {LocalNotFoundError, AuthError} from '../errors.js'
 import type {Limits} from '../config/index.js'
 import {StoreConflictError} from './errors.js'
 import {inTurn} from './turns.js'
-import {limitsOf, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type PolicyEntry, type StoreStatus} from './types.js'
+import {limitsOf, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
 
 export const CONTROLS_FILE = 'controls.sqlite'
 
@@ -137,6 +137,11 @@ export class SqliteControlStore implements ControlStore {
 
   async recordOutcome(intentSeq: number, status: string, detail: Record<string, unknown> = {}): Promise<void> {
     this.db.prepare('INSERT INTO outcomes (intent_seq, at, actor, status, detail) VALUES (?, ?, ?, ?, ?)').run(intentSeq, this.at(), this.opts.actor, status, JSON.stringify(detail))
+  }
+
+  async outcomes(intentSeq: number): Promise<OutcomeRecord[]> {
+    const rows = this.db.prepare('SELECT * FROM outcomes WHERE intent_seq = ? ORDER BY seq').all<Record<string, unknown>>(intentSeq)
+    return rows.map((r) => ({seq: Number(r.seq), intent_seq: Number(r.intent_seq), at: String(r.at), actor: String(r.actor), status: String(r.status), detail: parse(r.detail)}))
   }
 
   async intents(): Promise<IntentRecord[]> {

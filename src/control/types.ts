@@ -31,6 +31,15 @@ export interface IntentRecord extends Required<Omit<IntentInput, 'detail'>> {
   detail: Record<string, unknown>
 }
 
+export interface OutcomeRecord {
+  seq: number
+  intent_seq: number
+  at: string
+  actor: string
+  status: string
+  detail: Record<string, unknown>
+}
+
 /** What a decision reads, inside its transaction. */
 export interface DecisionView {
   /** The UTC day the decision counts towards (the store's). */
@@ -95,7 +104,10 @@ export interface ControlStore {
    * serialized, so N decisions started at once on M machines each see the ones before them.
    */
   decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}>
+  /** Appends what became of an intent (sent, failed, unknown…); an intent that is not there is refused. */
   recordOutcome(intentSeq: number, status: string, detail?: Record<string, unknown>): Promise<void>
+  /** The outcomes recorded for an intent, in order. */
+  outcomes(intentSeq: number): Promise<OutcomeRecord[]>
   intents(): Promise<IntentRecord[]>
   policies(): Promise<PolicyEntry[]>
   /** Appends a policy value (null: removed), recorded with who set it. */

@@ -93,6 +93,16 @@ describe.each(engines)('the control store (%s)', (_name, make) => {
     expect(await s.decide(async (v) => ({value: await v.totalToday('USD')}))).toEqual({value: 100, intent: undefined})
   })
 
+  it('an outcome is appended for its intent, stamped with who recorded it', async () => {
+    const [ana, bob] = await using(make, ['ana', 'bob'])
+    const {intent} = await capped(1000, 100)(ana)
+    await bob.recordOutcome(intent!.seq, 'sent', {move_id: 'mv_1'})
+    const outcomes = await ana.outcomes(intent!.seq)
+    expect(outcomes).toEqual([expect.objectContaining({intent_seq: intent!.seq, status: 'sent', detail: {move_id: 'mv_1'}})])
+    expect(outcomes[0].actor).not.toBe(intent!.actor)
+    await expect(ana.recordOutcome(intent!.seq + 1000, 'sent')).rejects.toThrow()
+  })
+
   it('a decision that throws records nothing', async () => {
     const [s] = await using(make, ['ana'])
     await expect(s.decide(async () => {
