@@ -243,6 +243,9 @@ BEGIN
   RETURN rec;
 END $$;
 
+-- Functions are executable by PUBLIC when created: these are not (nor, for this role, later ones).
+-- A later version run by another role must revoke EXECUTE from PUBLIC on its functions itself.
+ALTER DEFAULT PRIVILEGES IN SCHEMA payops REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;
 REVOKE ALL ON ALL TABLES IN SCHEMA payops FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA payops FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA payops FROM PUBLIC;

@@ -96,6 +96,8 @@ describe('roles: what the database itself refuses a member', () => {
       `UPDATE payops.daily_totals SET total = 0`,
       `INSERT INTO payops.policies (actor, key, value) VALUES ('${bob.user}', 'daily-max', '{"USD": 1}')`,
       `SELECT payops.set_policy('daily-max', '{"USD": 999999999}')`,
+      // The helpers behind the definer functions are the owner's alone.
+      `SELECT payops.check_limits('${entity}', 'USD', 1, NULL)`,
     ]
     for (const sql of forged) await expect(db.queryAs(ana.url, sql), sql).rejects.toMatchObject({code: '42501'})
     expect(await db.query('SELECT actor, amount FROM payops.intents')).toEqual([{actor: ana.user, amount: '100'}])
