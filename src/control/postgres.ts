@@ -118,7 +118,9 @@ export class PgControlStore implements ControlStore {
 
   /** One statement, in its turn on this store's connection (never inside another's decision). */
   private q<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
-    return inTurn(this.client, () => this.query<R>(sql, params))
+    return inTurn(this.client, () => this.query<R>(sql, params)).catch((err: unknown) => {
+      throw storeError(err, this.location)
+    })
   }
 
   private async query<R extends Record<string, unknown> = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
@@ -188,7 +190,8 @@ export class PgControlStore implements ControlStore {
       } catch (err) {
         await this.client.query('ROLLBACK').catch(() => undefined)
         if (retryable(err) && attempt < DECIDE_ATTEMPTS) continue
-        throw storeError(err, this.location)
+        // The store's own errors are already said plainly (query); the decision's own go as they are.
+        throw retryable(err) ? storeError(err, this.location) : err
       } finally {
         if (locked) await this.client.query(`SELECT pg_advisory_unlock(hashtextextended('payops:decide:' || $1, 0))`, [this.entity]).catch(() => undefined)
       }

@@ -105,9 +105,10 @@ describe.each(engines)('the control store (%s)', (_name, make) => {
 
   it('a decision that throws records nothing', async () => {
     const [s] = await using(make, ['ana'])
+    const refusal = new Error('refused before recording')
     await expect(s.decide(async () => {
-      throw new Error('refused before recording')
-    })).rejects.toThrow('refused before recording')
+      throw refusal
+    })).rejects.toBe(refusal)
     expect(await s.intents()).toEqual([])
   })
 
