@@ -54,7 +54,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     password,
     authMethod: 'scram-sha-256',
     persistent: false,
-    createPostgresUser: true,
+    // Only as root (PostgreSQL refuses to run as root): the package would try to add the user anyway.
+    createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--no-sync'],
     // Only TCP on 127.0.0.1: no socket file in /tmp, nothing on another interface; quick and small.
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', "unix_socket_directories=", '-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'shared_buffers=16MB'],
