@@ -3,7 +3,7 @@
  * live and who it is there (`team status`), and the team's policies (`team policy set|show`).
  */
 import type {CommandContext} from '../context/index.js'
-import {applySetting} from '../config/settings.js'
+import {applySetting, unsetSetting} from '../config/settings.js'
 import {AuthError, UsageError} from '../errors.js'
 import {formatMoney} from '../money.js'
 import type {Column} from '../output/index.js'
@@ -102,6 +102,12 @@ async function teamStore(ctx: CommandContext, what: string) {
   return openControlStore(ctx)
 }
 
+/** A refusal of the store, saying who may change policies. */
+function asAdminOnly(err: unknown): never {
+  if (err instanceof AuthError) throw new AuthError(`${err.message.replace(/\.$/, '')}: team policies are set by a role granted payops_admin. Nothing was changed.`)
+  throw err
+}
+
 export interface PolicySetOptions {
   key: string
   values: string[]
@@ -115,11 +121,35 @@ export async function runPolicySet(opts: PolicySetOptions, ctx: CommandContext):
   try {
     // Parsed and checked exactly as `profiles set` parses a profile's limits, against the team's current ones.
     const applied = applySetting({limits: await store.limits()}, key, opts.values, {add: opts.add, threshold: opts.threshold})
-    const entry = await store.setPolicy(key, applied.profile.limits?.[POLICY_FIELDS[key]] ?? null).catch((err: unknown) => {
-      if (err instanceof AuthError) throw new AuthError(`${err.message.replace(/\.$/, '')}: team policies are set by a role granted payops_admin. Nothing was changed.`)
-      throw err
-    })
+    const entry = await store.setPolicy(key, applied.profile.limits?.[POLICY_FIELDS[key]] ?? null).catch(asAdminOnly)
     ctx.out.note(`Team policy ${applied.message.replace(/under this profile's key /, '')} Recorded as set by ${entry.set_by}.`)
+    await ctx.out.list((await store.policies()).map((e) => ({...e})), POLICY_COLUMNS)
+  } finally {
+    await store.close()
+  }
+}
+
+const TEAM = '\u0000team'
+
+/** `profiles unset`'s refusals, said of the team store. */
+function teamWords<T>(fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    throw new UsageError(err.message.replaceAll(`Profile "${TEAM}"`, 'The team store').replaceAll(`profile "${TEAM}"`, 'the team store').replaceAll(`profiles unset ${TEAM}`, 'team policy unset'))
+  }
+}
+
+/** Removes a policy, or some of its values, as `profiles unset` removes a limit (payops_admin only). */
+export async function runPolicyUnset(opts: {key: string; values: string[]}, ctx: CommandContext): Promise<void> {
+  const key = policyKey(opts.key)
+  const store = await teamStore(ctx, '`team policy unset`')
+  try {
+    const limits = await store.limits()
+    const applied = teamWords(() => unsetSetting({limits}, key, opts.values, TEAM))
+    const entry = await store.setPolicy(key, applied.profile.limits?.[POLICY_FIELDS[key]] ?? null).catch(asAdminOnly)
+    ctx.out.note(`Team policy ${applied.message} Recorded as removed by ${entry.set_by}.`)
     await ctx.out.list((await store.policies()).map((e) => ({...e})), POLICY_COLUMNS)
   } finally {
     await store.close()

@@ -132,7 +132,7 @@ describe('roles: what the database itself refuses a member', () => {
 })
 
 describe('team status and team policy, two machines', () => {
-  it('an admin sets a policy on one machine, recorded with its role; a member sees it on another and may not change it', async () => {
+  it('an admin sets and removes a policy on one machine, recorded with its role; a member sees it on another and may not change it', async () => {
     expect((await init()).code).toBe(0)
     const admin = await db.login('admin', ['payops_admin'])
     const ana = await db.login('ana', ['payops_member'])
@@ -151,6 +151,19 @@ describe('team status and team policy, two machines', () => {
     expect(refused.code).toBe(3)
     expect(refused.stderr).toMatch(/refused: permission denied for function set_policy: team policies are set by a role granted payops_admin\. Nothing was changed/)
     expect(await db.query<{n: number}>('SELECT count(*)::int AS n FROM payops.policies')).toEqual([{n: 1}])
+
+    const notHers = await two.run(['team', 'policy', 'unset', 'daily-max'], {PAYOPS_TEAM_DATABASE_URL: ana.url})
+    expect(notHers.code).toBe(3)
+    const unset = await one.run(['team', 'policy', 'unset', 'daily-max', 'USD', '-o', 'json'], {PAYOPS_TEAM_DATABASE_URL: admin.url})
+    expect(unset.code, unset.stderr).toBe(0)
+    expect(unset.json()).toEqual([])
+    const nothing = await one.run(['team', 'policy', 'unset', 'daily-max'], {PAYOPS_TEAM_DATABASE_URL: admin.url})
+    expect(nothing.code).toBe(2)
+    expect(nothing.stderr).toContain('The team store has no daily-max to remove.')
+    expect(await db.query('SELECT actor, value FROM payops.policies ORDER BY seq')).toEqual([
+      {actor: admin.user, value: {USD: 500000}},
+      {actor: admin.user, value: null},
+    ])
 
     const status = await two.run(['team', 'status', '-o', 'json'], {PAYOPS_TEAM_DATABASE_URL: ana.url})
     expect(status.code, status.stderr).toBe(0)
