@@ -15,7 +15,8 @@ export default defineConfig({
     reporters: ['default'],
     projects: [
       // Units and every command in-process (runCli against the in-process emulator).
-      {extends: true, test: {name: 'main', include: ['test/unit/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/model/**/*.test.ts']}},
+      // …with one real PostgreSQL server for the run (the team store's tests: test/support/postgres.ts).
+      {extends: true, test: {name: 'main', globalSetup: ['test/support/postgres-global.ts'], include: ['test/unit/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/model/**/*.test.ts']}},
       // What only a real process shows: kill -9, signals, a pseudo-terminal, `ps`, the packed install.
       {extends: true, test: {name: 'smoke', include: ['test/smoke/**/*.test.ts']}},
     ],

@@ -37,6 +37,8 @@ export interface Profile {
   proxy?: string
   /** PEM certificates TLS trusts besides the bundled roots: a TLS-inspecting proxy's CA (`profiles set NAME ca-file FILE`). */
   ca_file?: string
+  /** The team store this profile's controls live in: a PostgreSQL URL (`profiles set NAME team URL`). */
+  team_database_url?: string
   created_at?: string
 }
 

@@ -7,8 +7,10 @@ import {hasUnsafeChars} from '../text.js'
 import {resolve} from 'node:path'
 import {readCaFile, redactProxyUrl, validateProxyUrl} from '../net.js'
 import {describeRule, parseRule, withoutRules, withRule} from '../controls/rules.js'
+import {databaseSecrets, describeStore, parseDatabaseUrl, redactDatabaseUrl} from '../control/url.js'
+import {registerSecret} from '../api/redact.js'
 
-export const SETTING_KEYS = ['max-amount', 'daily-max', 'allowed-destinations', 'approval-policy', 'operator-name', 'watch', 'base-url', 'proxy', 'ca-file'] as const
+export const SETTING_KEYS = ['max-amount', 'daily-max', 'allowed-destinations', 'approval-policy', 'operator-name', 'watch', 'base-url', 'proxy', 'ca-file', 'team'] as const
 
 /** The per-currency amount limits: a single movement's maximum, and the total moved per UTC day under a key. */
 const AMOUNT_LIMITS = {'max-amount': 'max_amount', 'daily-max': 'daily_max'} as const
@@ -133,6 +135,14 @@ export function applySetting(profile: Profile, key: string, values: string[], op
       if (!Object.keys(next.limits!).length) delete next.limits
       return {profile: next, message: `ca-file set: TLS trusts the certificates in ${path} besides the bundled ones.`}
     }
+    case 'team': {
+      if (values.length !== 1) throw new UsageError('Usage: profiles set NAME team postgres://[USER@]HOST[:PORT]/DATABASE')
+      databaseSecrets(values[0], registerSecret)
+      const address = parseDatabaseUrl(values[0])
+      next.team_database_url = address.url
+      if (!Object.keys(next.limits!).length) delete next.limits
+      return {profile: next, message: `team store set: this profile's controls live in ${describeStore(address)} (${redactDatabaseUrl(address.url)}).`}
+    }
     default:
       throw new UsageError(`Unknown setting "${key}" (use ${SETTING_KEYS.join(', ')}).`)
   }
@@ -205,6 +215,13 @@ export function unsetSetting(profile: Profile, key: string, values: string[], na
       delete next.operator_name
       return {profile: next, message: 'operator name removed.'}
     }
+    case 'team': {
+      if (!profile.team_database_url) throw new UsageError(`Profile "${name}" has no team store to remove.`)
+      if (values.length) throw new UsageError('Usage: profiles unset NAME team')
+      const next: Profile = {...profile}
+      delete next.team_database_url
+      return {profile: next, message: 'team store removed: this profile\'s controls are local again.'}
+    }
     case 'proxy':
     case 'ca-file': {
       const field = key === 'proxy' ? 'proxy' : 'ca_file'
@@ -215,7 +232,7 @@ export function unsetSetting(profile: Profile, key: string, values: string[], na
       return {profile: next, message: key === 'proxy' ? 'proxy removed: HTTPS_PROXY, HTTP_PROXY and NO_PROXY decide again.' : 'ca-file removed: TLS trusts the bundled certificates (and NODE_EXTRA_CA_CERTS).'}
     }
     default:
-      throw new UsageError(`Unknown setting "${key}" (use max-amount, daily-max, allowed-destinations, approval-policy, operator-name, watch, proxy or ca-file).`)
+      throw new UsageError(`Unknown setting "${key}" (use max-amount, daily-max, allowed-destinations, approval-policy, operator-name, watch, proxy, ca-file or team).`)
   }
   const next: Profile = {...profile, limits}
   if (Object.keys(limits).length === 0) delete next.limits

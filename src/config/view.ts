@@ -1,6 +1,7 @@
 /** How a profile is shown: the key only ever redacted. */
 import {redactKey} from '../api/redact.js'
 import {redactProxyUrl} from '../net.js'
+import {redactDatabaseUrl} from '../control/url.js'
 import {keyMode, type Profile} from './index.js'
 
 export interface ProfileView extends Record<string, unknown> {
@@ -15,6 +16,8 @@ export interface ProfileView extends Record<string, unknown> {
   /** The proxy without its credentials. */
   proxy: string | null
   ca_file: string | null
+  /** The team store's URL without its password. */
+  team: string | null
 }
 
 export function profileView(name: string, profile: Profile, active: boolean): ProfileView {
@@ -29,5 +32,6 @@ export function profileView(name: string, profile: Profile, active: boolean): Pr
     watch: profile.watch ?? null,
     proxy: redactProxyUrl(profile.proxy) ?? null,
     ca_file: profile.ca_file ?? null,
+    team: redactDatabaseUrl(profile.team_database_url) ?? null,
   }
 }

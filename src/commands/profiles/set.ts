@@ -22,6 +22,7 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   base-url URL                   change the base URL
   proxy URL|none                 requests through this proxy (above HTTPS_PROXY; NO_PROXY applies)
   ca-file FILE.pem               also trust these CAs (a TLS-inspecting proxy)
+  team postgres://HOST/DB        the team store of its controls (see \`payops team\`)
 A movement that breaks a limit is refused before sending (exit 3) unless --override-limits.`
   static override examples = [
     '<%= config.bin %> profiles set prod max-amount 5000.00 USD',
@@ -34,6 +35,7 @@ A movement that breaks a limit is refused before sending (exit 3) unless --overr
     '<%= config.bin %> profiles set prod watch transfer-stuck 24',
     '<%= config.bin %> profiles set prod proxy http://proxy.corp.example:3128',
     '<%= config.bin %> profiles set prod ca-file ~/corp-root-ca.pem',
+    '<%= config.bin %> profiles set prod team postgres://ana@db.corp.example/payops',
   ]
   static override flags = {
     add: Flags.boolean({summary: 'With allowed-destinations: add the ids to the existing list instead of replacing it.'}),

@@ -4,6 +4,7 @@ import {profileView} from '../../config/view.js'
 import {formatLimits} from '../../output/columns.js'
 import {redactKey} from '../../api/redact.js'
 import {redactProxyUrl} from '../../net.js'
+import {redactDatabaseUrl} from '../../control/url.js'
 import type {Column} from '../../output/index.js'
 
 const SHOW_COLUMNS: Column[] = [
@@ -17,6 +18,7 @@ const SHOW_COLUMNS: Column[] = [
   {key: 'proxy_source', header: 'proxy from'},
   {key: 'ca_file', header: 'ca file', get: (r) => (r.ca_file === null || r.ca_file === undefined ? '' : String(r.ca_file))},
   {key: 'limits', get: (r) => formatLimits(r.limits as Parameters<typeof formatLimits>[0], {ids: true})},
+  {key: 'team', header: 'team store', get: (r) => (r.team === null || r.team === undefined ? '' : String(r.team))},
 ]
 
 export default class ProfilesShow extends ApiCommand<typeof ProfilesShow> {
@@ -58,6 +60,8 @@ export default class ProfilesShow extends ApiCommand<typeof ProfilesShow> {
         no_proxy: env.no_proxy?.trim() || env.NO_PROXY?.trim() || null,
         ca_file: net.caFile ?? null,
         limits: c.profile?.limits ?? null,
+        team: redactDatabaseUrl(env.PAYOPS_TEAM_DATABASE_URL?.trim() || c.profile?.team_database_url) ?? null,
+        team_source: env.PAYOPS_TEAM_DATABASE_URL?.trim() ? 'PAYOPS_TEAM_DATABASE_URL' : c.profile?.team_database_url ? `profile "${c.profileName}"` : null,
       },
       SHOW_COLUMNS,
     )

@@ -1,0 +1,198 @@
+/**
+ * The one-machine engine of the control store: SQLite in the config dir (`controls.sqlite`,
+ * purpose `controls`, through src/db). A decision is one `BEGIN IMMEDIATE` transaction: the write
+ * lock is taken before today's total is read, so decisions of several processes on this machine
+ * run one after another. Records are stamped with the local operator (the profile's operator name,
+ * the OS user and host): on one machine there is no other identity to be had.
+ */
+import {mkdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {openDatabase, type Database, type Schema} from '../db/index.js'
+import {LocalNotFoundError, AuthError} from '../errors.js'
+import type {Limits} from '../config/index.js'
+import {StoreConflictError} from './errors.js'
+import {inTurn} from './turns.js'
+import {limitsOf, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
+
+export const CONTROLS_FILE = 'controls.sqlite'
+
+export const CONTROLS_SCHEMA: Schema = {
+  purpose: 'controls',
+  migrations: [
+    `CREATE TABLE intents (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, day TEXT NOT NULL, actor TEXT NOT NULL,
+      entity TEXT NOT NULL, kind TEXT NOT NULL, currency TEXT NOT NULL, amount INTEGER NOT NULL CHECK (amount >= 0),
+      destination TEXT, status TEXT NOT NULL CHECK (status IN ('allowed', 'refused')), detail TEXT NOT NULL DEFAULT '{}');
+    CREATE TABLE outcomes (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT, intent_seq INTEGER NOT NULL REFERENCES intents (seq), at TEXT NOT NULL,
+      actor TEXT NOT NULL, status TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '{}');
+    CREATE TABLE daily_totals (
+      entity TEXT NOT NULL, day TEXT NOT NULL, currency TEXT NOT NULL, total INTEGER NOT NULL, last_seq INTEGER NOT NULL,
+      PRIMARY KEY (entity, day, currency));
+    CREATE TABLE policies (seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, actor TEXT NOT NULL, key TEXT NOT NULL, value TEXT);
+    CREATE TABLE approval_requests (
+      id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, maker TEXT NOT NULL, entity TEXT NOT NULL, kind TEXT NOT NULL,
+      currency TEXT NOT NULL, amount INTEGER NOT NULL, destination TEXT, detail TEXT NOT NULL DEFAULT '{}');
+    CREATE TABLE approval_decisions (
+      request_id INTEGER PRIMARY KEY REFERENCES approval_requests (id), at TEXT NOT NULL, checker TEXT NOT NULL,
+      decision TEXT NOT NULL CHECK (decision IN ('approved', 'rejected')), note TEXT);`,
+  ],
+}
+
+export interface SqliteOptions {
+  configDir: string
+  /** The entity (key fingerprint) this run's records are for. */
+  entity: string
+  /** Who records: the local operator, described. */
+  actor: string
+  /** The command's clock (the day a decision counts towards). */
+  now: () => number
+}
+
+const parse = (v: unknown): Record<string, unknown> => (typeof v === 'string' ? (JSON.parse(v) as Record<string, unknown>) : {})
+
+function intentOf(r: Record<string, unknown>): IntentRecord {
+  return {
+    seq: Number(r.seq), at: String(r.at), day: String(r.day), actor: String(r.actor), entity: String(r.entity), kind: String(r.kind),
+    currency: String(r.currency), amount: Number(r.amount), destination: (r.destination as string | null) ?? null,
+    status: r.status as IntentRecord['status'], detail: parse(r.detail),
+  }
+}
+
+function approvalOf(r: Record<string, unknown>): ApprovalRequest {
+  return {
+    id: Number(r.id), at: String(r.at), maker: String(r.maker), kind: String(r.kind), currency: String(r.currency), amount: Number(r.amount),
+    destination: (r.destination as string | null) ?? null, detail: parse(r.detail),
+    decision: r.decision ? {decision: r.decision as 'approved' | 'rejected', checker: String(r.checker), at: String(r.decided_at), note: (r.note as string | null) ?? null} : null,
+  }
+}
+
+const APPROVALS_SQL = `SELECT r.*, d.decision, d.checker, d.at AS decided_at, d.note
+  FROM approval_requests r LEFT JOIN approval_decisions d ON d.request_id = r.id`
+
+export class SqliteControlStore implements ControlStore {
+  readonly engine = 'sqlite' as const
+  readonly location: string
+
+  private constructor(private readonly db: Database, private readonly opts: SqliteOptions) {
+    this.location = db.path
+  }
+
+  static open(opts: SqliteOptions): SqliteControlStore {
+    mkdirSync(opts.configDir, {recursive: true, mode: 0o700})
+    return new SqliteControlStore(openDatabase(join(opts.configDir, CONTROLS_FILE), CONTROLS_SCHEMA, {synchronous: 'FULL'}), opts)
+  }
+
+  private at(): string {
+    return new Date(this.opts.now()).toISOString()
+  }
+
+  async status(): Promise<StoreStatus> {
+    const v = this.db.prepare('SELECT version FROM payops_schema').get<{version: number}>()
+    return {engine: 'sqlite', store: this.location, schema_version: Number(v?.version ?? 0), actor: this.opts.actor, roles: [], entity: this.opts.entity}
+  }
+
+  /** BEGIN IMMEDIATE: the write lock first, then today's total, the decision and its intent, then COMMIT. */
+  decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}> {
+    // One after another within this process (a second connection's BEGIN IMMEDIATE would wait for
+    // the write lock synchronously, holding up the very event loop the first one needs).
+    return inTurn(this.location, () => this.decideNow(fn))
+  }
+
+  private async decideNow<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}> {
+    const day = this.at().slice(0, 10)
+    const view: DecisionView = {
+      day,
+      totalToday: async (currency) => Number(this.db.prepare('SELECT total FROM daily_totals WHERE entity = ? AND day = ? AND currency = ?').get<{total: number}>(this.opts.entity, day, currency)?.total ?? 0),
+      limits: () => this.limits(),
+    }
+    this.db.exec('BEGIN IMMEDIATE')
+    try {
+      const decision = await fn(view)
+      const intent = decision.intent ? this.append(day, decision.intent) : undefined
+      this.db.exec('COMMIT')
+      return {value: decision.value, intent}
+    } catch (err) {
+      try {
+        this.db.exec('ROLLBACK')
+      } catch {
+        // The transaction is already gone.
+      }
+      throw err
+    }
+  }
+
+  private append(day: string, i: NonNullable<Decision<unknown>['intent']>): IntentRecord {
+    const {entity, actor} = this.opts
+    const r = this.db
+      .prepare('INSERT INTO intents (at, day, actor, entity, kind, currency, amount, destination, status, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *')
+      .get<Record<string, unknown>>(this.at(), day, actor, entity, i.kind, i.currency, i.amount, i.destination ?? null, i.status, JSON.stringify(i.detail ?? {}))!
+    if (i.status === 'allowed') {
+      this.db
+        .prepare('INSERT INTO daily_totals (entity, day, currency, total, last_seq) VALUES (?, ?, ?, ?, ?) ON CONFLICT (entity, day, currency) DO UPDATE SET total = total + excluded.total, last_seq = excluded.last_seq')
+        .run(entity, day, i.currency, i.amount, Number(r.seq))
+    }
+    return intentOf(r)
+  }
+
+  async recordOutcome(intentSeq: number, status: string, detail: Record<string, unknown> = {}): Promise<void> {
+    this.db.prepare('INSERT INTO outcomes (intent_seq, at, actor, status, detail) VALUES (?, ?, ?, ?, ?)').run(intentSeq, this.at(), this.opts.actor, status, JSON.stringify(detail))
+  }
+
+  async outcomes(intentSeq: number): Promise<OutcomeRecord[]> {
+    const rows = this.db.prepare('SELECT * FROM outcomes WHERE intent_seq = ? ORDER BY seq').all<Record<string, unknown>>(intentSeq)
+    return rows.map((r) => ({seq: Number(r.seq), intent_seq: Number(r.intent_seq), at: String(r.at), actor: String(r.actor), status: String(r.status), detail: parse(r.detail)}))
+  }
+
+  async intents(): Promise<IntentRecord[]> {
+    return this.db.prepare('SELECT * FROM intents WHERE entity = ? ORDER BY seq').all<Record<string, unknown>>(this.opts.entity).map(intentOf)
+  }
+
+  async policies(): Promise<PolicyEntry[]> {
+    const rows = this.db
+      .prepare('SELECT p.key, p.value, p.actor, p.at FROM policies p WHERE p.seq = (SELECT max(seq) FROM policies q WHERE q.key = p.key) ORDER BY p.key')
+      .all<{key: string; value: string | null; actor: string; at: string}>()
+    return rows.filter((r) => r.value !== null && r.value !== 'null').map((r) => ({key: r.key, value: JSON.parse(r.value!), set_by: r.actor, set_at: r.at}))
+  }
+
+  async setPolicy(key: string, value: unknown): Promise<PolicyEntry> {
+    const at = this.at()
+    this.db.prepare('INSERT INTO policies (at, actor, key, value) VALUES (?, ?, ?, ?)').run(at, this.opts.actor, key, JSON.stringify(value ?? null))
+    return {key, value, set_by: this.opts.actor, set_at: at}
+  }
+
+  async limits(): Promise<Limits> {
+    return limitsOf(await this.policies())
+  }
+
+  async requestApproval(req: ApprovalRequestInput): Promise<ApprovalRequest> {
+    const r = this.db
+      .prepare('INSERT INTO approval_requests (at, maker, entity, kind, currency, amount, destination, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id')
+      .get<{id: number}>(this.at(), this.opts.actor, this.opts.entity, req.kind, req.currency, req.amount, req.destination ?? null, JSON.stringify(req.detail ?? {}))!
+    return this.approval(Number(r.id))
+  }
+
+  private approval(id: number): ApprovalRequest {
+    const r = this.db.prepare(`${APPROVALS_SQL} WHERE r.id = ?`).get<Record<string, unknown>>(id)
+    if (!r) throw new LocalNotFoundError(`No approval request ${id} in ${this.location}.`)
+    return approvalOf(r)
+  }
+
+  async decideApproval(id: number, decision: 'approved' | 'rejected', note?: string): Promise<ApprovalRequest> {
+    this.db.transaction(() => {
+      const req = this.approval(id)
+      if (req.maker === this.opts.actor) throw new AuthError(`${this.opts.actor} made approval request ${id} and may not decide it.`)
+      if (req.decision) throw new StoreConflictError(`Approval request ${id} is already ${req.decision.decision} (by ${req.decision.checker}).`)
+      this.db.prepare('INSERT INTO approval_decisions (request_id, at, checker, decision, note) VALUES (?, ?, ?, ?, ?)').run(id, this.at(), this.opts.actor, decision, note ?? null)
+    })
+    return this.approval(id)
+  }
+
+  async approvals(): Promise<ApprovalRequest[]> {
+    return this.db.prepare(`${APPROVALS_SQL} WHERE r.entity = ? ORDER BY r.id`).all<Record<string, unknown>>(this.opts.entity).map(approvalOf)
+  }
+
+  async close(): Promise<void> {
+    this.db.close()
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The control store: where every control decision and its record go. One interface, two engines:
+ * SQLite in the config dir (one machine, the default) and PostgreSQL (a team: several people on
+ * several machines). Every method of a store is one transaction of its own.
+ */
+import type {Limits} from '../config/index.js'
+
+export type Engine = 'sqlite' | 'postgres'
+
+/** What a movement is about to do, recorded as an intent (allowed, or refused with why). */
+export interface IntentInput {
+  /** `move`, `transfer`, `api`, … */
+  kind: string
+  currency: string
+  /** Minor units. */
+  amount: number
+  destination?: string | null
+  status: 'allowed' | 'refused'
+  detail?: Record<string, unknown>
+}
+
+export interface IntentRecord extends Required<Omit<IntentInput, 'detail'>> {
+  /** The intent's position in the store: every intent has a greater one than those before it. */
+  seq: number
+  at: string
+  /** The store's UTC day the intent counts towards. */
+  day: string
+  /** Who recorded it: the database role (team store) or the local operator (SQLite). */
+  actor: string
+  entity: string
+  detail: Record<string, unknown>
+}
+
+export interface OutcomeRecord {
+  seq: number
+  intent_seq: number
+  at: string
+  actor: string
+  status: string
+  detail: Record<string, unknown>
+}
+
+/** What a decision reads, inside its transaction. */
+export interface DecisionView {
+  /** The UTC day the decision counts towards (the store's). */
+  readonly day: string
+  /** Minor units recorded as allowed today for `currency` under the store's entity, up to this point. */
+  totalToday(currency: string): Promise<number>
+  /** The policies in force (the team's, from the store). */
+  limits(): Promise<Limits>
+}
+
+/** What a decision returns: its value, and the intent to record with it (in the same transaction). */
+export interface Decision<T> {
+  value: T
+  intent?: IntentInput
+}
+
+export interface PolicyEntry {
+  /** The key of `team policy set` (`max-amount`, `daily-max`, `allowed-destinations`, `approval-policy`). */
+  key: string
+  value: unknown
+  set_by: string
+  set_at: string
+}
+
+export interface ApprovalRequestInput {
+  kind: string
+  currency: string
+  amount: number
+  destination?: string | null
+  detail?: Record<string, unknown>
+}
+
+export interface ApprovalRequest extends Required<Omit<ApprovalRequestInput, 'detail'>> {
+  id: number
+  at: string
+  maker: string
+  detail: Record<string, unknown>
+  decision: null | {decision: 'approved' | 'rejected'; checker: string; at: string; note: string | null}
+}
+
+export interface StoreStatus {
+  engine: Engine
+  /** HOST:PORT/DATABASE, or the file's path. */
+  store: string
+  schema_version: number
+  /** Who this connection's records are stamped with. */
+  actor: string
+  /** The team roles the actor holds (team store). */
+  roles: string[]
+  /** The entity (key fingerprint) the store serves; null before `team init` binds it. */
+  entity: string | null
+}
+
+export interface ControlStore {
+  readonly engine: Engine
+  /** HOST:PORT/DATABASE, or the file's path. */
+  readonly location: string
+  status(): Promise<StoreStatus>
+  /**
+   * One transaction: `fn` reads today's totals and the policies, decides, and the intent it
+   * returns is appended before the transaction commits. Decisions on the same entity are
+   * serialized, so N decisions started at once on M machines each see the ones before them.
+   */
+  decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}>
+  /** Appends what became of an intent (sent, failed, unknown…); an intent that is not there is refused. */
+  recordOutcome(intentSeq: number, status: string, detail?: Record<string, unknown>): Promise<void>
+  /** The outcomes recorded for an intent, in order. */
+  outcomes(intentSeq: number): Promise<OutcomeRecord[]>
+  intents(): Promise<IntentRecord[]>
+  policies(): Promise<PolicyEntry[]>
+  /** Appends a policy value (null: removed), recorded with who set it. */
+  setPolicy(key: string, value: unknown): Promise<PolicyEntry>
+  /** The policies as limits. */
+  limits(): Promise<Limits>
+  requestApproval(req: ApprovalRequestInput): Promise<ApprovalRequest>
+  decideApproval(id: number, decision: 'approved' | 'rejected', note?: string): Promise<ApprovalRequest>
+  approvals(): Promise<ApprovalRequest[]>
+  close(): Promise<void>
+}
+
+/** The `team policy set` keys and the limit each sets. */
+export const POLICY_FIELDS = {
+  'max-amount': 'max_amount',
+  'daily-max': 'daily_max',
+  'allowed-destinations': 'allowed_destinations',
+  'approval-policy': 'approval',
+} as const satisfies Record<string, keyof Limits>
+export type PolicyKey = keyof typeof POLICY_FIELDS
+export const POLICY_KEYS = Object.keys(POLICY_FIELDS) as PolicyKey[]
+
+/** The limits that a list of policy entries (latest per key) amounts to. */
+export function limitsOf(entries: readonly PolicyEntry[]): Limits {
+  const limits: Record<string, unknown> = {}
+  for (const e of entries) {
+    const field = POLICY_FIELDS[e.key as PolicyKey]
+    if (field && e.value !== null && e.value !== undefined) limits[field] = e.value
+  }
+  return limits as Limits
+}
