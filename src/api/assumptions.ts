@@ -15,6 +15,12 @@ export interface Assumption {
 /** Every API path (the assumed ones among them: ASSUMED_PATHS), kept in paths.ts. */
 export {ASSUMED_PATHS, PATHS} from './paths.js'
 
+/**
+ * The schedule time zone the spec names for `scheduled_date` ("currently America/New_York"): a
+ * transfer's send day, and the "today" scheduled transfers are compared with, are days there.
+ */
+export const SCHEDULE_TIME_ZONE = 'America/New_York'
+
 export const ASSUMPTIONS: Assumption[] = [
   {
     topic: 'Error body layout',

@@ -13,7 +13,7 @@
 import type {CommandContext} from '../context/index.js'
 import {UsageError} from '../errors.js'
 import {normalizeCurrency, safeMinor, subtractMinor} from '../money.js'
-import {addDays, todayOf} from './dates.js'
+import {addDays, scheduleDayOf} from './dates.js'
 import {BooksStore} from './store.js'
 
 export const DEFAULT_HORIZON_DAYS = 14
@@ -79,7 +79,8 @@ export function validate(opts: PositionOptions): string | undefined {
 export async function position(opts: PositionOptions, ctx: CommandContext): Promise<Position> {
   const reporting = validate(opts)
   const api = await ctx.api(['treasury', 'transfers', 'subaccounts'])
-  const today = todayOf(ctx.clock.now())
+  // scheduled_date is a day in the schedule time zone: so is the today it is compared with.
+  const today = scheduleDayOf(ctx.clock.now())
   const end = addDays(today, opts.horizon)
   const accounts = []
   for await (const a of api.treasury.accounts({limit: 500, order: 'asc'}, {all: true})) accounts.push(a)
