@@ -214,10 +214,13 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
     // Bank-sourced credits of the subaccounts named.
     for (const sub of opts.subaccounts) {
       const activity = api.subaccounts.activity(sub, {limit: 500, order: 'asc', direction: 'credit', effective_at_gte: `${lo}T00:00:00.000Z`, effective_at_lte: `${hi}T23:59:59.999Z`}, {all: true})
+      // An item without a currency is in its subaccount's (looked up once, only then); when that is not named either, its amount is not known here.
+      let subCurrency: Promise<string | null> | undefined
       for await (const a of activity) {
         if (a.source !== 'bai2') continue
-        const c = typeof a.currency_code === 'string' && a.currency_code ? a.currency_code.toUpperCase() : currency
-        exp.add([a.id, 'bai2', dayNumber(a.effective_at), 'credit', a.amount_in_minor_units, c, null, null, 'settled', null])
+        subCurrency ??= a.currency_code ? undefined : api.subaccounts.get(sub).then((r) => r.data.currency_code?.toUpperCase() || null)
+        const c = a.currency_code ? a.currency_code.toUpperCase() : await subCurrency
+        exp.add([a.id, 'bai2', dayNumber(a.effective_at), 'credit', c === null ? null : a.amount_in_minor_units, c ?? currency, null, null, 'settled', null])
       }
     }
     exp.flush()
