@@ -99,6 +99,21 @@ describe('lists are complete or say they are not', () => {
     expect(position.stderr).toMatch(/The list is incomplete/)
   })
 
+  it('a transfer re-run with its key is not sent again when the list it is looked for in cannot be read whole', async () => {
+    const key = `spec-only-${Date.now()}`
+    const args = ['transfers', 'create', '--from', main, '--to', reserve, '--amount', '3.00', '--currency', 'USD', '--rail', 'wire', '--idempotency-key', key]
+    const first = await cli(args)
+    expect(first.code, first.stderr).toBe(0)
+    // 500 newer transfers of the account: the first page (newest first) does not hold the key's.
+    for (let i = 0; i < 500; i++) emu.store!.transfers.create(entity(), {from_account_id: main, to_account_id: reserve, amount_in_minor_units: 100, currency_code: 'USD', rail: 'wire'})
+    await switches({has_more_without_cursor: true})
+    const again = await cli(args)
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(/The list is incomplete.*Nothing was sent/)
+    const withKey = entity().accountTransfers.items.filter((t) => t.client_metadata?.payops_idempotency_key === key)
+    expect(withKey).toHaveLength(1)
+  })
+
   it('watch: a rule whose list is incomplete could not be checked (exit 1), and fires nothing from part of it', async () => {
     const home = tempDir()
     try {
