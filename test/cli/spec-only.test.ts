@@ -160,6 +160,28 @@ describe('currencies and amounts are the resource\'s own', () => {
     expect(given.json()).toMatchObject({currency_code: 'USD', closing_balance_in_minor_units: 1234})
   })
 
+  it('moves import: a row in minor units from a subaccount that names no currency is refused, not read as USD', async () => {
+    const to = (await cli(['subaccounts', 'create', '--name', 'Spec payee', '-o', 'json'])).json().id
+    delete (entity().subaccounts.get(sub) as unknown as Record<string, unknown>).currency_code
+    const file = join(dir.path, 'unnamed.csv')
+    // Line 3's source names its currency: it is read in it.
+    writeFileSync(file, `from,to,amount_in_minor_units\n${sub},${to},250\n${to},${sub},1\n`)
+    try {
+      const r = await cli(['moves', 'import', file, '--dry-run', '-o', 'json'])
+      expect(r.code).toBe(2)
+      expect(r.stderr).toContain(`line 2: the currency of subaccount ${sub} is not known (the API did not return one): give the row a currency cell`)
+      expect(r.stderr).not.toMatch(/line 3/)
+      const given = join(dir.path, 'given.csv')
+      writeFileSync(given, `from,to,amount_in_minor_units,currency\n${sub},${to},250,USD\n`)
+      const ok = await cli(['moves', 'import', given, '--dry-run', '-o', 'json'])
+      expect(ok.code, ok.stderr).toBe(0)
+      expect(ok.json()).toMatchObject({rows: 1, total_to_send: {USD: 250}})
+      rmSync(given, {force: true})
+    } finally {
+      rmSync(file, {force: true})
+    }
+  })
+
   it('a transfer\'s client_metadata is held to no move-only limit (51 keys, a 41-character key)', async () => {
     const meta: Record<string, unknown> = Object.fromEntries(Array.from({length: 50}, (_, i) => [`k${i}`, i]))
     meta['k'.repeat(41)] = 'long key'
