@@ -125,10 +125,8 @@ async function evaluate(rule: WatchRule, api: Api, ctx: CommandContext, now: num
 /** The reconciliation's open exceptions on the account over the last RECONCILE_DAYS days (resolved ones do not count). */
 async function reconcileExceptions(account: string, ctx: CommandContext, now: number): Promise<Condition[]> {
   const {reconcile, DEFAULT_WINDOW_DAYS} = await import('../books/reconcile.js')
-  const {addDays, todayOf} = await import('../books/dates.js')
-  // Through today in UTC: bank lines are dated in UTC, and a send day in New York is never later.
-  const to = todayOf(now)
-  const from = addDays(to, -RECONCILE_DAYS)
+  const to = new Date(now).toISOString().slice(0, 10)
+  const from = new Date(now - RECONCILE_DAYS * 24 * HOUR).toISOString().slice(0, 10)
   const report = await reconcile({account, from, to, window: DEFAULT_WINDOW_DAYS, subaccounts: [], hideMatched: true}, ctx)
   return report.items
     .filter((i) => i.exception)
