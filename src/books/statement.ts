@@ -95,6 +95,7 @@ function statusOf(items: ReconcileItem[]): Map<string, {kind: string; resolution
 export async function statement(opts: StatementOptions, ctx: CommandContext): Promise<Statement> {
   if ((opts.account === undefined) === (opts.subaccount === undefined)) throw new UsageError('Give exactly one of --account and --subaccount.')
   if (opts.bankAccount !== undefined && opts.subaccount === undefined) throw new UsageError('--bank-account goes with --subaccount (an account statement reconciles its own lines).')
+  if (opts.currency !== undefined && opts.subaccount === undefined) throw new UsageError('--currency goes with --subaccount (an account statement is in the currency its balance names).')
   const {first, last} = monthRange(opts.month)
   const complete = last < todayOf(ctx.clock.now())
   return opts.account !== undefined ? accountStatement(opts.account, opts.month, first, last, complete, ctx) : subaccountStatement(opts, first, last, complete, ctx)

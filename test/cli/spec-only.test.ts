@@ -155,6 +155,11 @@ describe('currencies and amounts are the resource\'s own', () => {
     const refused = await cli(['report', 'statement', '--subaccount', sub, '--month', '2026-10', '-o', 'json'])
     expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/The currency of subaccount .* is not known \(the API did not return one\): pass --currency/)
+    expect((await cli(['report', 'statement', '--account', main, '--month', '2026-10', '--currency', 'USD'])).code).toBe(2)
+    const named = (await cli(['subaccounts', 'create', '--name', 'Spec named', '-o', 'json'])).json().id
+    const mismatch = await cli(['report', 'statement', '--subaccount', named, '--month', '2026-10', '--currency', 'GBP'])
+    expect(mismatch.code).toBe(2)
+    expect(mismatch.stderr).toContain(`--currency GBP does not match the currency of subaccount ${named}, USD.`)
     const given = await cli(['report', 'statement', '--subaccount', sub, '--month', '2026-10', '--currency', 'usd', '-o', 'json'])
     expect(given.code, given.stderr).toBe(0)
     expect(given.json()).toMatchObject({currency_code: 'USD', closing_balance_in_minor_units: 1234})
