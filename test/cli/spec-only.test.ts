@@ -12,7 +12,7 @@ import type {AddressInfo} from 'node:net'
 import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {fakeClock, knownSecrets, listeningUrl, runAs, startCli, startEmulator, tempDir, until, type Emulator, type RunOptions, type RunningCli} from '../support/index.js'
+import {expectOnlyRequests, fakeClock, knownSecrets, listeningUrl, runAs, startCli, startEmulator, tempDir, until, type Emulator, type RunOptions, type RunningCli} from '../support/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -163,6 +163,13 @@ describe('currencies and amounts are the resource\'s own', () => {
     const given = await cli(['report', 'statement', '--subaccount', sub, '--month', '2026-10', '--currency', 'usd', '-o', 'json'])
     expect(given.code, given.stderr).toBe(0)
     expect(given.json()).toMatchObject({currency_code: 'USD', closing_balance_in_minor_units: 1234})
+  })
+
+  it('an amount in minor units for an account whose currency is not known is refused before sending (not read as USD)', async () => {
+    const unknown = '4f0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d'
+    const r = await expectOnlyRequests(emu, ['GET /api/treasury/accounts'], () => cli(['treasury', 'simulate-credit', unknown, '--rail', 'wire', '--amount-minor', '100']), dir.path)
+    expect(r.code).toBe(4)
+    expect(r.stderr).toContain(`treasury account ${unknown} not found (it is not in GET /api/treasury/accounts)`)
   })
 
   it('moves import: a row in minor units from a subaccount that names no currency is refused, not read as USD', async () => {
