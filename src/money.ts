@@ -107,10 +107,21 @@ export function toDecimalString(minor: number | bigint, currency: string): strin
   return (neg ? '-' : '') + intPart + frac
 }
 
-/** Integer minor units -> `1,234.56 USD` (grouped, exact, with the code). */
+/** What an amount whose currency the service did not name reads as: its minor units, never a guessed currency. */
+export function unknownCurrencyAmount(minor: number | bigint): string {
+  const v = BigInt(minor)
+  const digits = (v < 0n ? -v : v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+  return `${v < 0n ? '-' : ''}${digits} minor units (currency unknown)`
+}
+
+/**
+ * Integer minor units -> `1,234.56 USD` (grouped, exact, with the code). Without a currency the
+ * amount is shown as minor units of an unknown currency: payops never assumes USD.
+ */
 export function formatMoney(minor: number | bigint | null | undefined, currency: string | null | undefined): string {
   if (minor === null || minor === undefined) return ''
-  const code = (currency || 'USD').toUpperCase()
+  if (!currency) return unknownCurrencyAmount(minor)
+  const code = currency.toUpperCase()
   const plain = toDecimalString(minor, code)
   const neg = plain.startsWith('-')
   const [i, f] = (neg ? plain.slice(1) : plain).split('.')

@@ -15,6 +15,12 @@ export interface Assumption {
 /** Every API path (the assumed ones among them: ASSUMED_PATHS), kept in paths.ts. */
 export {ASSUMED_PATHS, PATHS} from './paths.js'
 
+/**
+ * The schedule time zone the spec names for `scheduled_date` ("currently America/New_York"): a
+ * transfer's send day, and the "today" scheduled transfers are compared with, are days there.
+ */
+export const SCHEDULE_TIME_ZONE = 'America/New_York'
+
 export const ASSUMPTIONS: Assumption[] = [
   {
     topic: 'Error body layout',
@@ -75,6 +81,30 @@ export const ASSUMPTIONS: Assumption[] = [
   {topic: 'Subaccount currency', assumed: 'A subaccount has the currency of the entity\'s main (USD) treasury account; `currency_code` is returned.'},
   {topic: 'Malformed ids in paths', assumed: 'An id that names nothing in the caller\'s entity (malformed or another entity\'s) is 404 NOT_FOUND.'},
   {topic: 'List `total_count`', assumed: 'The number of items matching the filters, across all pages.'},
+  {
+    topic: 'List `next_cursor` (optional in the envelope)',
+    assumed:
+      'A list is whole only when a page says `has_more: false`. A page with `has_more: true` and no `next_cursor` leaves the list unreadable past it: a command reading the whole list (`--all`, `api --paginate`, position, statements, reconcile, watch) stops with exit 1 (IncompleteListError) and shows no figure computed from part of it. The emulator answers so with `has_more_without_cursor` (or `strict`).',
+  },
+  {
+    topic: 'Schedule time zone and days',
+    assumed:
+      '`scheduled_date` is a day in America/New_York (SCHEDULE_TIME_ZONE; the spec says "currently"). A transfer\'s send day is its `scheduled_date`, else the New York day of its `created_at`; the "today" the position (due or scheduled) and reconcile (pending, stuck, transfer_only) compare send days with is the New York day. UTC everywhere the spec ties no zone: bank `transaction_date`s, activity `effective_at` windows (the spec says UTC), statement months, payer/payee `created_at_*` days, a simulated credit\'s default date (the spec says UTC), daily caps, and the watch rule `reconcile-exceptions`\' window (through today in UTC, never earlier than the New York day).',
+  },
+  {
+    topic: 'Currency of an amount',
+    assumed:
+      'An amount is in the currency its own resource names: a transfer\'s `currency_code` (not its account\'s), a bank line\'s `currency_code`, an activity item\'s `currency_code`, else its subaccount\'s. Where nothing names one, no currency is assumed (never USD): the amount is shown as minor units of an unknown currency (`currency_code: null` in json), and a command that needs the currency (move create, a subaccount statement) asks for `--currency`.',
+  },
+  {
+    topic: 'Transfer `client_metadata` limits',
+    assumed: 'None: the spec states its metadata limits (50 keys, 40-character keys, 500-character values, 16 KB) for moves only; a transfer\'s `client_metadata` is a map string -> any.',
+  },
+  {
+    topic: 'Enum values the spec does not list',
+    assumed:
+      'Statuses, rails, countries, activity sources and directions may gain values: responses are read with any string and shown as they came. Only the listed states count as money moved (`settled`; for daily caps approved, initiated, debited and settled); a direction other than credit or debit counts in no balance or total. Requests keep to the listed values.',
+  },
   {topic: 'Cursor format', assumed: 'Opaque strings; a cursor from another list, order or filter set is 400 VALIDATION_ERROR.'},
   {
     topic: 'Payers list `limit` maximum',
@@ -173,7 +203,8 @@ export const ASSUMPTIONS: Assumption[] = [
   {topic: 'Event-type catalog (GET /api/webhooks/event-types)', assumed: '`{data: [{type, description}], has_more: false}`, not paginated; a list of bare strings is also accepted.'},
   {
     topic: 'Webhook signing key and timestamp',
-    assumed: 'The HMAC key is the whole secret string (`whsec_…`) as UTF-8 bytes; `X-Webhook-Timestamp` is unix seconds as a decimal integer.',
+    assumed:
+      'The HMAC key is the whole secret string (`whsec_…`) as UTF-8 bytes. `X-Webhook-Timestamp` is signed exactly as sent and may be, as the spec\'s conventions allow, unix seconds (up to 11 digits), unix milliseconds (12 or 13 digits) or an ISO 8601 date-time with an offset; the listener and `webhooks verify` accept all three and apply the tolerance to the instant. The emulator sends unix seconds, or ISO 8601 date-times with `webhook_timestamps: "iso"` (or `strict`).',
   },
   {
     topic: 'Webhook retry schedule',

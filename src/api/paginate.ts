@@ -9,6 +9,21 @@
 import {createHash} from 'node:crypto'
 import {ResponseError} from '../errors.js'
 
+/**
+ * A list that cannot be read to its end: the server said it has more (`has_more: true`) and gave no
+ * `next_cursor`. What was read is not the whole list, so nothing computed from it may be shown as if
+ * it were (exit 1, after the items already written).
+ */
+export class IncompleteListError extends ResponseError {
+  override name = 'IncompleteListError'
+  constructor(read: number) {
+    super(
+      `The list is incomplete: the server answered has_more: true without a next_cursor after ${read.toLocaleString('en-US')} item${read === 1 ? '' : 's'}, so the rest cannot be read. Nothing computed from it is shown as whole; narrow the request with filters, or retry.`,
+      200,
+    )
+  }
+}
+
 /** `--all` (and `api --paginate`) stop with an error after this many pages: a list that never ends is a server's fault. */
 export const MAX_PAGES = 100_000
 
@@ -81,6 +96,7 @@ export async function* paginate<T>(fetchPage: PageFetcher<T>, opts: PaginateOpti
       requestNext()
     }
     requestNext()
+    if (opts.all && page.hasMore && !next && yielded < max) throw new IncompleteListError(yielded)
     if (repeated) throw new ResponseError(`The server returned the same next_cursor twice (${next!.slice(0, 40)}); stopping.`, 200)
   }
 }

@@ -90,7 +90,8 @@ export class TreasuryApi {
   ): Promise<{minor: number; currency: string}> {
     const account = await this.findAccount(accountId)
     if (!account) {
-      if (flags.amount !== undefined && flags.currency === undefined) {
+      // Without the account its currency is not known, and none is assumed: only --currency names it.
+      if (flags.currency === undefined) {
         throw new ApiError({status: 404, errorCode: 'NOT_FOUND', message: `treasury ${what} ${accountId} not found (it is not in GET /api/treasury/accounts)`})
       }
       return parse(null)

@@ -1,4 +1,9 @@
-/** Calendar days as the books count them: UTC dates `YYYY-MM-DD` and day numbers since 1970-01-01. */
+/**
+ * Calendar days as the books count them: dates `YYYY-MM-DD` and day numbers since 1970-01-01. A
+ * day is a UTC day, except where the spec ties a date to its schedule time zone
+ * (SCHEDULE_TIME_ZONE, America/New_York): a transfer's send day and the "today" it is compared with.
+ */
+import {SCHEDULE_TIME_ZONE} from '../api/assumptions.js'
 import {UsageError} from '../errors.js'
 
 const DAY_MS = 86_400_000
@@ -17,6 +22,24 @@ export const dayNumber = (date: string): number => Math.floor(Date.parse(`${date
 export const dayString = (n: number): string => new Date(n * DAY_MS).toISOString().slice(0, 10)
 export const addDays = (date: string, days: number): string => dayString(dayNumber(date) + days)
 export const todayOf = (nowMs: number): string => new Date(nowMs).toISOString().slice(0, 10)
+
+const scheduleDays = new Intl.DateTimeFormat('en-US', {timeZone: SCHEDULE_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit'})
+
+/** The day `ms` falls on in the schedule time zone (America/New_York), `YYYY-MM-DD`. */
+export function scheduleDayOf(ms: number): string {
+  const parts = Object.fromEntries(scheduleDays.formatToParts(ms).map((p) => [p.type, p.value]))
+  return `${parts.year}-${parts.month}-${parts.day}`
+}
+
+/**
+ * A transfer's send day: its `scheduled_date` (a day in the schedule time zone), else the day it was
+ * created there; undefined when neither is known.
+ */
+export function sendDayOf(t: {scheduled_date?: string | null; created_at?: string | null}): string | undefined {
+  if (t.scheduled_date) return t.scheduled_date.slice(0, 10)
+  const created = t.created_at ? Date.parse(t.created_at) : Number.NaN
+  return Number.isNaN(created) ? undefined : scheduleDayOf(created)
+}
 
 /** `YYYY-MM` -> its first and last day. */
 export function monthRange(input: string, flag = '--month'): {first: string; last: string} {

@@ -59,7 +59,8 @@ export function toOfx(s: Statement, nowIso: string): string {
     `<DTEND>${ofxDate(s.to)}`,
   ]
   for (const l of s.lines) {
-    const type = l.direction === 'credit' ? 'CREDIT' : /\bfee\b/i.test(l.description ?? '') ? 'FEE' : 'DEBIT'
+    // A direction the spec does not list moves nothing: OTHER, amount 0.
+    const type = l.direction === 'credit' ? 'CREDIT' : l.direction !== 'debit' ? 'OTHER' : /\bfee\b/i.test(l.description ?? '') ? 'FEE' : 'DEBIT'
     out.push('<STMTTRN>', `<TRNTYPE>${type}`, `<DTPOSTED>${ofxDate(l.date)}`, `<TRNAMT>${money(l.signed_amount_in_minor_units)}`, `<FITID>${ofxText(l.id, 255)}`)
     if (l.counterparty) out.push(`<NAME>${ofxText(l.counterparty, 32)}`)
     const memo = [l.description, `reconciliation: ${l.reconciliation}${l.resolution ? ` (${l.resolution})` : ''}`].filter(Boolean).join('; ')

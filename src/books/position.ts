@@ -8,12 +8,15 @@
  * listed but never added to the totals.
  *
  * A transfer in from an account of another currency lands converted at a rate not known yet: it
- * is left out of the receiving account's figures (and counted in `unconverted_inflows`).
+ * is left out of the receiving account's figures (and counted in `unconverted_inflows`). An amount is
+ * read in the currency its transfer names (`currency_code`): a transfer out in a currency other than
+ * the account's is left out of that account's figures too (`unconverted_outflows`, with a warning).
+ * A subaccount whose currency the API does not name is shown with its currency unknown.
  */
 import type {CommandContext} from '../context/index.js'
 import {UsageError} from '../errors.js'
 import {normalizeCurrency, safeMinor, subtractMinor} from '../money.js'
-import {addDays, todayOf} from './dates.js'
+import {addDays, scheduleDayOf} from './dates.js'
 import {BooksStore} from './store.js'
 
 export const DEFAULT_HORIZON_DAYS = 14
@@ -50,6 +53,8 @@ export interface AccountPosition {
   scheduled_inflows_in_minor_units: number
   scheduled: DayFlows[]
   unconverted_inflows: number
+  /** Transfers out in a currency other than the account's: their debit here is not known. */
+  unconverted_outflows: number
   projected_balance_in_minor_units: number
   reporting: Reporting | null
 }
@@ -57,7 +62,8 @@ export interface AccountPosition {
 export interface SubaccountPosition {
   subaccount_id: string
   name: string
-  currency_code: string
+  /** Null when the API names no currency for the subaccount: none is assumed. */
+  currency_code: string | null
   balance_in_minor_units: number
 }
 
@@ -79,7 +85,8 @@ export function validate(opts: PositionOptions): string | undefined {
 export async function position(opts: PositionOptions, ctx: CommandContext): Promise<Position> {
   const reporting = validate(opts)
   const api = await ctx.api(['treasury', 'transfers', 'subaccounts'])
-  const today = todayOf(ctx.clock.now())
+  // scheduled_date is a day in the schedule time zone: so is the today it is compared with.
+  const today = scheduleDayOf(ctx.clock.now())
   const end = addDays(today, opts.horizon)
   const accounts = []
   for await (const a of api.treasury.accounts({limit: 500, order: 'asc'}, {all: true})) accounts.push(a)
@@ -102,6 +109,7 @@ export async function position(opts: PositionOptions, ctx: CommandContext): Prom
       scheduled_inflows_in_minor_units: 0,
       scheduled: [],
       unconverted_inflows: 0,
+      unconverted_outflows: 0,
       projected_balance_in_minor_units: 0,
       reporting: null,
     })
@@ -119,7 +127,10 @@ export async function position(opts: PositionOptions, ctx: CommandContext): Prom
     if (when !== null && when > end) continue
     const from = rows.get(t.from_account_id)
     const to = rows.get(t.to_account_id)
-    if (from) {
+    if (from && from.currency_code !== t.currency_code.toUpperCase()) {
+      from.unconverted_outflows++
+      ctx.out.warn(`Transfer ${t.id} out of ${from.account_id} is in ${t.currency_code.toUpperCase()}, not the account's ${from.currency_code}: left out of its figures.`)
+    } else if (from) {
       if (when === null) from.committed_outflows_in_minor_units += t.amount_in_minor_units
       else dayOf(from.account_id, when).outflows_in_minor_units += t.amount_in_minor_units
     }
@@ -154,7 +165,7 @@ export async function position(opts: PositionOptions, ctx: CommandContext): Prom
   const subaccounts: SubaccountPosition[] = []
   for (const id of opts.subaccounts) {
     const s = (await api.subaccounts.get(id)).data
-    subaccounts.push({subaccount_id: s.id, name: s.name, currency_code: (s.currency_code ?? 'USD').toUpperCase(), balance_in_minor_units: safeMinor(subtractMinor(s.total_incoming_in_minor_units, s.total_outgoing_in_minor_units), `the balance of subaccount ${s.id}`)})
+    subaccounts.push({subaccount_id: s.id, name: s.name, currency_code: s.currency_code ? s.currency_code.toUpperCase() : null, balance_in_minor_units: safeMinor(subtractMinor(s.total_incoming_in_minor_units, s.total_outgoing_in_minor_units), `the balance of subaccount ${s.id}`)})
   }
   return {as_of: new Date(ctx.clock.now()).toISOString(), today, horizon_days: opts.horizon, horizon_end: end, accounts: [...rows.values()], subaccounts, totals}
 }
@@ -187,7 +198,7 @@ const FIELDS = [
 export interface Change {
   account_id: string
   label: string
-  currency_code: string
+  currency_code: string | null
   field: string
   before: number | null
   after: number | null

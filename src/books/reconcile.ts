@@ -25,7 +25,7 @@
  */
 import type {CommandContext} from '../context/index.js'
 import {ApiError, UsageError} from '../errors.js'
-import {addDays, dayNumber, dayString, todayOf} from './dates.js'
+import {addDays, dayNumber, dayString, scheduleDayOf, sendDayOf} from './dates.js'
 import type {SqlValue, Statement} from '../db/index.js'
 import {favourMemory} from '../memory.js'
 import {BooksStore} from './store.js'
@@ -173,7 +173,8 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
   const lo = addDays(opts.from, -w)
   const hi = addDays(opts.to, w)
   const [loDay, hiDay, fromDay, toDay] = [dayNumber(lo), dayNumber(hi), dayNumber(opts.from), dayNumber(opts.to)]
-  const today = dayNumber(todayOf(ctx.clock.now()))
+  // Today as the send days are counted: in the schedule time zone.
+  const today = dayNumber(scheduleDayOf(ctx.clock.now()))
 
   const store = BooksStore.open(ctx.configDir)
   try {
@@ -198,7 +199,7 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
     const createdFrom = `${addDays(lo, -LOOKBACK_DAYS)}T00:00:00.000Z`
     const filters = {limit: 500, order: 'asc' as const, account_id: [opts.account], status: ['approved', 'initiated', 'debited', 'settled'], created_at_gte: createdFrom}
     for await (const t of api.transfers.list(filters, {all: true})) {
-      const sendDay = t.scheduled_date ?? t.created_at?.slice(0, 10)
+      const sendDay = sendDayOf(t)
       if (!sendDay) continue
       const day = dayNumber(sendDay)
       if (day < loDay || day > hiDay) continue
@@ -213,10 +214,13 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
     // Bank-sourced credits of the subaccounts named.
     for (const sub of opts.subaccounts) {
       const activity = api.subaccounts.activity(sub, {limit: 500, order: 'asc', direction: 'credit', effective_at_gte: `${lo}T00:00:00.000Z`, effective_at_lte: `${hi}T23:59:59.999Z`}, {all: true})
+      // An item without a currency is in its subaccount's (looked up once, only then); when that is not named either, its amount is not known here.
+      let subCurrency: Promise<string | null> | undefined
       for await (const a of activity) {
         if (a.source !== 'bai2') continue
-        const c = typeof a.currency_code === 'string' && a.currency_code ? a.currency_code.toUpperCase() : currency
-        exp.add([a.id, 'bai2', dayNumber(a.effective_at), 'credit', a.amount_in_minor_units, c, null, null, 'settled', null])
+        subCurrency ??= a.currency_code ? undefined : api.subaccounts.get(sub).then((r) => r.data.currency_code?.toUpperCase() || null)
+        const c = a.currency_code ? a.currency_code.toUpperCase() : await subCurrency
+        exp.add([a.id, 'bai2', dayNumber(a.effective_at), 'credit', c === null ? null : a.amount_in_minor_units, c ?? currency, null, null, 'settled', null])
       }
     }
     exp.flush()

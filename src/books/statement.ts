@@ -15,11 +15,14 @@
  * the activity and nothing is booked with an effective time in an earlier, already reported
  * month. Activity of `transfer` source (moves between subaccounts) is `internal`; `bai2` credits
  * take their status from reconciling the treasury account given with --bank-account, else
- * `not_checked`.
+ * `not_checked`. An activity item whose direction is neither `credit` nor `debit` (a value added
+ * later) is listed as it came and counted in no balance or total, with a warning. The statement is
+ * in the subaccount's own currency; when the API names none, `--currency` must say which (payops
+ * does not assume USD).
  */
 import type {CommandContext} from '../context/index.js'
 import {UsageError} from '../errors.js'
-import {safeMinor, subtractMinor} from '../money.js'
+import {normalizeCurrency, safeMinor, subtractMinor} from '../money.js'
 import {addDays, monthRange, todayOf} from './dates.js'
 import {DEFAULT_WINDOW_DAYS, reconcile, type ReconcileItem} from './reconcile.js'
 
@@ -28,13 +31,16 @@ export interface StatementOptions {
   subaccount?: string
   /** With --subaccount: the treasury account its bai2 credits arrive on. */
   bankAccount?: string
+  /** The currency of a subaccount whose currency the API does not name. */
+  currency?: string
   month: string
 }
 
 export interface StatementLine {
   id: string
   date: string
-  direction: 'credit' | 'debit'
+  /** `credit` or `debit`; any other value as the API gave it (counted in no balance). */
+  direction: string
   amount_in_minor_units: number
   /** Credits positive, debits negative. */
   signed_amount_in_minor_units: number
@@ -68,7 +74,8 @@ export interface Statement {
   lines: StatementLine[]
 }
 
-const signed = (direction: string, amount: number) => (direction === 'credit' ? amount : -amount)
+/** Credits positive, debits negative; a direction the spec does not list moves nothing. */
+const signed = (direction: string | null | undefined, amount: number) => (direction === 'credit' ? amount : direction === 'debit' ? -amount : 0)
 
 function withBalances(lines: Array<Omit<StatementLine, 'balance_in_minor_units' | 'signed_amount_in_minor_units'>>, opening: number): StatementLine[] {
   let balance = opening
@@ -88,6 +95,7 @@ function statusOf(items: ReconcileItem[]): Map<string, {kind: string; resolution
 export async function statement(opts: StatementOptions, ctx: CommandContext): Promise<Statement> {
   if ((opts.account === undefined) === (opts.subaccount === undefined)) throw new UsageError('Give exactly one of --account and --subaccount.')
   if (opts.bankAccount !== undefined && opts.subaccount === undefined) throw new UsageError('--bank-account goes with --subaccount (an account statement reconciles its own lines).')
+  if (opts.currency !== undefined && opts.subaccount === undefined) throw new UsageError('--currency goes with --subaccount (an account statement is in the currency its balance names).')
   const {first, last} = monthRange(opts.month)
   const complete = last < todayOf(ctx.clock.now())
   return opts.account !== undefined ? accountStatement(opts.account, opts.month, first, last, complete, ctx) : subaccountStatement(opts, first, last, complete, ctx)
@@ -151,8 +159,9 @@ async function subaccountStatement(opts: StatementOptions, first: string, last: 
   const api = await ctx.api(['treasury', 'transfers', 'subaccounts'])
   const asOf = new Date(ctx.clock.now()).toISOString()
   const sub = (await api.subaccounts.get(id)).data
-  const currency = (sub.currency_code ?? 'USD').toUpperCase()
+  const currency = subaccountCurrency(sub.currency_code, opts.currency, id)
   let after = 0
+  let undirected = 0
   for await (const a of api.subaccounts.activity(id, {limit: 500, effective_at_gte: `${addDays(last, 1)}T00:00:00.000Z`}, {all: true})) after += signed(a.direction, a.amount_in_minor_units)
   const byActivity = new Map<string, {kind: string; resolution: string | null}>()
   if (opts.bankAccount !== undefined) {
@@ -163,18 +172,20 @@ async function subaccountStatement(opts: StatementOptions, first: string, last: 
   const filters = {limit: 500, order: 'asc' as const, effective_at_gte: `${first}T00:00:00.000Z`, effective_at_lte: `${last}T23:59:59.999Z`}
   for await (const a of api.subaccounts.activity(id, filters, {all: true})) {
     const s = a.source === 'bai2' ? byActivity.get(a.id) : undefined
+    if (a.direction !== 'credit' && a.direction !== 'debit') undirected++
     raw.push({
       id: a.id,
       date: a.effective_at,
-      direction: a.direction === 'credit' ? 'credit' : 'debit',
+      direction: a.direction,
       amount_in_minor_units: a.amount_in_minor_units,
-      description: a.source === 'bai2' ? 'BANK CREDIT (BAI2)' : a.direction === 'credit' ? 'TRANSFER IN' : 'TRANSFER OUT',
+      description: describeActivity(a.source, a.direction),
       counterparty: null,
       source: a.source,
-      reconciliation: a.source === 'bai2' ? (s?.kind ?? 'not_checked') : 'internal',
+      reconciliation: a.source === 'bai2' ? (s?.kind ?? 'not_checked') : a.source === 'transfer' ? 'internal' : 'not_checked',
       resolution: s?.resolution ?? null,
     })
   }
+  if (undirected > 0) ctx.out.warn(`${undirected} activity item${undirected === 1 ? '' : 's'} of ${opts.month} with a direction other than credit or debit listed as they came, counted in no balance or total.`)
   raw.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.id < b.id ? -1 : 1))
   const closing = safeMinor(subtractMinor(sub.total_incoming_in_minor_units, sub.total_outgoing_in_minor_units), `the balance of subaccount ${id}`) - after
   const net = raw.reduce((s, l) => s + signed(l.direction, l.amount_in_minor_units), 0)
@@ -194,6 +205,25 @@ async function subaccountStatement(opts: StatementOptions, first: string, last: 
     as_of: asOf,
     raw,
   })
+}
+
+/** A line's description from its source and direction; a source or direction the spec does not list is named as it came. */
+function describeActivity(source: string, direction: string): string {
+  if (source === 'bai2') return 'BANK CREDIT (BAI2)'
+  if (source === 'transfer' && (direction === 'credit' || direction === 'debit')) return direction === 'credit' ? 'TRANSFER IN' : 'TRANSFER OUT'
+  return `${source} ${direction}`.toUpperCase()
+}
+
+/** The subaccount's own currency; when the API names none, the one `--currency` gives, else a usage error asking for it. */
+function subaccountCurrency(named: string | null | undefined, asserted: string | undefined, id: string): string {
+  const given = asserted?.trim() ? normalizeCurrency(asserted) : undefined
+  if (named) {
+    const own = named.toUpperCase()
+    if (given !== undefined && given !== own) throw new UsageError(`--currency ${given} does not match the currency of subaccount ${id}, ${own}.`)
+    return own
+  }
+  if (given === undefined) throw new UsageError(`The currency of subaccount ${id} is not known (the API did not return one): pass --currency to say which currency its amounts are in.`)
+  return given
 }
 
 function finish(s: Omit<Statement, 'lines' | 'total_credits_in_minor_units' | 'total_debits_in_minor_units'> & {raw: Array<Omit<StatementLine, 'balance_in_minor_units' | 'signed_amount_in_minor_units'>>}): Statement {

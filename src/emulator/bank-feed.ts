@@ -5,7 +5,7 @@
  * realistic and reproducible:
  *
  * - a settlement lag per rail ({@link SETTLEMENT_LAG_DAYS}): the lines are dated the transfer's
- *   send day (its `scheduled_date`, else the day it was created) plus the rail's lag;
+ *   send day (its `scheduled_date`, else the day it was created in America/New_York) plus the rail's lag;
  * - occasional fees as separate bank lines: with probability `fee_rate`, a settlement also books a
  *   debit of the rail's fee ({@link RAIL_FEES_MINOR}) on the source account, the same day. Whether a
  *   settlement pays a fee is drawn from a generator seeded with `seed` and the number of the
@@ -14,6 +14,7 @@
  *
  * The settings live in the entity's `transferSettings` map (saved with the state) under `feed_*`.
  */
+import {sendDayOf} from '../books/dates.js'
 import {seededRand} from './random.js'
 import type {AccountTransferRecord, Entity, Store, TreasuryAccountRecord} from './store/index.js'
 
@@ -77,7 +78,7 @@ export function addDays(date: string, days: number): string {
 /** The day a settled transfer's bank lines are dated: today with the feed off, else send day + lag. */
 export function lineDate(entity: Entity, t: AccountTransferRecord, today: string): string {
   if (!feedSettings(entity).enabled) return today
-  const sendDay = t.scheduled_date ?? t.created_at.slice(0, 10)
+  const sendDay = sendDayOf(t) ?? today
   return addDays(sendDay, SETTLEMENT_LAG_DAYS[t.rail] ?? 0)
 }
 

@@ -6,6 +6,7 @@ import type {Store} from './store/index.js'
 import type {EventBus} from './events.js'
 import type {DriftSwitch} from './drift.js'
 import type {TransportFaults} from './faults.js'
+import type {SpecOnlySwitches} from './spec-only.js'
 
 /** Failures the control API arms for tests; each armed failure is consumed once. */
 export class Faults {
@@ -50,6 +51,10 @@ export interface AppContext {
   transport?: TransportFaults
   /** Answers in the documented drift (`--drift`, or `drift` on POST /_emulator/faults); see drift.ts. */
   drift?: DriftSwitch
+  /** A server that keeps only to the spec's letter (`strict` on POST /_emulator/faults): every switch of spec-only.ts on. */
+  strict?: boolean
+  /** The spec-only behaviours switched one by one (spec-only.ts). */
+  specOnly?: SpecOnlySwitches
   log: (line: string) => void
   /** Run when the emulator closes, before the server stops (cancel timers, abort requests). */
   onClose?: Array<() => void | Promise<void>>

@@ -10,9 +10,10 @@
  */
 import {Agent, request} from 'undici'
 import {serializeEvent} from '../webhooks/samples.js'
-import {SIGNATURE_HEADER, TIMESTAMP_HEADER, nowSeconds, sign} from '../webhooks/signature.js'
+import {SIGNATURE_HEADER, TIMESTAMP_HEADER, sign} from '../webhooks/signature.js'
 import type {AppContext} from './context.js'
 import type {EmulatorEvent} from './events.js'
+import {deliveryTimestamp} from './spec-only.js'
 
 export interface RetryPolicy {
   base_delay_ms: number
@@ -93,7 +94,7 @@ export class WebhookDeliveries {
     // Looked up again on every attempt: a deleted or disabled endpoint receives nothing more.
     const hook = this.app.store.entities.get(job.entityId)?.webhooks.get(job.endpointId)
     if (!hook || !hook.is_active) return
-    const timestamp = String(nowSeconds())
+    const timestamp = deliveryTimestamp(this.app.specOnly?.timestampFormat(this.app.strict ?? false) ?? 'unix', Date.now())
     const controller = new AbortController()
     const timeoutMs = this.policy.timeout_ms
     const timeout = setTimeout(() => controller.abort(), timeoutMs)

@@ -174,7 +174,8 @@ async function plan(file: string, opts: PlanOptions): Promise<ImportPlan> {
  * The read-only checks of the rows still to send, each named by line: the source and the
  * destination exist for this key (GET /api/subaccounts/{id}), and a row whose currency is given
  * (a decimal amount or a currency cell) is in its source's currency. A row in minor units without
- * a currency cell takes its source's currency (for the totals, the limits and the confirmation).
+ * a currency cell takes its source's currency (for the totals, the limits and the confirmation);
+ * when the source names none, the row is refused (no currency is assumed).
  */
 async function check(api: Api, p: ImportPlan, concurrency = 4): Promise<RowError[]> {
   const found = new Map<string, {currency: string | null} | null>()
@@ -194,7 +195,8 @@ async function check(api: Api, p: ImportPlan, concurrency = 4): Promise<RowError
   const currencies = new Map<string, string>()
   for (const [id, f] of found) if (f?.currency) currencies.set(id, f.currency)
   for (const [id, currency] of currencies) p.currenciesChanged(p.store.setCurrency(id, currency))
-  return p.store.rowProblems([...found].filter(([, f]) => !f).map(([id]) => id), currencies)
+  const unnamed = [...found].filter(([, f]) => f && !f.currency).map(([id]) => id)
+  return p.store.rowProblems([...found].filter(([, f]) => !f).map(([id]) => id), currencies, unnamed)
 }
 
 /** Sends the rows not done yet from the plan, journaling each; marks the batch finished when every row is done (settled or awaiting approval). */

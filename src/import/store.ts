@@ -258,9 +258,11 @@ export class ImportStore {
 
   /**
    * The problems of the rows still to send, by line, found in the database rather than row by row:
-   * a source or destination in `missing`, a currency given that is not its source's (`currencies`).
+   * a source or destination in `missing`, a currency given that is not its source's (`currencies`),
+   * an amount in minor units without a currency from a source that names none (`unnamed`: no
+   * currency is assumed for it).
    */
-  rowProblems(missing: string[], currencies: Map<string, string>): RowError[] {
+  rowProblems(missing: string[], currencies: Map<string, string>, unnamed: string[] = []): RowError[] {
     const problems = new Map<number, string[]>()
     const add = (line: number, text: string) => problems.set(Number(line), [...(problems.get(Number(line)) ?? []), text])
     if (missing.length) {
@@ -273,6 +275,8 @@ export class ImportStore {
     }
     const wrong = this.db.prepare(`SELECT p.line AS line, p.currency AS c ${this.pendingFrom} AND p.src = ? AND p.currency_given = 1 AND p.currency <> ?`)
     for (const [src, currency] of currencies) for (const r of wrong.all<{line: number; c: string}>(src, currency)) add(r.line, `amount is in ${r.c} but subaccount ${src} holds ${currency}`)
+    const unknown = this.db.prepare(`SELECT p.line AS line ${this.pendingFrom} AND p.src = ? AND p.currency_given = 0`)
+    for (const src of unnamed) for (const r of unknown.all<{line: number}>(src)) add(r.line, `the currency of subaccount ${src} is not known (the API did not return one): give the row a currency cell`)
     return [...problems].sort((a, b) => a[0] - b[0]).map(([line, texts]) => ({line, message: texts.join('; ')}))
   }
 

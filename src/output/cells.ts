@@ -57,9 +57,10 @@ export function selectColumns(defaults: Column[], known: Column[], selection?: s
   })
 }
 
-function moneyParts(col: Column, row: Record<string, unknown>): {amount: unknown; currency: string} {
+function moneyParts(col: Column, row: Record<string, unknown>): {amount: unknown; currency: string | undefined} {
   const m = col.money!
-  const currency = (getPath(row, m.currency) as string | undefined) || m.fixedCurrency || 'USD'
+  // No currency named: none is assumed (the cell says so).
+  const currency = (getPath(row, m.currency) as string | undefined) || m.fixedCurrency || undefined
   return {amount: typeof m.amount === 'function' ? m.amount(row) : getPath(row, m.amount), currency}
 }
 
@@ -68,6 +69,7 @@ export function cellText(col: Column, row: Record<string, unknown>, forCsv = fal
   if (col.money) {
     const {amount, currency} = moneyParts(col, row)
     if (typeof amount !== 'number' && typeof amount !== 'bigint') return ''
+    if (!currency) return forCsv ? `${amount} minor units (currency unknown)` : formatMoney(amount, null)
     return forCsv ? `${toDecimalString(amount, currency)} ${currency.toUpperCase()}` : formatMoney(amount, currency)
   }
   const v = col.get ? col.get(row) : getPath(row, col.key)

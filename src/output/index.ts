@@ -105,6 +105,7 @@ export class Output {
   page(p: {hasMore: boolean; nextCursor?: string | null; previousCursor?: string | null}): void {
     if (this.machine) this.stderr.write(`${safeJson({page: {has_more: p.hasMore, next_cursor: p.nextCursor ?? null, previous_cursor: p.previousCursor ?? null}})}\n`)
     else if (p.hasMore && p.nextCursor) this.note(this.paint.dim(`More items: --cursor ${p.nextCursor} (or --all)`))
+    else if (p.hasMore) this.warn('More items exist, but the server gave no next_cursor: this page is not the whole list.')
   }
 
   warn(message: string): void {

@@ -108,6 +108,8 @@ export interface DecideOptions {
   /** Only these types are accepted and printed; others are answered 200 and ignored. */
   events?: ReadonlySet<string>
   seen: RecentIds
+  /** Ids received before this process (the event store): a delivery of one is a duplicate. */
+  known?: (id: string) => boolean
   now?: number
   /** Deepest accepted nesting (default MAX_EVENT_DEPTH). */
   maxDepth?: number
@@ -154,6 +156,10 @@ export function decide(signature: string | undefined, timestamp: string | undefi
   }
   const event: WebhookEvent = {id: o.id, type: o.type, data: o.data as Record<string, unknown>}
   if (opts.seen.has(event.id)) return {outcome: 'duplicate', status: 200, event, secretIndex: v.secretIndex}
+  if (opts.known?.(event.id)) {
+    opts.seen.add(event.id)
+    return {outcome: 'duplicate', status: 200, event, secretIndex: v.secretIndex}
+  }
   if (opts.events && !opts.events.has(event.type)) {
     opts.seen.add(event.id)
     return {outcome: 'filtered', status: 200, event, secretIndex: v.secretIndex}

@@ -230,6 +230,11 @@ export class EventStore {
     return out
   }
 
+  /** Whether an event with this id is kept (a delivery of it after a restart is a duplicate). */
+  has(id: string): boolean {
+    return this.st('SELECT 1 AS x FROM event WHERE id = ?').get<{x: number}>(id) !== undefined
+  }
+
   get(id: string): StoredEvent | undefined {
     const row = this.db.prepare('SELECT * FROM event WHERE id = ?').get<EventRow>(id)
     return row ? this.toEvent(row) : undefined

@@ -133,6 +133,8 @@ export async function runListen(opts: ListenOptions, ctx: CommandContext): Promi
     tls,
     log,
     onEvent,
+    // An event kept by an earlier run of the listener (a restart) is a duplicate: not printed or forwarded again.
+    known: store ? (id) => store.has(id) : undefined,
     onVerified: store
       ? (d) => store.record({id: d.event.id, type: d.event.type, body: d.body, rawHeaders: d.rawHeaders, signatureTimestamp: d.timestamp, secretIndex: d.secretIndex, receivedAt: d.receivedAt})
       : undefined,

@@ -108,6 +108,8 @@ export interface ListenerOptions {
   headersTimeoutMs?: number
   requestTimeoutMs?: number
   onEvent: (accepted: AcceptedEvent) => void
+  /** Whether an event id was received before this listener started (the event store): its deliveries are duplicates. */
+  known?: (id: string) => boolean
   /** Every verified event that is not a duplicate, before it is forwarded (the event store). */
   onVerified?: (delivery: VerifiedDelivery) => void
   /** The result of each forward. */
@@ -349,6 +351,7 @@ export class WebhookListener {
       toleranceSec: this.opts.toleranceSec,
       events: this.opts.events,
       seen: this.seen,
+      known: this.opts.known,
       maxDepth: this.opts.maxDepth,
       admit: queue ? (event) => queue.hasRoomFor(routesFor(event.type, this.routes).length) : undefined,
     })

@@ -3,7 +3,9 @@
  *
  * `X-Webhook-Signature` is the lower-case hex HMAC-SHA256 of `{timestamp}.{raw body}`, keyed with
  * the endpoint's signing secret (the whole `whsec_…` string, as UTF-8 bytes); `X-Webhook-Timestamp`
- * carries the timestamp (unix seconds) used in that string. The body must be the exact bytes that
+ * carries the timestamp used in that string, exactly as sent: unix seconds, unix milliseconds or an
+ * ISO 8601 date-time (the spec's convention for timestamps). The tolerance applies to the instant
+ * it names, whatever its form. The body must be the exact bytes that
  * were sent: a re-serialised body fails.
  */
 import {createHmac, randomBytes, timingSafeEqual} from 'node:crypto'
@@ -49,9 +51,39 @@ export interface VerifyInput {
   toleranceSec?: number
   /** Unix seconds; default: the current time. */
   now?: number
+  /** Epoch milliseconds (preferred over `now` when given). */
+  nowMs?: number
 }
 
-const TIMESTAMP_RE = /^\d{1,12}$/
+/** Unix time as digits: up to 11 digits are seconds, 12 or 13 are milliseconds. */
+const UNIX_RE = /^\d{1,13}$/
+/** An ISO 8601 date-time in the extended format, with a UTC offset (`Z`, `+hh:mm`, `+hhmm` or `+hh`). */
+const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)$/i
+
+/**
+ * The instant (epoch ms) a webhook timestamp names, or undefined when it is none of the forms the
+ * spec's conventions allow: unix seconds (up to 11 digits), unix milliseconds (12 or 13 digits), or
+ * an ISO 8601 date-time with an offset that names a real day and time.
+ */
+export function timestampInstant(timestamp: string): number | undefined {
+  if (UNIX_RE.test(timestamp)) return timestamp.length >= 12 ? Number(timestamp) : Number(timestamp) * 1000
+  const m = ISO_RE.exec(timestamp)
+  if (!m) return undefined
+  const [, y, mo, d, h, mi, sec = '0', frac = '', zone] = m
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, sec].map(Number)
+  const date = new Date(Date.UTC(year, month - 1, day))
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return undefined
+  let offsetMin = 0
+  if (zone.toUpperCase() !== 'Z') {
+    const digits = zone.slice(1).replace(':', '')
+    const oh = Number(digits.slice(0, 2))
+    const om = Number(digits.slice(2) || '0')
+    if (oh > 23 || om > 59) return undefined
+    offsetMin = (zone.startsWith('-') ? -1 : 1) * (oh * 60 + om)
+  }
+  const ms = Math.floor(Number(`0.${frac || '0'}`) * 1000)
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms) - offsetMin * 60_000
+}
 const SIGNATURE_RE = /^[0-9a-f]{64}$/
 const ZERO = Buffer.alloc(32)
 
@@ -65,7 +97,8 @@ export function verify(input: VerifyInput): VerifyResult {
   if (timestamp === undefined || timestamp === null || timestamp === '' || signature === undefined || signature === null || signature === '') {
     return {ok: false, reason: 'missing_header'}
   }
-  if (!TIMESTAMP_RE.test(timestamp)) return {ok: false, reason: 'malformed_timestamp'}
+  const instant = timestampInstant(timestamp)
+  if (instant === undefined) return {ok: false, reason: 'malformed_timestamp'}
   const wellFormed = SIGNATURE_RE.test(signature)
   const given = wellFormed ? Buffer.from(signature, 'hex') : ZERO
   let matched = -1
@@ -76,8 +109,8 @@ export function verify(input: VerifyInput): VerifyResult {
   }
   if (matched === -1) return {ok: false, reason: 'bad_signature'}
   if (input.toleranceSec !== undefined) {
-    const now = input.now ?? nowSeconds()
-    if (Math.abs(now - Number(timestamp)) > input.toleranceSec) return {ok: false, reason: 'stale_timestamp'}
+    const nowMs = input.nowMs ?? (input.now !== undefined ? input.now * 1000 : Date.now())
+    if (Math.abs(nowMs - instant) > input.toleranceSec * 1000) return {ok: false, reason: 'stale_timestamp'}
   }
   return {ok: true, secretIndex: matched}
 }
@@ -88,7 +121,7 @@ export function describeFailure(reason: VerifyFailure, toleranceSec?: number): s
     case 'missing_header':
       return 'the X-Webhook-Signature or X-Webhook-Timestamp header is missing'
     case 'malformed_timestamp':
-      return 'the timestamp is not a whole number of unix seconds'
+      return 'the timestamp is not unix seconds, unix milliseconds or an ISO 8601 date-time with an offset'
     case 'bad_signature':
       return 'the signature does not match the body with any of the given secrets'
     case 'stale_timestamp':

@@ -38,7 +38,7 @@ export async function runVerify(opts: VerifyOptions, ctx: CommandContext): Promi
     signature: opts.signature.trim(),
     rawBody,
     toleranceSec: opts.tolerance,
-    now: Math.floor(ctx.clock.now() / 1000),
+    nowMs: ctx.clock.now(),
   })
   if (!result.ok) throw verificationError(result.reason, opts.tolerance)
   await out.result({valid: true, secret_index: result.secretIndex}, VERIFY_COLUMNS, 'valid', {oneLine: true})

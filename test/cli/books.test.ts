@@ -1,4 +1,5 @@
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {scheduleDayOf} from '../../src/books/dates.js'
 import {expectNothingSent, expectOnlyRequests, runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
 
 let emu: Emulator
@@ -461,7 +462,8 @@ describe('report statement', () => {
 })
 
 describe('position', () => {
-  const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10)
+  // Days as the position counts them: in the schedule time zone (America/New_York).
+  const day = (n: number) => scheduleDayOf(Date.now() + n * 86_400_000)
   const positionRun = (args: string[], opts: Parameters<typeof runAs>[3] = {}) => runAs(emu, 'test', ['position', ...args], opts)
   const find = (p: any, id: string) => p.accounts.find((a: any) => a.account_id === id)
   let now: string

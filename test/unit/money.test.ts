@@ -183,11 +183,12 @@ describe('formatMoney', () => {
     expect(formatMoney(1, 'KWD')).toBe('0.001 KWD')
   })
 
-  it('renders nothing for a missing amount and defaults the currency to USD', () => {
+  it('renders nothing for a missing amount; without a currency, minor units of an unknown currency (never USD)', () => {
     expect(formatMoney(null, 'USD')).toBe('')
     expect(formatMoney(undefined, 'USD')).toBe('')
-    expect(formatMoney(100, null)).toBe('1.00 USD')
-    expect(formatMoney(100, '')).toBe('1.00 USD')
+    expect(formatMoney(100, null)).toBe('100 minor units (currency unknown)')
+    expect(formatMoney(123456, '')).toBe('123,456 minor units (currency unknown)')
+    expect(formatMoney(-1000n, undefined)).toBe('-1,000 minor units (currency unknown)')
   })
 })
 

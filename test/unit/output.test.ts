@@ -336,11 +336,12 @@ describe('helpers', () => {
     expect(selectColumns(MOVE_COLUMNS, MOVE_KNOWN, undefined)).toBe(MOVE_COLUMNS)
   })
 
-  it('cellText renders money, falls back to USD, and leaves missing amounts blank', () => {
+  it('cellText renders money, assumes no currency where none is named, and leaves missing amounts blank', () => {
     const money: Column = {key: 'amount', money: {amount: 'amt', currency: 'cur'}}
     expect(cellText(money, {amt: 123456, cur: 'USD'})).toBe('1,234.56 USD')
     expect(cellText(money, {amt: 123456, cur: 'USD'}, true)).toBe('1234.56 USD')
-    expect(cellText(money, {amt: 100})).toBe('1.00 USD')
+    expect(cellText(money, {amt: 100})).toBe('100 minor units (currency unknown)')
+    expect(cellText(money, {amt: 100}, true)).toBe('100 minor units (currency unknown)')
     expect(cellText({key: 'a', money: {amount: 'amt', currency: 'cur', fixedCurrency: 'JPY'}}, {amt: 100})).toBe('100 JPY')
     expect(cellText(money, {amt: '12'})).toBe('')
     expect(cellText({key: 'x'}, {x: false})).toBe('false')

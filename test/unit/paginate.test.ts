@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {ResponseError} from '../../src/errors.js'
-import {MAX_PAGES, paginate, type Page, type PaginateOptions} from '../../src/api/paginate.js'
+import {IncompleteListError, MAX_PAGES, paginate, type Page, type PaginateOptions} from '../../src/api/paginate.js'
 
 /** A fake list endpoint: pages keyed by cursor (undefined = first page), recording every fetch. */
 function endpoint(pages: Record<string, Page<number>>) {
@@ -81,10 +81,20 @@ describe('paginate', () => {
     expect(calls).toEqual([undefined])
   })
 
-  it('stops when has_more is true but there is no cursor', async () => {
-    const {items, calls} = await run({'': {items: [1], hasMore: true, nextCursor: null}}, {all: true})
-    expect(items).toEqual([1])
-    expect(calls).toEqual([undefined])
+  it('has_more true without a cursor: the items read, then an IncompleteListError (the list is not whole)', async () => {
+    const ep = endpoint({'': {items: [1, 2], hasMore: true, nextCursor: null}})
+    const items: number[] = []
+    const err = await (async () => {
+      for await (const x of paginate(ep.fetchPage, {all: true})) items.push(x)
+    })().catch((e: unknown) => e)
+    expect(items).toEqual([1, 2])
+    expect(ep.calls).toEqual([undefined])
+    expect(err).toBeInstanceOf(IncompleteListError)
+    expect((err as IncompleteListError).exitCode).toBe(1)
+    expect((err as Error).message).toContain('has_more: true without a next_cursor after 2 items')
+    // Without --all (one page asked for), or with --max-items reached, nothing more was asked: no error.
+    expect((await run({'': {items: [1], hasMore: true, nextCursor: null}})).items).toEqual([1])
+    expect((await run({'': {items: [1, 2], hasMore: true, nextCursor: null}}, {all: true, maxItems: 2})).items).toEqual([1, 2])
   })
 
   it('follows pages that are empty but say has_more', async () => {

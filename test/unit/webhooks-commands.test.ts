@@ -130,7 +130,8 @@ describe('runListen', () => {
 
   /** Starts the listener through its run function; stop() fires the context's stop signal. */
   async function listen(o: TestContextOptions, opts: Partial<ListenOptions> = {}) {
-    const t = testContext(o)
+    // Its own config dir: the event store an earlier run left makes its ids duplicates.
+    const t = testContext({configDir: tempDir(), ...o})
     const running = runListen({...base, ...opts}, t.ctx)
     let failed: unknown
     running.catch((err) => (failed = err))

@@ -55,6 +55,20 @@ describe('decide', () => {
     }
   })
 
+  it('an id the event store already holds (received before a restart) is a duplicate: answered 200, not accepted again', () => {
+    const s = signed(body)
+    const asked: string[] = []
+    const known = (id: string) => (asked.push(id), id === 'evt_a')
+    const seen = new RecentIds()
+    expect(decide(s.signature, s.timestamp, s.body, opts({seen, known}))).toMatchObject({outcome: 'duplicate', status: 200, event: {id: 'evt_a'}})
+    expect(asked).toEqual(['evt_a'])
+    // Remembered from then on without asking the store again.
+    expect(decide(s.signature, s.timestamp, s.body, opts({seen, known}))).toMatchObject({outcome: 'duplicate'})
+    expect(asked).toEqual(['evt_a'])
+    const other = signed(serializeEvent({id: 'evt_b', type: 'payin.settled', data: {payin_id: 'p1'}}))
+    expect(decide(other.signature, other.timestamp, other.body, opts({seen, known}))).toMatchObject({outcome: 'accepted'})
+  })
+
   it('duplicates are answered 200 and flagged; unauthentic requests never poison the duplicate set', () => {
     const seen = new RecentIds()
     const s = signed(body)

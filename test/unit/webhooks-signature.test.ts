@@ -7,7 +7,7 @@ vi.mock('node:crypto', async (importOriginal) => {
   return {...orig, timingSafeEqual: vi.fn(orig.timingSafeEqual)}
 })
 
-const {generateSecret, sign, verify, describeFailure} = await import('../../src/webhooks/signature.js')
+const {generateSecret, sign, verify, describeFailure, timestampInstant} = await import('../../src/webhooks/signature.js')
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
 const BODY = '{"id":"evt_1","type":"payin.settled","data":{"payin_id":"8f0b3b4e-3c1e-4f7a-9a57-1f8d2b9e6c10"}}'
@@ -66,8 +66,20 @@ describe('verify', () => {
     expect(verify({...base, signature: undefined})).toEqual({ok: false, reason: 'missing_header'})
     expect(verify({...base, timestamp: ''})).toEqual({ok: false, reason: 'missing_header'})
     expect(verify({...base, timestamp: null})).toEqual({ok: false, reason: 'missing_header'})
-    for (const ts of ['12a', '-5', '1.5', ' 1767225600', '2026-01-01T00:00:00Z', '1'.repeat(13)]) {
+    for (const ts of ['12a', '-5', '1.5', ' 1767225600', '1'.repeat(14), '2026-01-01', '2026-01-01T00:00:00', '2026-02-30T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T00:00:00+25:00', 'yesterday']) {
       expect(verify({...base, timestamp: ts})).toEqual({ok: false, reason: 'malformed_timestamp'})
+    }
+  })
+
+  it('the timestamp as the spec allows it: unix seconds, unix milliseconds or an ISO 8601 date-time, signed as sent', () => {
+    const instant = Date.parse('2026-01-01T00:00:00Z')
+    for (const ts of ['1767225600', '1767225600000', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00.000Z', '2025-12-31T19:00:00-05:00', '2026-01-01T05:30:00+0530', '2026-01-01t00:00z']) {
+      const s = reference(SECRET, ts, BODY)
+      expect(verify({...base, timestamp: ts, signature: s}), ts).toEqual({ok: true, secretIndex: 0})
+      expect(timestampInstant(ts), ts).toBe(instant)
+      // The tolerance applies to the instant, whatever the form.
+      expect(verify({...base, timestamp: ts, signature: s, toleranceSec: 300, nowMs: instant + 300_000}), ts).toEqual({ok: true, secretIndex: 0})
+      expect(verify({...base, timestamp: ts, signature: s, toleranceSec: 300, nowMs: instant - 301_000}), ts).toEqual({ok: false, reason: 'stale_timestamp'})
     }
   })
 

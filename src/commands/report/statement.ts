@@ -22,13 +22,14 @@ export default class ReportStatement extends ApiCommand<typeof ReportStatement> 
     subaccount: Flags.string({summary: 'Subaccount id.', exactlyOne: ['account', 'subaccount']}),
     'bank-account': Flags.string({summary: 'With --subaccount: the treasury account its bai2 credits arrive on (gives them a reconciliation status).'}),
     month: Flags.string({summary: 'The month (YYYY-MM).', required: true}),
+    currency: Flags.string({summary: 'With --subaccount: the currency its amounts are in, when the API does not name one (must match when it does).'}),
     format: Flags.option({summary: 'Write the statement in this file format instead of -o.', options: ['ofx'] as const})(),
   }
 
   async run(): Promise<void> {
     const f = this.flags
     if (f.format === 'ofx') this.out.refuseSelection('an OFX statement')
-    const s = await statement({account: f.account, subaccount: f.subaccount, bankAccount: f['bank-account'], month: f.month}, this.ctx)
+    const s = await statement({account: f.account, subaccount: f.subaccount, bankAccount: f['bank-account'], currency: f.currency, month: f.month}, this.ctx)
     if (f.format === 'ofx') {
       await this.out.document(toOfx(s, new Date(this.ctx.clock.now()).toISOString()))
       return

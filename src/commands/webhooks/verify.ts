@@ -16,7 +16,7 @@ export default class WebhooksVerify extends BaseCommand<typeof WebhooksVerify> {
   static override flags = {
     secret: Flags.string({summary: 'Signing secret (repeatable: valid when any matches). Visible in `ps`: prefer PAYOPS_WEBHOOK_SECRET or --secret-file.', multiple: true}),
     'secret-file': secretFileFlag(),
-    timestamp: Flags.string({summary: 'The X-Webhook-Timestamp value (unix seconds).', required: true}),
+    timestamp: Flags.string({summary: 'The X-Webhook-Timestamp value as sent (unix seconds, unix milliseconds or an ISO 8601 date-time).', required: true}),
     signature: Flags.string({summary: 'The X-Webhook-Signature value (lower-case hex).', required: true}),
     'payload-file': Flags.string({summary: 'File with the raw body, at most 1 MB (default: stdin).'}),
     tolerance: Flags.integer({summary: 'Also reject timestamps more than this many seconds from now.', min: 0}),

@@ -46,6 +46,8 @@ export function register(router: Router, app: AppContext): void {
     reseed(app.store)
     app.faults.reset()
     app.drift?.reset()
+    app.strict = false
+    app.specOnly?.reset()
     return ok({reset: true, entities: [...app.store.entities.values()].map(entitySummary)})
   })
 
