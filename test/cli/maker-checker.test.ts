@@ -7,7 +7,7 @@ import {existsSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {readAudit} from '../../src/audit/index.js'
-import {activityAmounts, expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {activityAmounts, expectNothingSent, expectOnlyRequests, run, subaccountLookup, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
 
 let emu: Emulator
 const maker = tempDir()
@@ -78,6 +78,29 @@ describe('maker-checker', () => {
     const r = await expectNothingSent(emu, () => ana(['moves', 'approve', held, '--yes']), maker.path)
     expect(r.code, r.stderr).toBe(3)
     expect(r.stderr).toMatch(new RegExp(`move ${held} was created by Ana Ruiz \\(.*@.*\\), who cannot also approve it`))
+  })
+
+  it('on a terminal the maker is told who approves a held move, never to run `moves approve` (which the policy refuses)', async () => {
+    const r = await ana(['moves', 'create', '--from', a, '--to', b, '--amount', '30.00', '--no-color'], {tty: true})
+    expect(r.code, r.stderr).toBe(0)
+    const id = /Created move ([0-9a-f-]{36})/.exec(r.stderr)?.[1]
+    expect(id, r.stderr).toBeDefined()
+    expect(r.stderr).toMatch(/awaiting approval by another operator \(maker-checker, profile "ops"\)/)
+    expect(r.stderr).toContain(`payops approvals request ${id} --out FILE`)
+    expect(r.stderr).not.toMatch(/moves approve/)
+    expect((await ana(['moves', 'cancel', id!])).code).toBe(0)
+  })
+
+  it('a held move refused before sending (over a limit) says what was refused and that nothing was sent, never that it is created', async () => {
+    expect((await ana(['profiles', 'set', 'ops', 'max-amount', '40.00', 'USD'])).code).toBe(0)
+    try {
+      const r = await expectOnlyRequests(emu, [subaccountLookup(a), subaccountLookup(b)], () => ana(['moves', 'create', '--from', a, '--to', b, '--amount', '45.00']), maker.path)
+      expect(r.code, r.stderr).toBe(3)
+      expect(r.stderr).toMatch(/Refused by profile limits: .*45\.00 USD.*Nothing was sent/)
+      expect(r.stderr).not.toMatch(/is created|created without auto-approval/)
+    } finally {
+      expect((await ana(['profiles', 'unset', 'ops', 'max-amount'])).code).toBe(0)
+    }
   })
 
   it('the same key under another profile name is held to the same policy', async () => {
