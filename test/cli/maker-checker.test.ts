@@ -153,4 +153,29 @@ describe('maker-checker', () => {
     expect(done.code).toBe(2)
     expect(done.stderr).toMatch(/does not await approval any more/)
   })
+
+  it('import rows held by maker-checker are awaiting_approval (exit 0), named by the dry run, and their maker is pointed to a checker', async () => {
+    const c = (await ana(['subaccounts', 'create', '--name', 'MC C'])).json().id
+    const d = (await ana(['subaccounts', 'create', '--name', 'MC D'])).json().id
+    const file = join(maker.path, 'held.csv')
+    writeFileSync(file, ['from,to,amount', `${c},${d},5.00`, `${c},${d},20.00`, `${c},${d},30.00`].join('\n') + '\n')
+    const dry = await expectOnlyRequests(emu, [subaccountLookup(c), subaccountLookup(d)], () => ana(['moves', 'import', file, '--dry-run']), maker.path)
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.stderr).toMatch(/2 rows \(lines 3-4\) would be held by maker-checker \(profile "ops"\): created without auto-approval/)
+    expect(dry.json()).toMatchObject({to_send: 3, held_for_approval: 2})
+
+    const r = await ana(['moves', 'import', file, '--yes'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toMatchObject({created: 1, awaiting_approval: 2, partial: 0, failed: 0, total_awaiting_approval: {USD: 5000}})
+    expect(r.stderr).toMatch(/2 rows created, awaiting approval .*maker-checker \(profile "ops"\) leaves them to another operator: a checker approves them with `payops approvals`/)
+    expect(r.stderr).not.toMatch(/moves approve|re-run/i)
+    expect(await activityAmounts(emu, d, 'credit')).toEqual([500])
+
+    // Nothing to send again: the held rows are done, awaiting their checker.
+    const again = await expectOnlyRequests(emu, [], () => ana(['moves', 'import', file, '--yes']), maker.path)
+    expect(again.code, again.stderr).toBe(0)
+    for (const id of readAudit(maker.path).filter((x) => x.kind === 'outcome' && x.resource_status === 'created' && x.to === d).map((x) => x.resource_id!)) {
+      expect((await ana(['moves', 'cancel', id])).code).toBe(0)
+    }
+  })
 })
