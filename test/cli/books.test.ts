@@ -656,7 +656,7 @@ describe('reconcile: how it pairs', () => {
     for (const date of ['2026-09-08', '2026-09-09']) {
       const sent = [await t(10_000, date), await t(20_000, date), await t(30_000, date)]
       // Booked in the other order, each a little short of its transfer.
-      const booked = []
+      const booked: string[] = []
       for (const amount of [29_700, 19_800, 9_900]) booked.push(await hand({account_id: main, amount_in_minor_units: amount, direction: 'debit', receiver_info: reserveName, transaction_date: date}))
       booked.reverse()
       sent.forEach((id, i) => pairs.push([id, booked[i]]))
