@@ -103,6 +103,17 @@ describe('maker-checker', () => {
     }
   })
 
+  it('a held move on a LIVE key refused for want of a terminal names what was refused and says nothing was sent, never that it is created', async () => {
+    await ana(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.live})
+    expect((await ana(['profiles', 'set', 'prod', 'approval-policy', 'maker-checker'])).code).toBe(0)
+    const la = (await ana(['-p', 'prod', 'subaccounts', 'create', '--name', 'MC LA', '--yes'])).json().id
+    const lb = (await ana(['-p', 'prod', 'subaccounts', 'create', '--name', 'MC LB', '--yes'])).json().id
+    const r = await expectOnlyRequests(emu, [subaccountLookup(la), subaccountLookup(lb)], () => ana(['-p', 'prod', 'moves', 'create', '--from', la, '--to', lb, '--amount', '12.34']), maker.path)
+    expect(r.code, r.stderr).toBe(3)
+    expect(r.stderr).toMatch(/Refusing a LIVE money movement without confirmation: no terminal to ask on, so nothing was sent\. Refused: Move 12\.34 USD \(created, not approved\)\./)
+    expect(r.stderr).not.toMatch(/is created|created without auto-approval/)
+  })
+
   it('the same key under another profile name is held to the same policy', async () => {
     await ana(['profiles', 'add', 'spare', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.test_other})
     const r = await ana(['-p', 'spare', 'moves', 'create', '--from', a, '--to', b, '--amount', '20.00'], {env: {PAYOPS_API_KEY: emu.keys.test}})
