@@ -359,15 +359,19 @@ export const SHORT_KEY_LENGTH = 8
 
 /**
  * A key short enough for an 80-column table that `reconcile resolve` takes: an exception's ids
- * cut to 8 characters, lengthened while another item seen here shares them (the whole key when
- * nothing shorter is unique); another kind's key is its kind and 8 characters of its first id.
+ * cut to 8 characters; while another item seen here starts the same way, its kind and those
+ * characters, then 4 more each time (the whole key when nothing shorter is unique). Another kind's
+ * key is its kind and 8 characters of its first id.
  */
-export function shortKey(store: Pick<BooksStore, 'othersWithIds'>, key: string): string {
+export function shortKey(store: Pick<BooksStore, 'othersWithIds' | 'othersWithKey'>, key: string): string {
   const colon = key.indexOf(':')
   const kind = key.slice(0, colon)
   const ids = key.slice(colon + 1)
   if (!EXCEPTION_KINDS.has(kind)) return key.slice(0, colon + 1 + SHORT_KEY_LENGTH)
-  for (let n = SHORT_KEY_LENGTH; n < ids.length; n += 4) if (store.othersWithIds(ids.slice(0, n), key) === 0) return ids.slice(0, n)
+  for (let n = SHORT_KEY_LENGTH; n < ids.length; n += 4) {
+    if (store.othersWithIds(ids.slice(0, n), key) === 0) return ids.slice(0, n)
+    if (store.othersWithKey(`${kind}:${ids.slice(0, n)}`, key) === 0) return `${kind}:${ids.slice(0, n)}`
+  }
   return key
 }
 

@@ -90,6 +90,11 @@ export class BooksStore {
       .all<SeenItem>(like, like, limit)
   }
 
+  /** How many seen items other than `key` have keys beginning with `prefix`. */
+  othersWithKey(prefix: string, key: string): number {
+    return Number(this.db.prepare("SELECT count(*) AS n FROM seen_items WHERE key LIKE ? ESCAPE '\\' AND key <> ?").get<{n: number}>(likePrefix(prefix), key)!.n)
+  }
+
   /** How many seen items other than `key` have ids beginning with `prefix`. */
   othersWithIds(prefix: string, key: string): number {
     const like = likePrefix(prefix)

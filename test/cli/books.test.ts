@@ -307,12 +307,16 @@ describe('reconcile', () => {
     // The short line paired as an amount_mismatch; once its transfer's own line is booked it is a bank_only: its id starts two keys.
     await hand({account_id: main, amount_in_minor_units: 40_000, direction: 'debit', receiver_info: reserveLabel, transaction_date: '2026-03-16'})
     const again = (await runAs(emu, 'test', ['reconcile', ...args, '-o', 'json'])).json().items
-    expect(again.find((i: any) => i.bank_transaction_id === lines.short)).toMatchObject({kind: 'bank_only', short_key: `bank_only:${lines.short}`})
+    // Its short key then carries its kind: the start of its id alone names two items.
+    expect(again.find((i: any) => i.bank_transaction_id === lines.short)).toMatchObject({kind: 'bank_only', short_key: `bank_only:${lines.short.slice(0, 8)}`})
     const decided = await auditLength()
     const ambiguous = await runAs(emu, 'test', ['reconcile', 'resolve', lines.short.slice(0, 8), '--as', 'x', '-o', 'table'])
     expect(ambiguous.code).toBe(2)
     expect(ambiguous.stderr).toMatch(/is the start of more than one key \(amount_mismatch:.*, bank_only:/)
     expect(await auditLength()).toBe(decided)
+    const named = await runAs(emu, 'test', ['reconcile', 'resolve', `bank_only:${lines.short.slice(0, 8)}`, '--as', 'fee', '-o', 'json'])
+    expect(named.code, named.stderr).toBe(0)
+    expect(named.json().key).toBe(`bank_only:${lines.short}`)
   })
 
   it('resolve refuses what is not an exception key, and blank or control-laden labels (exit 2, nothing written)', async () => {
