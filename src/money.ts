@@ -159,6 +159,20 @@ export function safeMinor(v: number | bigint, what: string): number {
   throw new UsageError(`${what} is ${v} minor units, past what payops computes exactly here (2^53); nothing is shown rather than a rounded figure.`)
 }
 
+/**
+ * A minor-unit figure as a number while it is within 2^53, else null: the caller shows every other
+ * figure and names this one as unreadable ({@link unreadableFigure}) rather than round it.
+ */
+export function readableMinor(v: number | bigint): number | null {
+  if (typeof v === 'number') return v
+  return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : null
+}
+
+/** The line that names a figure past 2^53 as unreadable. */
+export function unreadableFigure(what: string, v: number | bigint | string): string {
+  return `${what} is ${v} minor units, past what payops computes exactly (2^53): it is shown as unreadable, and what is computed from it is left out`
+}
+
 export function sumMinor(values: Iterable<number | bigint>): number | bigint {
   let total = 0n
   for (const v of values) total += BigInt(v)

@@ -12,6 +12,7 @@
  */
 import {replaceUnsafeChars} from '../text.js'
 import {toDecimalString} from '../money.js'
+import {UsageError} from '../errors.js'
 import type {Statement} from './statement.js'
 
 
@@ -28,6 +29,9 @@ export function ofxDate(value: string): string {
 }
 
 export function toOfx(s: Statement, nowIso: string): string {
+  // The ledger balance is part of the file: one payops cannot read exactly is not written rounded.
+  const closing = s.closing_balance_in_minor_units
+  if (closing === null) throw new UsageError(`${s.unreadable ?? 'The closing balance is unreadable'}; an OFX statement needs it, so none was written (-o json or csv show the lines).`)
   const money = (minor: number) => toDecimalString(minor, s.currency_code)
   const acctId = (s.account_number && s.kind === 'subaccount' ? s.account_number : s.id.replace(/-/g, '')).slice(0, 22)
   const bankId = s.routing_number && /^\d{9}$/.test(s.routing_number) ? s.routing_number : '000000000'
@@ -68,7 +72,7 @@ export function toOfx(s: Statement, nowIso: string): string {
   }
   out.push(
     '</BANKTRANLIST>',
-    `<LEDGERBAL><BALAMT>${money(s.closing_balance_in_minor_units)}<DTASOF>${ofxDate(s.complete ? s.to : s.as_of)}</LEDGERBAL>`,
+    `<LEDGERBAL><BALAMT>${money(closing)}<DTASOF>${ofxDate(s.complete ? s.to : s.as_of)}</LEDGERBAL>`,
     '</STMTRS>',
     '</STMTTRNRS></BANKMSGSRSV1>',
     '</OFX>',

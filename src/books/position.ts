@@ -14,8 +14,8 @@
  * A subaccount whose currency the API does not name is shown with its currency unknown.
  */
 import type {CommandContext} from '../context/index.js'
-import {UsageError} from '../errors.js'
-import {normalizeCurrency, safeMinor, subtractMinor} from '../money.js'
+import {ResponseError, UsageError} from '../errors.js'
+import {normalizeCurrency, readableMinor, subtractMinor, unreadableFigure} from '../money.js'
 import {addDays, scheduleDayOf} from './dates.js'
 import {BooksStore} from './store.js'
 
@@ -35,10 +35,11 @@ export interface DayFlows {
   inflows_in_minor_units: number
 }
 
+/** Figures are null where an account's balance is unreadable (past 2^53, or an answer payops cannot read). */
 export interface Reporting {
   currency_code: string
-  balance_in_minor_units: number
-  projected_balance_in_minor_units: number
+  balance_in_minor_units: number | null
+  projected_balance_in_minor_units: number | null
   indicative: true
 }
 
@@ -46,7 +47,8 @@ export interface AccountPosition {
   account_id: string
   label: string
   currency_code: string
-  balance_in_minor_units: number
+  /** Null when unreadable (see `unreadable`): the account's other figures are still shown. */
+  balance_in_minor_units: number | null
   committed_outflows_in_minor_units: number
   committed_inflows_in_minor_units: number
   scheduled_outflows_in_minor_units: number
@@ -55,8 +57,10 @@ export interface AccountPosition {
   unconverted_inflows: number
   /** Transfers out in a currency other than the account's: their debit here is not known. */
   unconverted_outflows: number
-  projected_balance_in_minor_units: number
+  projected_balance_in_minor_units: number | null
   reporting: Reporting | null
+  /** Why the balance is null: the one figure named as unreadable. */
+  unreadable?: string
 }
 
 export interface SubaccountPosition {
@@ -64,7 +68,8 @@ export interface SubaccountPosition {
   name: string
   /** Null when the API names no currency for the subaccount: none is assumed. */
   currency_code: string | null
-  balance_in_minor_units: number
+  balance_in_minor_units: number | null
+  unreadable?: string
 }
 
 export interface Position {
@@ -97,12 +102,13 @@ export async function position(opts: PositionOptions, ctx: CommandContext): Prom
   }
   const rows = new Map<string, AccountPosition>()
   for (const a of accounts) {
-    const b = (await api.treasury.balance(a.id)).data
+    const {balance, unreadable} = await accountBalance(api, a.id, a.label)
     rows.set(a.id, {
       account_id: a.id,
       label: a.label,
       currency_code: a.currency_code.toUpperCase(),
-      balance_in_minor_units: b.current_balance_in_minor_units,
+      balance_in_minor_units: balance,
+      ...(unreadable ? {unreadable} : {}),
       committed_outflows_in_minor_units: 0,
       committed_inflows_in_minor_units: 0,
       scheduled_outflows_in_minor_units: 0,
@@ -145,29 +151,57 @@ export async function position(opts: PositionOptions, ctx: CommandContext): Prom
     r.scheduled_outflows_in_minor_units = r.scheduled.reduce((s, d) => s + d.outflows_in_minor_units, 0)
     r.scheduled_inflows_in_minor_units = r.scheduled.reduce((s, d) => s + d.inflows_in_minor_units, 0)
     r.projected_balance_in_minor_units =
-      r.balance_in_minor_units - r.committed_outflows_in_minor_units + r.committed_inflows_in_minor_units - r.scheduled_outflows_in_minor_units + r.scheduled_inflows_in_minor_units
+      r.balance_in_minor_units === null ? null : r.balance_in_minor_units - r.committed_outflows_in_minor_units + r.committed_inflows_in_minor_units - r.scheduled_outflows_in_minor_units + r.scheduled_inflows_in_minor_units
   }
   let totals: Position['totals'] = null
   if (reporting !== undefined) {
     const target = byCurrency.get(reporting)!
-    const convert = async (from: AccountPosition, minor: number): Promise<number> => {
-      if (from.currency_code === reporting || minor === 0) return minor
+    const convert = async (from: AccountPosition, minor: number | null): Promise<number | null> => {
+      if (minor === null || from.currency_code === reporting || minor === 0) return minor
       const e = (await api.transfers.estimate(from.account_id, target, Math.abs(minor))).data
       return Math.sign(minor) * e.destination_amount_in_minor_units
     }
-    totals = {currency_code: reporting, balance_in_minor_units: 0, projected_balance_in_minor_units: 0, indicative: true, note: 'indicative: converted with the conversion-estimate operation, which is an estimate, not a quote'}
+    const unread = [...rows.values()].filter((r) => r.balance_in_minor_units === null).length
+    const note = 'indicative: converted with the conversion-estimate operation, which is an estimate, not a quote'
+    totals = {currency_code: reporting, balance_in_minor_units: 0, projected_balance_in_minor_units: 0, indicative: true, note: unread ? `${note}; no total: the balance of ${unread === 1 ? 'one account is' : `${unread} accounts are`} unreadable` : note}
+    const add = (t: number | null, v: number | null) => (t === null || v === null ? null : t + v)
     for (const r of rows.values()) {
       r.reporting = {currency_code: reporting, balance_in_minor_units: await convert(r, r.balance_in_minor_units), projected_balance_in_minor_units: await convert(r, r.projected_balance_in_minor_units), indicative: true}
-      totals.balance_in_minor_units += r.reporting.balance_in_minor_units
-      totals.projected_balance_in_minor_units += r.reporting.projected_balance_in_minor_units
+      totals.balance_in_minor_units = add(totals.balance_in_minor_units, r.reporting.balance_in_minor_units)
+      totals.projected_balance_in_minor_units = add(totals.projected_balance_in_minor_units, r.reporting.projected_balance_in_minor_units)
     }
   }
   const subaccounts: SubaccountPosition[] = []
   for (const id of opts.subaccounts) {
     const s = (await api.subaccounts.get(id)).data
-    subaccounts.push({subaccount_id: s.id, name: s.name, currency_code: s.currency_code ? s.currency_code.toUpperCase() : null, balance_in_minor_units: safeMinor(subtractMinor(s.total_incoming_in_minor_units, s.total_outgoing_in_minor_units), `the balance of subaccount ${s.id}`)})
+    const exact = subtractMinor(s.total_incoming_in_minor_units, s.total_outgoing_in_minor_units)
+    const balance = readableMinor(exact)
+    const unreadable = balance === null ? unreadableFigure(`The balance of subaccount ${s.name} (${s.id})`, exact) : undefined
+    subaccounts.push({subaccount_id: s.id, name: s.name, currency_code: s.currency_code ? s.currency_code.toUpperCase() : null, balance_in_minor_units: balance, ...(unreadable ? {unreadable} : {})})
   }
   return {as_of: new Date(ctx.clock.now()).toISOString(), today, horizon_days: opts.horizon, horizon_end: end, accounts: [...rows.values()], subaccounts, totals}
+}
+
+/**
+ * An account's current balance as a number; null, with the line that names it, when it is past
+ * 2^53 or the answer cannot be read (the other accounts are shown all the same).
+ */
+async function accountBalance(api: {treasury: {balance(id: string): Promise<{data: {current_balance_in_minor_units: number | bigint}}>}}, id: string, label: string): Promise<{balance: number | null; unreadable?: string}> {
+  const what = `The balance of account ${label} (${id})`
+  let v: number | bigint
+  try {
+    v = (await api.treasury.balance(id)).data.current_balance_in_minor_units
+  } catch (err) {
+    if (!(err instanceof ResponseError)) throw err
+    return {balance: null, unreadable: `${what} is unreadable (${err.message.replace(/\.$/, '')}); it is left out, with what is computed from it`}
+  }
+  const balance = readableMinor(v)
+  return balance === null ? {balance, unreadable: unreadableFigure(what, v)} : {balance}
+}
+
+/** Every figure named as unreadable, one line each (the command warns with them). */
+export function unreadableLines(p: Position): string[] {
+  return [...p.accounts, ...p.subaccounts].flatMap((r) => (r.unreadable ? [`${r.unreadable}.`] : []))
 }
 
 /** The rows a table or csv shows: each account, each subaccount, and the totals. */
@@ -234,7 +268,8 @@ export function diffPositions(before: Position, now: Position): Change[] {
   for (const s of now.subaccounts) {
     const b = oldSubs.get(s.subaccount_id)
     if (b && b.balance_in_minor_units === s.balance_in_minor_units) continue
-    changes.push({account_id: s.subaccount_id, label: s.name, currency_code: s.currency_code, field: 'balance_in_minor_units', before: b?.balance_in_minor_units ?? null, after: s.balance_in_minor_units, change: b ? s.balance_in_minor_units - b.balance_in_minor_units : null})
+    const [x, y] = [b?.balance_in_minor_units ?? null, s.balance_in_minor_units]
+    changes.push({account_id: s.subaccount_id, label: s.name, currency_code: s.currency_code, field: 'balance_in_minor_units', before: x, after: y, change: x !== null && y !== null ? y - x : null})
   }
   return changes
 }

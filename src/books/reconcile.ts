@@ -62,22 +62,31 @@ export interface ReconcileOptions {
 
 export interface ReconcileItem {
   key: string
+  /**
+   * What `reconcile resolve` also takes for the key: for an exception, the start of its ids, as
+   * short as is unique among the items seen here (8 characters, or more); otherwise its kind and
+   * the start of its first id (resolve refuses those: they are not exceptions).
+   */
+  short_key: string
   kind: Kind
   /** An exception not resolved. */
   exception: boolean
   date: string
   direction: string | null
+  /** The expected side's amount in its own currency (a transfer's, even when it lands converted), else the bank line's. */
   amount_in_minor_units: number | null
   currency_code: string
   counterparty: string | null
   bank_transaction_id: string | null
   bank_date: string | null
   bank_amount_in_minor_units: number | null
+  bank_currency_code: string | null
   bank_description: string | null
   source: 'transfer' | 'bai2' | null
   expected_id: string | null
   expected_date: string | null
   expected_amount_in_minor_units: number | null
+  expected_currency_code: string | null
   status: string | null
   rail: string | null
   gap_days: number | null
@@ -105,13 +114,14 @@ const norm = (s: string | null | undefined): string | null => {
 }
 
 type BankRow = {rid: number; id: string; day: number; dir: string | null; amount: number; currency: string; cp: string | null; description: string | null; cp_text: string | null}
-type ExpRow = {rid: number; id: string; source: 'transfer' | 'bai2'; day: number; dir: string; amount: number | null; currency: string; cp: string | null; cp_text: string | null; status: string; rail: string | null}
+/** `amount` and `currency` are what matching compares (null: lands converted); `own_*` the transfer's own. */
+type ExpRow = {rid: number; id: string; source: 'transfer' | 'bai2'; day: number; dir: string; amount: number | null; currency: string; own_amount: number; own_currency: string; cp: string | null; cp_text: string | null; status: string; rail: string | null}
 
 const TEMP_SCHEMA = `
   CREATE TEMP TABLE bank (rid INTEGER PRIMARY KEY, id TEXT NOT NULL, day INTEGER NOT NULL, dir TEXT, amount INTEGER NOT NULL, currency TEXT NOT NULL,
     cp TEXT, cp_text TEXT, description TEXT, used INTEGER NOT NULL DEFAULT 0);
   CREATE TEMP TABLE exp (rid INTEGER PRIMARY KEY, id TEXT NOT NULL, source TEXT NOT NULL, day INTEGER NOT NULL, dir TEXT NOT NULL, amount INTEGER, currency TEXT NOT NULL,
-    cp TEXT, cp_text TEXT, status TEXT NOT NULL, rail TEXT, used INTEGER NOT NULL DEFAULT 0);
+    own_amount INTEGER NOT NULL, own_currency TEXT NOT NULL, cp TEXT, cp_text TEXT, status TEXT NOT NULL, rail TEXT, used INTEGER NOT NULL DEFAULT 0);
   CREATE TEMP TABLE pairs (b INTEGER NOT NULL, e INTEGER NOT NULL, kind TEXT NOT NULL);
   CREATE TEMP TABLE items (date TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL);
   CREATE TEMP TABLE cand (k INTEGER PRIMARY KEY, b INTEGER NOT NULL, e INTEGER NOT NULL);`
@@ -181,7 +191,7 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
     const db = store.db
     db.exec(TEMP_SCHEMA)
     const insBank = db.prepare('INSERT INTO bank (id, day, dir, amount, currency, cp, cp_text, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-    const insExp = db.prepare('INSERT INTO exp (id, source, day, dir, amount, currency, cp, cp_text, status, rail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    const insExp = db.prepare('INSERT INTO exp (id, source, day, dir, amount, currency, own_amount, own_currency, cp, cp_text, status, rail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
     const bank = batcher<unknown[]>(store, (r) => insBank.run(...(r as never[])))
     const exp = batcher<unknown[]>(store, (r) => insExp.run(...(r as never[])))
 
@@ -209,7 +219,7 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
       // A transfer in from an account of another currency lands converted: its amount here is not known.
       const amount = tCurrency === currency ? t.amount_in_minor_units : null
       const cpText = labels.get(other) ?? other
-      exp.add([t.id, 'transfer', day, out ? 'debit' : 'credit', amount, currency, norm(cpText), cpText, t.status, t.rail])
+      exp.add([t.id, 'transfer', day, out ? 'debit' : 'credit', amount, currency, t.amount_in_minor_units, tCurrency, norm(cpText), cpText, t.status, t.rail])
     }
     // Bank-sourced credits of the subaccounts named.
     for (const sub of opts.subaccounts) {
@@ -220,7 +230,8 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
         if (a.source !== 'bai2') continue
         subCurrency ??= a.currency_code ? undefined : api.subaccounts.get(sub).then((r) => r.data.currency_code?.toUpperCase() || null)
         const c = a.currency_code ? a.currency_code.toUpperCase() : await subCurrency
-        exp.add([a.id, 'bai2', dayNumber(a.effective_at), 'credit', c === null ? null : a.amount_in_minor_units, c ?? currency, null, null, 'settled', null])
+        const amount = c === null ? null : a.amount_in_minor_units
+        exp.add([a.id, 'bai2', dayNumber(a.effective_at), 'credit', amount, c ?? currency, amount, c ?? currency, null, null, 'settled', null])
       }
     }
     exp.flush()
@@ -259,10 +270,11 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
       byGap.run(gap, gap)
       take('matched')
     }
-    // Then, of what is left: the same day, direction and counterparty, another amount.
+    // Then, of what is left: the same day, direction and counterparty, another amount; the closest
+    // amounts pair first (a transfer that lands converted, whose amount here is not known, last).
     db.exec(
       `INSERT INTO cand (b, e) SELECT b.rid, e.rid FROM exp e JOIN bank b ON b.day = e.day AND b.dir = e.dir AND b.cp = e.cp
-       WHERE b.used = 0 AND e.used = 0 AND b.cp IS NOT NULL ORDER BY e.day, e.id, b.id`,
+       WHERE b.used = 0 AND e.used = 0 AND b.cp IS NOT NULL ORDER BY e.amount IS NULL, abs(b.amount - e.amount), e.day, e.id, b.id`,
     )
     take('amount_mismatch')
 
@@ -273,22 +285,24 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
       const key = [kind, b?.id, e?.id].filter(Boolean).join(':')
       const day = e && e.day >= fromDay && e.day <= toDay ? e.day : b!.day
       summary[kind]++
-      const item: Omit<ReconcileItem, 'exception' | 'resolution'> = {
+      const item: Omit<ReconcileItem, 'exception' | 'resolution' | 'short_key'> = {
         key,
         kind,
         date: dayString(day),
         direction: e?.dir ?? b?.dir ?? null,
-        amount_in_minor_units: e?.amount ?? b?.amount ?? null,
-        currency_code: e?.currency ?? b?.currency ?? currency,
+        amount_in_minor_units: e ? e.own_amount : (b?.amount ?? null),
+        currency_code: e?.own_currency ?? b?.currency ?? currency,
         counterparty: e?.cp_text ?? b?.cp_text ?? null,
         bank_transaction_id: b?.id ?? null,
         bank_date: b ? dayString(b.day) : null,
         bank_amount_in_minor_units: b?.amount ?? null,
+        bank_currency_code: b?.currency ?? null,
         bank_description: b?.description ?? null,
         source: e?.source ?? null,
         expected_id: e?.id ?? null,
         expected_date: e ? dayString(e.day) : null,
-        expected_amount_in_minor_units: e?.amount ?? null,
+        expected_amount_in_minor_units: e?.own_amount ?? null,
+        expected_currency_code: e?.own_currency ?? null,
         status: e?.status ?? null,
         rail: e?.rail ?? null,
         gap_days: b && e ? Math.abs(b.day - e.day) : null,
@@ -298,14 +312,14 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
     }
     const pairRows = db.prepare(
       `SELECT p.rowid AS k, p.kind AS kind, b.rid AS b_rid, b.id AS b_id, b.day AS b_day, b.dir AS b_dir, b.amount AS b_amount, b.currency AS b_currency, b.cp_text AS b_cp_text, b.description AS b_description,
-              e.rid AS e_rid, e.id AS e_id, e.source AS e_source, e.day AS e_day, e.dir AS e_dir, e.amount AS e_amount, e.currency AS e_currency, e.cp_text AS e_cp_text, e.status AS e_status, e.rail AS e_rail
+              e.rid AS e_rid, e.id AS e_id, e.source AS e_source, e.day AS e_day, e.dir AS e_dir, e.amount AS e_amount, e.currency AS e_currency, e.own_amount AS e_own_amount, e.own_currency AS e_own_currency, e.cp_text AS e_cp_text, e.status AS e_status, e.rail AS e_rail
        FROM pairs p JOIN bank b ON b.rid = p.b JOIN exp e ON e.rid = p.e WHERE ((b.day BETWEEN ? AND ?) OR (e.day BETWEEN ? AND ?)) AND p.rowid > ? ORDER BY p.rowid LIMIT ?`,
     )
     for (const page of pages<Record<string, never> & {k: number}>(pairRows, [fromDay, toDay, fromDay, toDay])) {
       db.transaction(() => {
         for (const r of page) {
           const b = {rid: r.b_rid, id: r.b_id, day: r.b_day, dir: r.b_dir, amount: r.b_amount, currency: r.b_currency, cp: null, cp_text: r.b_cp_text, description: r.b_description} as BankRow
-          const e = {rid: r.e_rid, id: r.e_id, source: r.e_source, day: r.e_day, dir: r.e_dir, amount: r.e_amount, currency: r.e_currency, cp: null, cp_text: r.e_cp_text, status: r.e_status, rail: r.e_rail} as ExpRow
+          const e = {rid: r.e_rid, id: r.e_id, source: r.e_source, day: r.e_day, dir: r.e_dir, amount: r.e_amount, currency: r.e_currency, own_amount: r.e_own_amount, own_currency: r.e_own_currency, cp: null, cp_text: r.e_cp_text, status: r.e_status, rail: r.e_rail} as ExpRow
           put(r.kind as Kind, b, e)
         }
       })
@@ -324,6 +338,8 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
       })
     }
 
+    // The exceptions found are kept: what `reconcile resolve` may name.
+    store.rememberItems(opts.account, new Date(ctx.clock.now()).toISOString(), [...EXCEPTION_KINDS])
     const items: ReconcileItem[] = []
     const rows = db.prepare(
       'SELECT i.body AS body, d.label AS label, d.note AS note, d.decided_at AS decided_at FROM items i LEFT JOIN main.decisions d ON d.key = i.key ORDER BY i.date, i.key',
@@ -336,10 +352,32 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
       if (EXCEPTION_KINDS.has(item.kind) && item.resolution) summary.resolved++
       items.push(item)
     }
+    for (const item of items) item.short_key = shortKey(store, item.key)
     return {account_id: opts.account, currency_code: currency, from: opts.from, to: opts.to, window_days: w, summary, items}
   } finally {
     store.close()
   }
+}
+
+/** The length a short key starts at: 8 characters of an id. */
+export const SHORT_KEY_LENGTH = 8
+
+/**
+ * A key short enough for an 80-column table that `reconcile resolve` takes: an exception's ids
+ * cut to 8 characters; while another item seen here starts the same way, its kind and those
+ * characters, then 4 more each time (the whole key when nothing shorter is unique). Another kind's
+ * key is its kind and 8 characters of its first id.
+ */
+export function shortKey(store: Pick<BooksStore, 'othersWithIds' | 'othersWithKey'>, key: string): string {
+  const colon = key.indexOf(':')
+  const kind = key.slice(0, colon)
+  const ids = key.slice(colon + 1)
+  if (!EXCEPTION_KINDS.has(kind)) return key.slice(0, colon + 1 + SHORT_KEY_LENGTH)
+  for (let n = SHORT_KEY_LENGTH; n < ids.length; n += 4) {
+    if (store.othersWithIds(ids.slice(0, n), key) === 0) return ids.slice(0, n)
+    if (store.othersWithKey(`${kind}:${ids.slice(0, n)}`, key) === 0) return `${kind}:${ids.slice(0, n)}`
+  }
+  return key
 }
 
 /** The one line that ends a run with exceptions (exit 9). */

@@ -5,13 +5,15 @@
  */
 import type {CommandContext} from '../context/index.js'
 import {newOpId} from '../api/audit-info.js'
-import {UsageError} from '../errors.js'
+import {LocalNotFoundError, UsageError} from '../errors.js'
 import {EXCEPTION_KINDS} from './reconcile.js'
 import {BooksStore, type Decision} from './store.js'
 
 export const MAX_LABEL = 64
 export const MAX_NOTE = 500
 const KEY = /^([a-z_]+):([^\s:]{1,200})(?::([^\s:]{1,200}))?$/
+/** A short key (the start of an item's ids, as `reconcile` shows it at 80 columns). */
+const SHORT = /^[0-9A-Za-z-]{4,200}$/
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/
 
@@ -32,19 +34,37 @@ function clean(value: string, flag: string, max: number): string {
 export function parseResolve(opts: ResolveOptions): {key: string; label: string; note: string | null} {
   const key = opts.key.trim()
   const m = KEY.exec(key)
-  if (!m) throw new UsageError(`"${opts.key}" is not a reconciliation key: copy the \`key\` of an item of \`payops reconcile\` (e.g. bank_only:ID).`)
-  if (!EXCEPTION_KINDS.has(m[1])) throw new UsageError(`${key} is a ${m[1]} item, not an exception: only ${[...EXCEPTION_KINDS].join(', ')} items are resolved.`)
+  if (!m && !SHORT.test(key)) throw new UsageError(`"${opts.key}" is not a reconciliation key: copy the \`key\` of an item of \`payops reconcile\` (e.g. bank_only:ID, or the short key a narrow table shows).`)
+  if (m && !EXCEPTION_KINDS.has(m[1])) throw new UsageError(`${key} is a ${m[1]} item, not an exception: only ${[...EXCEPTION_KINDS].join(', ')} items are resolved.`)
   return {key, label: clean(opts.label, '--as', MAX_LABEL), note: opts.note === undefined ? null : clean(opts.note, '--note', MAX_NOTE)}
 }
 
+/**
+ * The whole key of the exception `given` names: a key a reconciliation here found (or one decided
+ * before), or the unique start of one, or of its ids. None is exit 4, several exit 2; nothing is
+ * written either way.
+ */
+export function itemKey(store: BooksStore, given: string): string {
+  if (store.decision(given)) return given
+  const found = store.itemsNamed(given)
+  if (found.length === 1) return found[0].key
+  if (found.length === 0) {
+    throw new LocalNotFoundError(`No reconciliation on this machine found an exception with the key ${given}: run \`payops reconcile ACCOUNT --from … --to …\` and copy the key of one of its exceptions. Nothing was recorded.`)
+  }
+  const shown = found.slice(0, 5).map((i) => i.key).join(', ')
+  throw new UsageError(`${given} is the start of more than one key (${shown}${found.length > 5 ? ', …' : ''}): give more of it, or the whole key (\`payops reconcile … --wide\` shows whole keys). Nothing was recorded.`)
+}
+
 export async function resolve(opts: ResolveOptions, ctx: CommandContext): Promise<Decision & {replaced: Decision | null}> {
-  const {key, label, note} = parseResolve(opts)
+  const parsed = parseResolve(opts)
+  const {label, note} = parsed
   const profile = ctx.profile.profileName ?? null
   const audit = ctx.audit()
   const op = newOpId()
-  const base = {op, method: 'LOCAL', path: `reconcile resolve ${key}`, details: JSON.stringify({label, note})}
   const store = BooksStore.open(ctx.configDir)
   try {
+    const key = itemKey(store, parsed.key)
+    const base = {op, method: 'LOCAL', path: `reconcile resolve ${key}`, details: JSON.stringify({label, note})}
     const replaced = store.decision(key) ?? null
     await audit.intent(base)
     const decision: Decision = {key, label, note, decided_at: new Date(ctx.clock.now()).toISOString(), profile}

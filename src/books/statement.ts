@@ -22,7 +22,7 @@
  */
 import type {CommandContext} from '../context/index.js'
 import {UsageError} from '../errors.js'
-import {normalizeCurrency, safeMinor, subtractMinor} from '../money.js'
+import {normalizeCurrency, readableMinor, subtractMinor, unreadableFigure} from '../money.js'
 import {addDays, monthRange, todayOf} from './dates.js'
 import {DEFAULT_WINDOW_DAYS, reconcile, type ReconcileItem} from './reconcile.js'
 
@@ -44,8 +44,8 @@ export interface StatementLine {
   amount_in_minor_units: number
   /** Credits positive, debits negative. */
   signed_amount_in_minor_units: number
-  /** The balance after this line. */
-  balance_in_minor_units: number
+  /** The balance after this line (null when the balances are unreadable, see `unreadable`). */
+  balance_in_minor_units: number | null
   description: string | null
   counterparty: string | null
   source: string | null
@@ -66,8 +66,11 @@ export interface Statement {
   /** False while the month has not ended: the closing balance is then the balance so far. */
   complete: boolean
   currency_code: string
-  opening_balance_in_minor_units: number
-  closing_balance_in_minor_units: number
+  /** Null when the balance they derive from is unreadable (past 2^53): the lines are shown all the same. */
+  opening_balance_in_minor_units: number | null
+  closing_balance_in_minor_units: number | null
+  /** The figure named as unreadable, when one is. */
+  unreadable?: string
   total_credits_in_minor_units: number
   total_debits_in_minor_units: number
   as_of: string
@@ -77,11 +80,11 @@ export interface Statement {
 /** Credits positive, debits negative; a direction the spec does not list moves nothing. */
 const signed = (direction: string | null | undefined, amount: number) => (direction === 'credit' ? amount : direction === 'debit' ? -amount : 0)
 
-function withBalances(lines: Array<Omit<StatementLine, 'balance_in_minor_units' | 'signed_amount_in_minor_units'>>, opening: number): StatementLine[] {
+function withBalances(lines: Array<Omit<StatementLine, 'balance_in_minor_units' | 'signed_amount_in_minor_units'>>, opening: number | null): StatementLine[] {
   let balance = opening
   return lines.map((l) => {
     const s = signed(l.direction, l.amount_in_minor_units)
-    balance += s
+    if (balance !== null) balance += s
     return {...l, signed_amount_in_minor_units: s, balance_in_minor_units: balance}
   })
 }
@@ -134,9 +137,11 @@ async function accountStatement(id: string, month: string, first: string, last: 
   }
   if (undirected > 0) ctx.out.warn(`${undirected} bank line${undirected === 1 ? '' : 's'} of ${month} without a direction left out (they count in no balance).`)
   raw.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0))
-  const closing = balance.current_balance_in_minor_units - after
+  const current = readableMinor(balance.current_balance_in_minor_units)
+  const closing = current === null ? null : current - after
   const net = raw.reduce((s, l) => s + signed(l.direction, l.amount_in_minor_units), 0)
   return finish({
+    ...(current === null ? {unreadable: unreadableFigure(`The current balance of account ${account?.label ? `${account.label} (${id})` : id}`, balance.current_balance_in_minor_units)} : {}),
     kind: 'account',
     id,
     name: account?.label ?? null,
@@ -147,7 +152,7 @@ async function accountStatement(id: string, month: string, first: string, last: 
     to: last,
     complete,
     currency_code: currency,
-    opening_balance_in_minor_units: closing - net,
+    opening_balance_in_minor_units: closing === null ? null : closing - net,
     closing_balance_in_minor_units: closing,
     as_of: balance.as_of,
     raw,
@@ -187,9 +192,12 @@ async function subaccountStatement(opts: StatementOptions, first: string, last: 
   }
   if (undirected > 0) ctx.out.warn(`${undirected} activity item${undirected === 1 ? '' : 's'} of ${opts.month} with a direction other than credit or debit listed as they came, counted in no balance or total.`)
   raw.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.id < b.id ? -1 : 1))
-  const closing = safeMinor(subtractMinor(sub.total_incoming_in_minor_units, sub.total_outgoing_in_minor_units), `the balance of subaccount ${id}`) - after
+  const exact = subtractMinor(sub.total_incoming_in_minor_units, sub.total_outgoing_in_minor_units)
+  const current = readableMinor(exact)
+  const closing = current === null ? null : current - after
   const net = raw.reduce((s, l) => s + signed(l.direction, l.amount_in_minor_units), 0)
   return finish({
+    ...(current === null ? {unreadable: unreadableFigure(`The balance of subaccount ${sub.name} (${id})`, exact)} : {}),
     kind: 'subaccount',
     id,
     name: sub.name,
@@ -200,7 +208,7 @@ async function subaccountStatement(opts: StatementOptions, first: string, last: 
     to: last,
     complete,
     currency_code: currency,
-    opening_balance_in_minor_units: closing - net,
+    opening_balance_in_minor_units: closing === null ? null : closing - net,
     closing_balance_in_minor_units: closing,
     as_of: asOf,
     raw,
@@ -236,7 +244,7 @@ function finish(s: Omit<Statement, 'lines' | 'total_credits_in_minor_units' | 't
 
 /** The rows a table or csv shows: the opening balance, each line, the closing balance. */
 export function statementRows(s: Statement): Array<Record<string, unknown>> {
-  const edge = (row: string, date: string, balance: number) => ({row, date, balance_in_minor_units: balance, currency_code: s.currency_code})
+  const edge = (row: string, date: string, balance: number | null) => ({row, date, balance_in_minor_units: balance, currency_code: s.currency_code})
   return [
     edge('opening', s.from, s.opening_balance_in_minor_units),
     ...s.lines.map((l) => ({row: 'line', ...l, currency_code: s.currency_code})),

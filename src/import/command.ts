@@ -8,6 +8,7 @@ import type {CommandContext} from '../context/index.js'
 import {NotConfirmedError, PartialError, UsageError} from '../errors.js'
 import {confirmBatch, dailyCapReport, limitReport, portsOf, refusals, type GuardFlags} from '../movements/command.js'
 import {endedMoves} from '../movements/history.js'
+import {makerCheckerFor} from '../movements/maker-checker.js'
 import {keyIdOf} from '../api/redact.js'
 import {formatTotals as describeTotals, toDecimalString} from '../money.js'
 import {describeLines, plural} from '../text.js'
@@ -36,7 +37,7 @@ const SUMMARY_COLUMNS: Column[] = [
   ...['file', 'journal', 'rows', 'created', 'replayed', 'advanced', 'already_done', 'partial', 'awaiting_approval', 'failed', 'not_sent', 'interrupted'].map((k) => named(k)),
   ...['total_this_run', 'total_overall', 'total_not_settled', 'total_awaiting_approval', 'total_unknown'].map(money),
 ]
-const DRY_RUN_COLUMNS: Column[] = [named('file'), named('rows'), named('to_send'), named('already_done'), named('duplicates'), named('identical_rows'), money('total_to_send'), named('journal')]
+const DRY_RUN_COLUMNS: Column[] = [named('file'), named('rows'), named('to_send'), named('held_for_approval'), named('already_done'), named('duplicates'), named('identical_rows'), money('total_to_send'), named('journal')]
 
 export async function runImportCommand(opts: ImportOptions, ctx: CommandContext): Promise<void> {
   const plan = await importFile.plan(opts.file, {defaultCurrency: opts.currency, newBatch: opts.newBatch, journal: opts.journal, stdin: ctx.io.stdin})
@@ -100,10 +101,12 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
   // The confirmation checks the limits of each move on its own: the rows over them are enough.
   const movements = overLimits.map(movementOf)
   const summaryLine = `Import ${plural(pendingCount, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rowCount} rows already done)` : ''}`
+  const held = heldRows(ctx, plan.pending())
+  if (held.lines.length) ctx.out.note(heldLine(held, f.dryRun))
   if (f.dryRun) {
     ctx.out.note(`${summaryLine}. Dry run: nothing was sent.`)
     await ctx.out.resource(
-      {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, to_send: pendingCount, already_done: plan.alreadyDone, duplicates: plan.duplicates.length, identical_rows: same.length, total_to_send: totals, dry_run: true},
+      {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, to_send: pendingCount, held_for_approval: held.lines.length, already_done: plan.alreadyDone, duplicates: plan.duplicates.length, identical_rows: same.length, total_to_send: totals, dry_run: true},
       DRY_RUN_COLUMNS,
     )
     return
@@ -183,7 +186,33 @@ function describeUnsettled(ctx: CommandContext, r: ImportResult): void {
     else ctx.out.note(`${what}; a re-run sends them again with their keys and reports where they stand.`)
   }
   const n = r.awaiting_approval
-  if (n) ctx.out.note(`${plural(n, 'row')} created, awaiting approval ${rows(r.awaiting, n, r.total_awaiting_approval)}. Nothing moved for ${n === 1 ? 'it' : 'them'} until approved: \`payops approvals\`, or \`payops moves approve ID\`.`)
+  if (!n) return
+  // Under maker-checker its maker's own approval is refused: a checker approves them.
+  const checker = ctx.profile.limitSets.find((s) => s.limits.approval)?.profile
+  const who = checker
+    ? `maker-checker (profile "${checker}") leaves ${n === 1 ? 'it' : 'them'} to another operator: a checker approves ${n === 1 ? 'it' : 'them'} with \`payops approvals\`, or with \`payops approvals review FILE\` from \`payops approvals request ID --out FILE\``
+    : '`payops approvals`, or `payops moves approve ID`'
+  ctx.out.note(`${plural(n, 'row')} created, awaiting approval ${rows(r.awaiting, n, r.total_awaiting_approval)}. Nothing moved for ${n === 1 ? 'it' : 'them'} until approved: ${who}.`)
+}
+
+/** The rows to send that maker-checker will hold (created without auto-approval though they ask for it), by line. */
+function heldRows(ctx: CommandContext, rows: Iterable<PlannedRow>): {profile: string; lines: number[]} {
+  const out = {profile: '', lines: [] as number[]}
+  if (!ctx.profile.limitSets.some((s) => s.limits.approval)) return out
+  for (const r of rows) {
+    if (r.auto_approve === false) continue
+    const profile = makerCheckerFor(ctx.profile.limitSets, r.amount_in_minor_units, r.currency)
+    if (!profile) continue
+    out.profile ||= profile
+    out.lines.push(r.line)
+  }
+  return out
+}
+
+function heldLine(held: {profile: string; lines: number[]}, dryRun: boolean): string {
+  const n = held.lines.length
+  const them = n === 1 ? 'it' : 'them'
+  return `${plural(n, 'row')} (line${n === 1 ? '' : 's'} ${describeLines(held.lines)}) ${dryRun ? 'would be' : 'will be'} held by maker-checker (profile "${held.profile}"): created without auto-approval, awaiting approval by another operator; nothing moves for ${them} until a checker approves ${them}.`
 }
 
 function movementOf(r: PlannedRow) {

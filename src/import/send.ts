@@ -22,11 +22,13 @@ export interface RowOutcome {
   move: Move
   /** The API's `warning` (207: the move exists but approval or settlement failed). */
   warning?: string
+  /** The profile whose maker-checker policy created it without auto-approval: it awaits a checker. */
+  heldBy?: string
 }
 
 /**
- * Where a row's move stands: `settled` (money moved), `awaiting` (auto_approve=false: created, as
- * asked, awaiting approval) or `open` (auto-approved, but its approval or settlement failed: it
+ * Where a row's move stands: `settled` (money moved), `awaiting` (auto_approve=false, or held by
+ * maker-checker: created, awaiting approval) or `open` (auto-approved, but its approval or settlement failed: it
  * exists, approved or created, and moved nothing). An answer without a status is read from its
  * HTTP status: a 207 is open; otherwise the move is where the request asked it to be.
  */
@@ -34,7 +36,7 @@ export function settlementOf(o: RowOutcome, row: Pick<KeyedRow, 'auto_approve'>)
   const status = o.move.status?.toLowerCase()
   const asked = row.auto_approve === false ? 'awaiting' : 'settled'
   if (status === 'settled') return 'settled'
-  if (status === 'created' && asked === 'awaiting') return 'awaiting'
+  if (status === 'created' && (asked === 'awaiting' || o.heldBy)) return 'awaiting'
   return status || o.warning || o.httpStatus === 207 ? 'open' : asked
 }
 
@@ -106,7 +108,7 @@ export function pipelineSender(ports: MovementPorts, journaled: (key: string) =>
     return {
       send: async () => {
         const o = await p.send()
-        return {kind: o.kind, httpStatus: o.http_status, move: o.resource as Move, ...(o.warning ? {warning: o.warning} : {})}
+        return {kind: o.kind, httpStatus: o.http_status, move: o.resource as Move, ...(o.warning ? {warning: o.warning} : {}), ...(o.held_by ? {heldBy: o.held_by} : {})}
       },
       abandon: (reason) => p.abandon(reason),
     }

@@ -129,16 +129,18 @@ export async function guard(plans: Guarded[], ports: MovementPorts, opts: GuardO
   const plain = plans.every((x) => x.plainConfirm) && !violations.length
   const mustType = (live || violations.length > 0 || plans.some((x) => x.alwaysTyped)) && !plain
   const what = live ? (plain ? 'a LIVE action' : 'a LIVE money movement') : violations.length ? 'to override limits' : 'this action'
+  // What was refused, named in every refusal: nothing of it was sent.
+  const refused = opts.action ?? (plans.length === 1 ? plans[0].summary.action : `${plans.length} requests`)
   if (!ports.prompter.interactive) {
     if (ports.yes) return
-    throw new NotConfirmedError(`Refusing ${what} without confirmation: no terminal to ask on. Re-run with --yes to confirm.`)
+    throw new NotConfirmedError(`Refusing ${what} without confirmation: no terminal to ask on, so nothing was sent. Refused: ${refused}. Re-run with --yes to confirm.`)
   }
   if (ports.yes && !violations.length && !plans.some((x) => x.unknown)) return
   if (!mustType) {
-    if (!(await ports.prompter.confirm(`Proceed with ${what}?`))) throw new NotConfirmedError('Not confirmed: nothing was sent.')
+    if (!(await ports.prompter.confirm(`Proceed with ${what}?`))) throw new NotConfirmedError(`Not confirmed: nothing was sent. Refused: ${refused}.`)
     return
   }
   const typed = opts.typed ?? batchTyped(plans)
   const answer = (await ports.prompter.input(`Type ${typed} to confirm${live ? ' this LIVE movement' : ''}:`)).trim()
-  if (!sameTyped(answer, typed)) throw new NotConfirmedError(`Not confirmed: typed "${answer}", expected ${typed}. Nothing was sent.`)
+  if (!sameTyped(answer, typed)) throw new NotConfirmedError(`Not confirmed: typed "${answer}", expected ${typed}. Nothing was sent. Refused: ${refused}.`)
 }

@@ -12,6 +12,7 @@ import {classifyOutcome, mismatches, requestWindowStart, timeOf} from './classif
 import {guard, type GuardOptions} from './guard.js'
 import {plan} from './plan.js'
 import {describe, seenOf, sentence} from './sentence.js'
+import {heldForApproval, makerCheckerFor} from './maker-checker.js'
 import type {MovementPorts, MovementRequest, Outcome, OutcomeKind, Plan} from './types.js'
 
 export type {MovementPorts, MovementRequest, Outcome, Plan} from './types.js'
@@ -80,6 +81,12 @@ function withKnownAmount(resource: Record<string, unknown>, p: Plan): Record<str
   if (answered && k.currency_code && answered !== k.currency_code.toUpperCase()) return resource
   if ((k.from && resource.from_subaccount_id && k.from !== resource.from_subaccount_id) || (k.to && resource.to_subaccount_id && k.to !== resource.to_subaccount_id)) return resource
   return {...resource, amount_in_minor_units: k.amount_in_minor_units, currency_code: resource.currency_code ?? k.currency_code ?? null}
+}
+
+/** The profile whose maker-checker policy covers a create asked without auto-approval (its maker cannot approve it). */
+function checkerOf(p: Plan, ports: MovementPorts): string | undefined {
+  if (p.autoApprove !== false || !p.expected) return undefined
+  return makerCheckerFor(ports.profile.limitSets, p.expected.amount_in_minor_units, p.currency)
 }
 
 /** Sends one planned movement, records it, and classifies the answer. */
@@ -261,7 +268,11 @@ async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: Api
   }
   const confirmedByRetry = kind === 'created' && res.earlierAttemptUncertain && res.status === 200
   const nameOf = ports.names ? (id: string) => ports.names?.get(id) : undefined
-  const tell = (s: typeof seen) => est?.sentence ?? sentence({plan: p, kind, seen: s, partial, confirmedByRetry, foundByKey: est?.foundByKey, before: prior?.status, nameOf})
+  const checker = create ? (p.heldBy ?? checkerOf(p, ports)) : undefined
+  // Held by maker-checker: said once the movement exists (a refusal before sending never says it).
+  const awaiting = seen.status === 'created' || (seen.status === null && kind === 'created')
+  if (p.heldBy && seen.id && awaiting && !p.batchRow && p.expected) ports.prompter.note(heldForApproval(p.heldBy, p.expected.amount_in_minor_units, p.currency ?? '', p.noun, seen.id))
+  const tell = (s: typeof seen) => est?.sentence ?? sentence({plan: p, kind, seen: s, partial, confirmedByRetry, foundByKey: est?.foundByKey, before: prior?.status, nameOf, checker})
   const outcome = (r: Record<string, unknown>, s: typeof seen): Outcome => ({
     kind,
     id: s.id,
@@ -272,6 +283,7 @@ async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: Api
     http_status: res.status,
     warning: res.warning ?? undefined,
     partial,
+    ...(p.heldBy ? {held_by: p.heldBy} : {}),
     confirmed_by_retry: confirmedByRetry || Boolean(est?.foundByKey),
     sentence: tell(s),
     restate: (now) => {

@@ -20,9 +20,9 @@ export function makerCheckerFor(sets: LimitSet[], minor: number | null | undefin
   return undefined
 }
 
-/** Why a create was turned into one that awaits approval, for the operator. */
-export function heldForApproval(profile: string, minor: number, currency: string, noun: string): string {
-  return `maker-checker (profile "${profile}"): this ${noun} of ${formatMoney(minor, currency)} is created without auto-approval; another operator approves it (\`payops approvals\`, or \`payops approvals request ID --out FILE\` for a checker elsewhere).`
+/** Why a create was turned into one that awaits approval, for the operator (once it exists). */
+export function heldForApproval(profile: string, minor: number, currency: string, noun: string, id = 'ID'): string {
+  return `maker-checker (profile "${profile}"): this ${noun} of ${formatMoney(minor, currency)} is created without auto-approval; another operator approves it (\`payops approvals\`, or \`payops approvals request ${id} --out FILE\` for a checker elsewhere).`
 }
 
 /**

@@ -13,7 +13,7 @@ import {hasLimits} from './guard.js'
 import {settleCommand} from './settle.js'
 import type {AmountInput, Described, Known, MovementPorts, MovementRequest, Plan} from './types.js'
 import {movementDetails} from './history.js'
-import {heldForApproval, makerCheckerFor, refuseOwnApproval} from './maker-checker.js'
+import {makerCheckerFor, refuseOwnApproval} from './maker-checker.js'
 import {describe} from './sentence.js'
 
 const skipAudit = {skipAudit: true}
@@ -74,13 +74,14 @@ function refuseReusedKey(ports: MovementPorts, noun: Plan['noun'], key: string, 
   )
 }
 
-/** A create the maker-checker policy covers is made without auto-approval, and the operator told so. */
-function holdIfMakerChecker(ports: MovementPorts, autoApprove: boolean, minor: number, currency: string, noun: string): boolean {
-  if (!autoApprove) return false
+/**
+ * A create the maker-checker policy covers is made without auto-approval: `heldBy` names the
+ * profile of the policy (the operator is told once the movement exists, never before).
+ */
+function holdIfMakerChecker(ports: MovementPorts, autoApprove: boolean, minor: number, currency: string): {autoApprove: boolean; heldBy?: string} {
+  if (!autoApprove) return {autoApprove: false}
   const profile = makerCheckerFor(ports.profile.limitSets, minor, currency)
-  if (!profile) return true
-  ports.prompter.note(heldForApproval(profile, minor, currency, noun))
-  return false
+  return profile ? {autoApprove: false, heldBy: profile} : {autoApprove: true}
 }
 
 async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>, ports: MovementPorts): Promise<Plan> {
@@ -111,7 +112,7 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
   }
   const key = r.idempotencyKey ?? ports.newKey()
   const amount = formatMoney(minor, currency)
-  const autoApprove = holdIfMakerChecker(ports, r.autoApprove, minor, currency, 'move')
+  const {autoApprove, heldBy} = holdIfMakerChecker(ports, r.autoApprove, minor, currency)
   const input = {from_subaccount_id: r.from, to_subaccount_id: r.to, amount_in_minor_units: minor, auto_approve: autoApprove, client_metadata: r.metadata}
   const details = movementDetails({from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, metadata: r.metadata})
   if (r.idempotencyKey !== undefined) refuseReusedKey(ports, 'move', key, details, {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency})
@@ -127,6 +128,7 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
     expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency},
     currency,
     autoApprove,
+    heldBy,
     settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
     send: () => ports.api.moves.create(input, key, skipAudit),
   }
@@ -197,7 +199,7 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
   if (own !== undefined && own !== key) {
     throw new UsageError(`client_metadata.${KEY_METADATA} is payops' own entry (it carries the Idempotency-Key, here ${key}); use another metadata key, or give the key with --idempotency-key.`)
   }
-  const autoApprove = holdIfMakerChecker(ports, r.autoApprove, minor, currency, 'account transfer')
+  const {autoApprove, heldBy} = holdIfMakerChecker(ports, r.autoApprove, minor, currency)
   const input = {
     from_account_id: r.from,
     to_account_id: r.to,
@@ -227,6 +229,7 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
     expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, rail: r.rail},
     currency,
     autoApprove,
+    heldBy,
     settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
     // Before sending (a key the operator gave may name an earlier run's transfer): the source
     // account's transfers; after a lost answer: those of this amount created since it was sent.

@@ -45,13 +45,22 @@ export function describe(d: Omit<Described, 'amount_in_minor_units'> & {amount_i
   return `${money}${route}${d.rail ? ` by ${d.rail}` : ''}`
 }
 
-function statusPhrase(noun: Plan['noun'], status: string | null, id: string): string {
+/**
+ * What approves a movement awaiting approval, for the operator who made it: under a maker-checker
+ * policy another operator (its maker is refused), else the approve command.
+ */
+export function awaitingPhrase(noun: Plan['noun'], id: string, checker?: string): string {
+  if (checker) return `awaiting approval by another operator (maker-checker, profile "${checker}"): a checker approves it with \`payops approvals\`, or with \`payops approvals review FILE\` from \`payops approvals request ${id} --out FILE\``
+  return noun === 'move' ? `awaiting approval (payops moves approve ${id})` : `awaiting approval (payops transfers approve ${id})`
+}
+
+function statusPhrase(noun: Plan['noun'], status: string | null, id: string, checker?: string): string {
   if (noun === 'simulated credit') return 'credited'
   switch (status) {
     case 'settled':
       return 'settled'
     case 'created':
-      return noun === 'move' ? `awaiting approval (payops moves approve ${id})` : `awaiting approval (payops transfers approve ${id})`
+      return awaitingPhrase(noun, id, checker)
     case 'approved':
       return noun === 'move' ? 'approved but not settled' : 'approved, queued for initiation'
     case null:
@@ -73,6 +82,8 @@ export interface SentenceInput {
   before?: string | null
   /** The answer was lost and the movement was found in the list by its key (account transfers). */
   foundByKey?: boolean
+  /** The profile whose maker-checker policy covers this movement: its maker cannot approve it. */
+  checker?: string
 }
 
 /**
@@ -92,11 +103,11 @@ function creditedTo(r: Plan['request'], nameOf?: (id: string) => string | undefi
   return r.subaccount ? ` to subaccount ${show(r.subaccount)} of account ${show(r.account)}` : ` to account ${show(r.account)}`
 }
 
-export function sentence({plan, kind, seen, partial, confirmedByRetry, foundByKey, nameOf, before}: SentenceInput): string {
+export function sentence({plan, kind, seen, partial, confirmedByRetry, foundByKey, nameOf, before, checker}: SentenceInput): string {
   const noun = plan.noun
   const what = `${describe(seen, plan.currency, nameOf)}${seen.to ? '' : creditedTo(plan.request, nameOf)}`
   const key = plan.idempotencyKey
-  const state = statusPhrase(noun, seen.status, seen.id)
+  const state = statusPhrase(noun, seen.status, seen.id, checker)
   const op = plan.request.kind
   if (op === 'move.approve' || op === 'transfer.approve') {
     const label = noun === 'move' ? 'move' : 'account transfer'

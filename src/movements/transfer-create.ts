@@ -7,6 +7,8 @@ import {WaitInterruptedError, WaitTimeoutError, isFinalTransferStatus} from '../
 import type {CommandContext} from '../context/index.js'
 import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../output/columns.js'
 import {renderOutcome, runOne, type GuardFlags} from './command.js'
+import {makerCheckerFor} from './maker-checker.js'
+import {awaitingPhrase} from './sentence.js'
 import type {MovementRequest} from './types.js'
 
 export interface TransferCreateOptions {
@@ -50,7 +52,11 @@ async function follow(transfer: AccountTransfer, opts: TransferCreateOptions, ct
       onStatus: (t) => spinner?.status(t.status),
     })
     spinner?.stop(last.status)
-    if (outcome === 'awaiting_approval') ctx.out.note(`Transfer ${last.id} is created and awaits approval (\`payops transfers approve ${last.id}\`); nothing to wait for.`)
+    if (outcome === 'awaiting_approval') {
+      // Under maker-checker its maker is not told to approve it (that is refused): a checker does.
+      const checker = makerCheckerFor(ctx.profile.limitSets, last.amount_in_minor_units, last.currency_code)
+      ctx.out.note(`Transfer ${last.id} is created, ${awaitingPhrase('account transfer', last.id, checker)}; nothing to wait for.`)
+    }
     return last
   } catch (err) {
     spinner?.stop(err instanceof WaitInterruptedError ? 'stopped' : 'timed out')

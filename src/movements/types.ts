@@ -192,6 +192,8 @@ export interface Plan {
   expected?: Described
   currency: string | null
   autoApprove?: boolean
+  /** The profile whose maker-checker policy made this create one without auto-approval (the flags asked for it). */
+  heldBy?: string
   /** What this machine recorded of the movement (approvals: the create's key, for the next step). */
   recorded?: Known
   /**
@@ -228,6 +230,8 @@ export interface Outcome {
   warning?: string
   /** 207: created or approved but not settled. */
   partial: boolean
+  /** The profile whose maker-checker policy created it without auto-approval, though auto-approval was asked. */
+  held_by?: string
   /** A retry with the same key is what confirmed it (the first answer was lost). */
   confirmed_by_retry: boolean
   /** One true sentence for a terminal. */

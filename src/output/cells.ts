@@ -21,6 +21,8 @@ export interface Column {
   style?: 'dim' | 'bold'
   /** An id column a fitted table may cut or leave out like any other (ids of lines nobody copies at 80 columns). */
   yields?: boolean
+  /** A label: a fitted table cuts it only between words (never narrower than each cell's first word). */
+  words?: boolean
 }
 
 export function getPath(row: unknown, path: string): unknown {
@@ -164,6 +166,36 @@ export function planTable(natural: number[], max: number, opts: {keep?: boolean[
   }
   const cut = fitWidths(shown.map((i) => natural[i]), max)
   return {shown, widths: cut, hidden: hidden.sort((a, b) => a - b)}
+}
+
+/** A date or a time (ISO 8601): a fitted table never cuts one. */
+const TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/
+
+/** How narrow a label column gets before the columns right of it are left out. */
+const LABEL_MIN = 20
+
+/**
+ * How narrow a fitted table may make a column: never narrower than its header (two columns never
+ * show the same cut header), than its money, statuses or times (a cut amount, state or time would
+ * mislead), than 20 characters of a label and the first word of each; else down to `min` (or its
+ * natural width).
+ */
+export function columnFloor(col: Column, header: string, cells: string[], natural: number, min = 10): number {
+  const filled = cells.filter((t) => t !== '')
+  const widest = Math.max(0, ...filled.map((t) => t.length))
+  let base = Math.min(min, natural)
+  if (col.money || col.status || (filled.length > 0 && filled.every((t) => TIME.test(t)))) base = widest
+  else if (col.words) base = Math.max(Math.min(LABEL_MIN, natural), ...filled.map((t) => Math.min(t.length, (t.split(' ')[0] ?? t).length + 1)))
+  return Math.max(header.length, base)
+}
+
+/** Cuts a label to `width` characters between two words, marking the cut with …. */
+export function cutAtWord(text: string, width: number): string {
+  if (text.length <= width) return text
+  const head = text.slice(0, Math.max(0, width - 1))
+  if (text[head.length] === ' ') return `${head.trimEnd()}…`
+  const space = head.lastIndexOf(' ')
+  return space > 0 ? `${head.slice(0, space).trimEnd()}…` : `${head}…`
 }
 
 /** Cuts a cell to `width` characters, marking the cut with …. */

@@ -12,7 +12,7 @@ import type {Writable} from 'node:stream'
 import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
 
-import {cellText, headerOf, holdsIds, labelled, planTable, project, selectColumns, truncateCell, type Column, type TablePlan} from './cells.js'
+import {cellText, columnFloor, cutAtWord, headerOf, holdsIds, labelled, planTable, project, selectColumns, truncateCell, type Column, type TablePlan} from './cells.js'
 import {colorize, trustedPaint, type Paint} from './color.js'
 
 export {cellText, getPath, selectColumns, type Column} from './cells.js'
@@ -78,6 +78,11 @@ export class Output {
 
   get machine(): boolean {
     return this.format !== 'table'
+  }
+
+  /** A table fitted to the terminal's width (not --wide, not another format). */
+  get fitted(): boolean {
+    return this.format === 'table' && this.width !== undefined
   }
 
   /**
@@ -319,8 +324,8 @@ export class Output {
     const plan: TablePlan = this.width
       ? planTable(natural, this.width, {
           keep: cols.map(holdsIds),
-          // Money is never cut: an amount without its end would mislead; the column may be left out.
-          floor: cols.map((c, i) => (c.money ? Math.max(0, ...texts.map((t) => t[i].length)) : undefined)),
+          // Headers, money and times are never cut, labels only between words; a column may be left out.
+          floor: cols.map((c, i) => columnFloor(c, headers[i], texts.map((t) => t[i]), natural[i])),
           // Columns asked for by name are shown even when empty.
           empty: this.selection ? undefined : cols.map((_, i) => texts.every((t) => t[i] === '')),
         })
@@ -333,7 +338,7 @@ export class Output {
       chars: {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  '},
       style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
     })
-    for (const t of texts) table.push(plan.shown.map((ci, k) => this.cell(cols[ci], truncateCell(t[ci], plan.widths[k]))))
+    for (const t of texts) table.push(plan.shown.map((ci, k) => this.cell(cols[ci], (cols[ci].words ? cutAtWord : truncateCell)(t[ci], plan.widths[k]))))
     return table.toString() + '\n'
   }
 

@@ -278,9 +278,51 @@ describe('reconcile', () => {
     expect((await runAs(emu, 'test', ['audit', 'verify'])).code).toBe(0)
   })
 
+  it('resolve takes the short key an 80-column table shows; a key no reconciliation found is exit 4, an ambiguous start exit 2, and neither writes anything', async () => {
+    const auditLength = async () => (await runAs(emu, 'test', ['audit', 'list', '-o', 'json'])).json().length
+    const before = await auditLength()
+    const unknown = await runAs(emu, 'test', ['reconcile', 'resolve', 'bank_only:6f1c2d3e-0000-4000-8000-000000000001', '--as', 'fee', '-o', 'table'])
+    expect(unknown.code, unknown.stderr).toBe(4)
+    expect(unknown.stderr).toMatch(/No reconciliation on this machine found an exception with the key bank_only:6f1c2d3e-0000-4000-8000-000000000001.*Nothing was recorded/)
+    expect((await runAs(emu, 'test', ['reconcile', 'resolve', '6f1c2d3e', '--as', 'fee'])).code).toBe(4)
+    expect(await auditLength()).toBe(before)
+
+    await scenario()
+    const args = [main, '--from', '2026-03-01', '--to', '2026-03-31', '--subaccount', sub]
+    const t = await runAs(emu, 'test', ['reconcile', ...args, '--no-color'], {tty: true, columns: 80})
+    expect(t.code).toBe(9)
+    const rows = t.stdout.trimEnd().split('\n')
+    for (const l of rows) expect(l.length, t.stdout).toBeLessThanOrEqual(80)
+    expect(rows[0]).toMatch(/^DATE\s+KIND\s+AMOUNT\s+KEY\b/)
+    const fee = rows.find((l) => l.includes('bank_only'))!.split(/\s{2,}/)
+    expect(fee.slice(0, 3)).toEqual(['2026-03-12', 'bank_only', '15.00 USD'])
+    const short = fee[3]
+    expect(short.length).toBeLessThan(`bank_only:${lines.fee}`.length)
+    expect(lines.fee.startsWith(short)).toBe(true)
+    const d = await runAs(emu, 'test', ['reconcile', 'resolve', short, '--as', 'fee', '-o', 'json'])
+    expect(d.code, d.stderr).toBe(0)
+    expect(d.json()).toMatchObject({key: `bank_only:${lines.fee}`, label: 'fee'})
+    // --wide shows whole keys.
+    expect((await runAs(emu, 'test', ['reconcile', ...args, '--wide'], {tty: true, columns: 80})).stdout).toContain(`bank_only:${lines.fee}`)
+
+    // The short line paired as an amount_mismatch; once its transfer's own line is booked it is a bank_only: its id starts two keys.
+    await hand({account_id: main, amount_in_minor_units: 40_000, direction: 'debit', receiver_info: reserveLabel, transaction_date: '2026-03-16'})
+    const again = (await runAs(emu, 'test', ['reconcile', ...args, '-o', 'json'])).json().items
+    // Its short key then carries its kind: the start of its id alone names two items.
+    expect(again.find((i: any) => i.bank_transaction_id === lines.short)).toMatchObject({kind: 'bank_only', short_key: `bank_only:${lines.short.slice(0, 8)}`})
+    const decided = await auditLength()
+    const ambiguous = await runAs(emu, 'test', ['reconcile', 'resolve', lines.short.slice(0, 8), '--as', 'x', '-o', 'table'])
+    expect(ambiguous.code).toBe(2)
+    expect(ambiguous.stderr).toMatch(/is the start of more than one key \(amount_mismatch:.*, bank_only:/)
+    expect(await auditLength()).toBe(decided)
+    const named = await runAs(emu, 'test', ['reconcile', 'resolve', `bank_only:${lines.short.slice(0, 8)}`, '--as', 'fee', '-o', 'json'])
+    expect(named.code, named.stderr).toBe(0)
+    expect(named.json().key).toBe(`bank_only:${lines.short}`)
+  })
+
   it('resolve refuses what is not an exception key, and blank or control-laden labels (exit 2, nothing written)', async () => {
     const bad = [
-      ['reconcile', 'resolve', 'nonsense', '--as', 'x'],
+      ['reconcile', 'resolve', 'not a key', '--as', 'x'],
       ['reconcile', 'resolve', `matched:${main}:${reserve}`, '--as', 'x'],
       ['reconcile', 'resolve', `bank_only:${main}`, '--as', '   '],
       ['reconcile', 'resolve', `bank_only:${main}`, '--as', 'fee\u001b[2J'],
@@ -593,13 +635,41 @@ describe('reconcile: how it pairs', () => {
     expect(onGbp.items).toEqual([expect.objectContaining({kind: 'bank_only', bank_transaction_id: gbpLine, currency_code: 'GBP'})])
   })
 
-  it('a transfer in from an account of another currency never matches exactly: the same day and counterparty make it an amount_mismatch', async () => {
+  it('a transfer in from an account of another currency never matches exactly: an amount_mismatch showing each side in its own currency', async () => {
     await emu.control('POST', '/_emulator/bank-feed', {entity: 'test', enabled: true, fee_rate: 0, seed: 1})
     const t = await transfer(['--from', gbp, '--to', main, '--amount-minor', '10000', '--currency', 'GBP', '--rail', 'wire', '--scheduled-date', '2026-08-03'])
     await emu.control('POST', `/_emulator/transfers/${t.id}/advance`, {status: 'settled'})
     const r = await runAs(emu, 'test', ['reconcile', main, '--from', '2026-08-01', '--to', '2026-08-31', '-o', 'json'])
     const item = r.json().items.find((i: any) => i.expected_id === t.id)
-    expect(item).toMatchObject({kind: 'amount_mismatch', direction: 'credit', expected_amount_in_minor_units: null, currency_code: 'USD'})
+    // The transfer's amount is its own (10,000 GBP minor units), never the bank line's in USD.
+    expect(item).toMatchObject({kind: 'amount_mismatch', direction: 'credit', amount_in_minor_units: 10000, currency_code: 'GBP', expected_amount_in_minor_units: 10000, expected_currency_code: 'GBP', bank_currency_code: 'USD'})
     expect(item.bank_amount_in_minor_units).toBeGreaterThan(10000)
+    const bank = (item.bank_amount_in_minor_units / 100).toLocaleString('en-US', {minimumFractionDigits: 2})
+    const table = await runAs(emu, 'test', ['reconcile', main, '--from', '2026-08-01', '--to', '2026-08-31', '--wide'], {tty: true, columns: 80})
+    const row = table.stdout.split('\n').find((l) => l.includes(t.id))!
+    expect(row, table.stdout).toMatch(new RegExp(`amount_mismatch\\s+100\\.00 GBP\\s.*${bank} USD`))
+  })
+
+  it('an amount_mismatch pairs the closest amounts of the same day first', async () => {
+    const reserveName = (await accounts()).find((a) => a.id === reserve).label
+    const t = async (amount: number, date: string) => {
+      const id = (await transfer(['--from', main, '--to', reserve, '--amount-minor', String(amount), '--currency', 'USD', '--rail', 'wire', '--scheduled-date', date, '--no-auto-approve'])).id
+      await runAs(emu, 'test', ['transfers', 'approve', id])
+      await emu.control('POST', `/_emulator/transfers/${id}/advance`, {status: 'initiated'})
+      return id
+    }
+    const pairs: Array<[string, string]> = []
+    for (const date of ['2026-09-08', '2026-09-09']) {
+      const sent = [await t(10_000, date), await t(20_000, date), await t(30_000, date)]
+      // Booked in the other order, each a little short of its transfer.
+      const booked: string[] = []
+      for (const amount of [29_700, 19_800, 9_900]) booked.push(await hand({account_id: main, amount_in_minor_units: amount, direction: 'debit', receiver_info: reserveName, transaction_date: date}))
+      booked.reverse()
+      sent.forEach((id, i) => pairs.push([id, booked[i]]))
+    }
+    const items = (await runAs(emu, 'test', ['reconcile', main, '--from', '2026-09-01', '--to', '2026-09-30', '-o', 'json'])).json().items
+    for (const [transferId, lineId] of pairs) {
+      expect(items.find((i: any) => i.expected_id === transferId), transferId).toMatchObject({kind: 'amount_mismatch', bank_transaction_id: lineId})
+    }
   })
 })

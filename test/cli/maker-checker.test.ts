@@ -7,7 +7,7 @@ import {existsSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {readAudit} from '../../src/audit/index.js'
-import {activityAmounts, expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {activityAmounts, expectNothingSent, expectOnlyRequests, run, subaccountLookup, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
 
 let emu: Emulator
 const maker = tempDir()
@@ -80,6 +80,40 @@ describe('maker-checker', () => {
     expect(r.stderr).toMatch(new RegExp(`move ${held} was created by Ana Ruiz \\(.*@.*\\), who cannot also approve it`))
   })
 
+  it('on a terminal the maker is told who approves a held move, never to run `moves approve` (which the policy refuses)', async () => {
+    const r = await ana(['moves', 'create', '--from', a, '--to', b, '--amount', '30.00', '--no-color'], {tty: true})
+    expect(r.code, r.stderr).toBe(0)
+    const id = /Created move ([0-9a-f-]{36})/.exec(r.stderr)?.[1]
+    expect(id, r.stderr).toBeDefined()
+    expect(r.stderr).toMatch(/awaiting approval by another operator \(maker-checker, profile "ops"\)/)
+    expect(r.stderr).toContain(`payops approvals request ${id} --out FILE`)
+    expect(r.stderr).not.toMatch(/moves approve/)
+    expect((await ana(['moves', 'cancel', id!])).code).toBe(0)
+  })
+
+  it('a held move refused before sending (over a limit) says what was refused and that nothing was sent, never that it is created', async () => {
+    expect((await ana(['profiles', 'set', 'ops', 'max-amount', '40.00', 'USD'])).code).toBe(0)
+    try {
+      const r = await expectOnlyRequests(emu, [subaccountLookup(a), subaccountLookup(b)], () => ana(['moves', 'create', '--from', a, '--to', b, '--amount', '45.00']), maker.path)
+      expect(r.code, r.stderr).toBe(3)
+      expect(r.stderr).toMatch(/Refused by profile limits: .*45\.00 USD.*Nothing was sent/)
+      expect(r.stderr).not.toMatch(/is created|created without auto-approval/)
+    } finally {
+      expect((await ana(['profiles', 'unset', 'ops', 'max-amount'])).code).toBe(0)
+    }
+  })
+
+  it('a held move on a LIVE key refused for want of a terminal names what was refused and says nothing was sent, never that it is created', async () => {
+    await ana(['profiles', 'add', 'prod', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.live})
+    expect((await ana(['profiles', 'set', 'prod', 'approval-policy', 'maker-checker'])).code).toBe(0)
+    const la = (await ana(['-p', 'prod', 'subaccounts', 'create', '--name', 'MC LA', '--yes'])).json().id
+    const lb = (await ana(['-p', 'prod', 'subaccounts', 'create', '--name', 'MC LB', '--yes'])).json().id
+    const r = await expectOnlyRequests(emu, [subaccountLookup(la), subaccountLookup(lb)], () => ana(['-p', 'prod', 'moves', 'create', '--from', la, '--to', lb, '--amount', '12.34']), maker.path)
+    expect(r.code, r.stderr).toBe(3)
+    expect(r.stderr).toMatch(/Refusing a LIVE money movement without confirmation: no terminal to ask on, so nothing was sent\. Refused: Move 12\.34 USD \(created, not approved\)\./)
+    expect(r.stderr).not.toMatch(/is created|created without auto-approval/)
+  })
+
   it('the same key under another profile name is held to the same policy', async () => {
     await ana(['profiles', 'add', 'spare', '--base-url', emu.baseUrl, '--key-stdin'], {input: emu.keys.test_other})
     const r = await ana(['-p', 'spare', 'moves', 'create', '--from', a, '--to', b, '--amount', '20.00'], {env: {PAYOPS_API_KEY: emu.keys.test}})
@@ -129,5 +163,30 @@ describe('maker-checker', () => {
     const done = await ana(['approvals', 'request', canceled, '--out', join(maker.path, 'r3.json')])
     expect(done.code).toBe(2)
     expect(done.stderr).toMatch(/does not await approval any more/)
+  })
+
+  it('import rows held by maker-checker are awaiting_approval (exit 0), named by the dry run, and their maker is pointed to a checker', async () => {
+    const c = (await ana(['subaccounts', 'create', '--name', 'MC C'])).json().id
+    const d = (await ana(['subaccounts', 'create', '--name', 'MC D'])).json().id
+    const file = join(maker.path, 'held.csv')
+    writeFileSync(file, ['from,to,amount', `${c},${d},5.00`, `${c},${d},20.00`, `${c},${d},30.00`].join('\n') + '\n')
+    const dry = await expectOnlyRequests(emu, [subaccountLookup(c), subaccountLookup(d)], () => ana(['moves', 'import', file, '--dry-run']), maker.path)
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.stderr).toMatch(/2 rows \(lines 3-4\) would be held by maker-checker \(profile "ops"\): created without auto-approval/)
+    expect(dry.json()).toMatchObject({to_send: 3, held_for_approval: 2})
+
+    const r = await ana(['moves', 'import', file, '--yes'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toMatchObject({created: 1, awaiting_approval: 2, partial: 0, failed: 0, total_awaiting_approval: {USD: 5000}})
+    expect(r.stderr).toMatch(/2 rows created, awaiting approval .*maker-checker \(profile "ops"\) leaves them to another operator: a checker approves them with `payops approvals`/)
+    expect(r.stderr).not.toMatch(/moves approve|re-run/i)
+    expect(await activityAmounts(emu, d, 'credit')).toEqual([500])
+
+    // Nothing to send again: the held rows are done, awaiting their checker.
+    const again = await expectOnlyRequests(emu, [], () => ana(['moves', 'import', file, '--yes']), maker.path)
+    expect(again.code, again.stderr).toBe(0)
+    for (const id of readAudit(maker.path).filter((x) => x.kind === 'outcome' && x.resource_status === 'created' && x.to === d).map((x) => x.resource_id!)) {
+      expect((await ana(['moves', 'cancel', id])).code).toBe(0)
+    }
   })
 })

@@ -78,3 +78,39 @@ describe('in a terminal', () => {
     }
   })
 })
+
+describe('fitted to the terminal', () => {
+  const cells = (line: string) => line.trim().split(/\s{2,}/)
+
+  it('position shows no header twice and cuts no account label mid-word', async () => {
+    const labels = ((await run(['treasury', 'accounts', 'list', '--all', '-o', 'json'], {configDir: dir.path})).json() as Array<{label: string}>).map((a) => a.label)
+    const r = await run(['position', '--reporting-currency', 'USD', '--no-color'], {configDir: dir.path, tty: true, columns: 80})
+    expect(r.code, r.stderr).toBe(0)
+    const rows = r.stdout.trimEnd().split('\n')
+    for (const l of rows) expect(l.length, r.stdout).toBeLessThanOrEqual(80)
+    const headers = cells(rows[0])
+    expect(new Set(headers).size, rows[0]).toBe(headers.length)
+    expect(headers.join(' ')).not.toMatch(/…/)
+    const shown = rows.slice(1).filter((l) => l.startsWith('account')).map((l) => cells(l)[1])
+    expect(shown).toHaveLength(labels.length)
+    for (const name of shown) {
+      if (!name.endsWith('…')) {
+        expect(labels).toContain(name)
+        continue
+      }
+      // Cut between two words: what is shown is a label's words up to a space.
+      const head = name.slice(0, -1)
+      expect(labels.some((l) => l.startsWith(head) && l[head.length] === ' '), name).toBe(true)
+    }
+  })
+
+  it('a time is shown whole or not at all', async () => {
+    const accounts = (await run(['treasury', 'accounts', 'list', '--order', 'asc', '-o', 'json'], {configDir: dir.path})).json() as Array<{id: string; currency_code: string}>
+    const [usd1, usd2] = accounts.filter((a) => a.currency_code === 'USD')
+    await run(['transfers', 'create', '--from', usd1.id, '--to', usd2.id, '--amount', '1.00', '--currency', 'USD', '--rail', 'wire', '--no-auto-approve'], {configDir: dir.path})
+    const r = await run(['transfers', 'list', '--columns', 'status,created_at,updated_at,rail', '--no-color'], {configDir: dir.path, tty: true, columns: 60})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).not.toMatch(/\d{4}-\d{2}-\d[\dT:.-]*…/)
+    expect(r.stdout).toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/)
+  })
+})

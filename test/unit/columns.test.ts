@@ -76,6 +76,21 @@ describe('tables fit the terminal', () => {
     expect(truncateCell('abc', 5)).toBe('abc')
   })
 
+  it('a column narrows no further than its header, its money, statuses and times, or a label\'s first word; labels are cut between words', async () => {
+    const {columnFloor, cutAtWord} = await import('../../src/output/cells.js')
+    expect(columnFloor({key: 'committed_out'}, 'COMMITTED OUT', ['1.00 USD'], 13)).toBe(13)
+    expect(columnFloor({key: 'amount', money: {amount: 'a', currency: 'c'}}, 'AMOUNT', ['1,234,567.00 USD', ''], 16)).toBe(16)
+    expect(columnFloor({key: 'kind', status: true}, 'KIND', ['amount_mismatch'], 15)).toBe(15)
+    expect(columnFloor({key: 'created_at'}, 'CREATED', ['2026-12-06T01:41:24.688Z', '2026-12-06T01:41:25Z'], 24)).toBe(24)
+    expect(columnFloor({key: 'message'}, 'MESSAGE', ['a long message about it'], 23)).toBe(10)
+    expect(columnFloor({key: 'name', words: true}, 'NAME', ['Main operating account'], 22)).toBe(20)
+    expect(columnFloor({key: 'name', words: true}, 'NAME', ['Extraordinarily-long-single-word-label x'], 40)).toBe(39)
+    expect(cutAtWord('Main operating account', 12)).toBe('Main…')
+    expect(cutAtWord('Main operating account', 16)).toBe('Main operating…')
+    expect(cutAtWord('Main operating account', 15)).toBe('Main operating…')
+    expect(cutAtWord('short', 12)).toBe('short')
+  })
+
   it('planTable keeps id columns whole: the others narrow, then the empty and the rightmost are left out', async () => {
     const {planTable, holdsIds} = await import('../../src/output/cells.js')
     // Fits: untouched.

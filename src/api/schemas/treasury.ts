@@ -4,7 +4,7 @@
  * client, produced by the emulator).
  */
 import * as z from 'zod/mini'
-import {MinorUnits, Timestamp, Uuid, drift, fillFrom, lowerStatus} from './common.js'
+import {MinorTotal, MinorUnits, Timestamp, Uuid, drift, fillFrom, lowerStatus} from './common.js'
 
 /** Longest accepted treasury account label (the spec shows none; see assumptions). */
 export const MAX_LABEL_LENGTH = 100
@@ -115,8 +115,9 @@ export const TreasuryBalance = drift(
   z.looseObject({
     account_id: z.string(),
     currency_code: z.string(),
-    current_balance_in_minor_units: z.int(),
-    available_balance_in_minor_units: z.int(),
+    // Running totals: past 2^53 the exact BigInt the client's JSON parser reads (within 64 bits).
+    current_balance_in_minor_units: MinorTotal,
+    available_balance_in_minor_units: MinorTotal,
     as_of: Timestamp,
   }),
 )

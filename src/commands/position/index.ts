@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
 import {POSITION_COLUMNS, POSITION_KNOWN, POSITION_REPORTING_COLUMN, SCHEDULE_COLUMNS} from '../../books/columns.js'
-import {DEFAULT_HORIZON_DAYS, MAX_HORIZON_DAYS, position, positionRows, saveSnapshot, scheduleRows} from '../../books/position.js'
+import {DEFAULT_HORIZON_DAYS, MAX_HORIZON_DAYS, position, positionRows, saveSnapshot, scheduleRows, unreadableLines} from '../../books/position.js'
 
 export default class Position extends ApiCommand<typeof Position> {
   static override areas = ['treasury', 'transfers', 'subaccounts'] as const
@@ -21,6 +21,8 @@ export default class Position extends ApiCommand<typeof Position> {
   async run(): Promise<void> {
     const f = this.flags
     const p = await position({horizon: f.horizon, reportingCurrency: f['reporting-currency'], subaccounts: [...new Set(f.subaccount ?? [])]}, this.ctx)
+    // A figure payops cannot read exactly is named; every other account is shown.
+    for (const line of unreadableLines(p)) this.out.warn(line)
     if (this.out.format === 'json') await this.out.value(p)
     else {
       const cols = p.totals ? [...POSITION_COLUMNS.slice(0, -1), POSITION_REPORTING_COLUMN, POSITION_COLUMNS.at(-1)!] : POSITION_COLUMNS

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {RECONCILE_COLUMNS, RECONCILE_KNOWN} from '../../books/columns.js'
+import {RECONCILE_COLUMNS, RECONCILE_FITTED_COLUMNS, RECONCILE_KNOWN} from '../../books/columns.js'
 import {parseDay} from '../../books/dates.js'
 import {DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, exceptionsLine, reconcile, summaryLine} from '../../books/reconcile.js'
 import {ExceptionsFound} from '../../errors.js'
@@ -11,7 +11,7 @@ export default class Reconcile extends ApiCommand<typeof Reconcile> {
   static override summary = 'Match an account\'s bank lines against its transfers and bank credits.'
   static override description = [
     'Reads the bank lines of the account, the account transfers in and out of it and the bai2 credits of the subaccounts given with --subaccount, over --from..--to widened by --window days, and matches them one to one: same currency, exact amount, same direction, smallest date gap first.',
-    'Each item has a kind: matched, bank_only (a bank line nothing announced: a fee, an outside wire), transfer_only (a settled transfer or credit with no bank line once the window has passed), stuck (a transfer still approved or initiated past its rail\'s usual window: 1 day, 3 for standard_ach), amount_mismatch (same day and counterparty, another amount) or pending (not due yet); and a stable key for `payops reconcile resolve`.',
+    'Each item has a kind: matched, bank_only (a bank line nothing announced: a fee, an outside wire), transfer_only (a settled transfer or credit with no bank line once the window has passed), stuck (a transfer still approved or initiated past its rail\'s usual window: 1 day, 3 for standard_ach), amount_mismatch (same day and counterparty, another amount) or pending (not due yet); and a stable key for `payops reconcile resolve`. A table on a terminal shows a short key (the start of the item\'s ids, unique among the items seen here), which `reconcile resolve` takes as well; --wide shows whole keys.',
     'Exit 0 when no exception remains, 9 when any does (one line on stderr), so it runs from cron. -o json prints one object {account_id, from, to, summary, items}.',
   ].join('\n\n')
   static override examples = [
@@ -39,7 +39,8 @@ export default class Reconcile extends ApiCommand<typeof Reconcile> {
     const report = await reconcile({account: this.args.account, from, to, window: f.window, subaccounts: [...new Set(f.subaccount ?? [])], hideMatched: f['hide-matched']}, this.ctx)
     if (this.out.format === 'json') await this.out.value(report)
     else {
-      await this.out.list(report.items as unknown as Array<Record<string, unknown>>, RECONCILE_COLUMNS, RECONCILE_KNOWN)
+      // On a terminal the key is the short one (--wide: the whole key); both are what `reconcile resolve` takes.
+      await this.out.list(report.items as unknown as Array<Record<string, unknown>>, this.out.fitted ? RECONCILE_FITTED_COLUMNS : RECONCILE_COLUMNS, RECONCILE_KNOWN)
       if (this.out.format === 'table') this.out.note(summaryLine(report))
     }
     if (report.summary.exceptions > 0) throw new ExceptionsFound(exceptionsLine(report))

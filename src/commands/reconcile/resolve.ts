@@ -7,12 +7,13 @@ import {MAX_LABEL, MAX_NOTE, resolve} from '../../books/resolve.js'
 export default class ReconcileResolve extends BaseCommand<typeof ReconcileResolve> {
   static override summary = 'Record your decision on a reconciliation exception; it no longer counts.'
   static override description =
-    'KEY is the `key` of a bank_only, transfer_only, stuck or amount_mismatch item of `payops reconcile`. The decision is kept in books.sqlite in the config dir (a later one on the same key replaces it) and recorded in the audit trail. Nothing is sent to the API.'
+    'KEY is the `key` of a bank_only, transfer_only, stuck or amount_mismatch item a `payops reconcile` on this machine found: whole, or its short form (the start of its ids, as a table on a terminal shows it), or any start of either that names one item only. A key no reconciliation here found is exit 4; a start that names several items is exit 2; neither records anything. The decision is kept in books.sqlite in the config dir (a later one on the same key replaces it) and recorded in the audit trail. Nothing is sent to the API.'
   static override examples = [
     '<%= config.bin %> reconcile resolve bank_only:BANK_LINE_ID --as fee --note "Wire fee, January"',
     '<%= config.bin %> reconcile resolve stuck:TRANSFER_ID --as chased --note "Bank ticket 4411"',
+    '<%= config.bin %> reconcile resolve 4e327439 --as fee',
   ]
-  static override args = {key: Args.string({description: 'the item\'s key', required: true})}
+  static override args = {key: Args.string({description: 'the item\'s key, or its short key', required: true})}
   static override flags = {
     as: Flags.string({summary: `What it is (a label of your choosing, up to ${MAX_LABEL} characters: fee, outside_wire, timing, written_off…).`, required: true}),
     note: Flags.string({summary: `Why (up to ${MAX_NOTE} characters).`}),

@@ -30,6 +30,8 @@ export default class ReportStatement extends ApiCommand<typeof ReportStatement> 
     const f = this.flags
     if (f.format === 'ofx') this.out.refuseSelection('an OFX statement')
     const s = await statement({account: f.account, subaccount: f.subaccount, bankAccount: f['bank-account'], currency: f.currency, month: f.month}, this.ctx)
+    // The one figure payops cannot read exactly is named; the lines are shown all the same.
+    if (s.unreadable && f.format !== 'ofx') this.out.warn(`${s.unreadable}.`)
     if (f.format === 'ofx') {
       await this.out.document(toOfx(s, new Date(this.ctx.clock.now()).toISOString()))
       return
@@ -38,7 +40,8 @@ export default class ReportStatement extends ApiCommand<typeof ReportStatement> 
     await this.out.list(statementRows(s), STATEMENT_COLUMNS, STATEMENT_KNOWN)
     if (this.out.format === 'table') {
       const name = s.name ? `${s.name} (${s.id})` : s.id
-      this.out.note(`${name} ${s.month}${s.complete ? '' : ' (month not over)'}: opening ${formatMoney(s.opening_balance_in_minor_units, s.currency_code)}, ${s.lines.length} lines, closing ${formatMoney(s.closing_balance_in_minor_units, s.currency_code)}.`)
+      const figure = (v: number | null) => (v === null ? 'unreadable' : formatMoney(v, s.currency_code))
+      this.out.note(`${name} ${s.month}${s.complete ? '' : ' (month not over)'}: opening ${figure(s.opening_balance_in_minor_units)}, ${s.lines.length} lines, closing ${figure(s.closing_balance_in_minor_units)}.`)
     }
   }
 }
