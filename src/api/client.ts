@@ -12,7 +12,8 @@ import {auditInfo, type AuditHook} from './audit-info.js'
 
 export {newOpId, type AuditHook, type AuditInfo, type AuditOutcome} from './audit-info.js'
 import {describeIssues, readErrorBody} from './schemas/common.js'
-import {describeHeader, redact, registerSecret} from './redact.js'
+import {describeHeader, redact, registerSecret, registerUrlSecrets} from './redact.js'
+import {canonicalSegments, moneyRoutesIn, routeLabel} from './money-routes.js'
 import {FetchTransport, PoolTransport, type Transport} from './transport.js'
 import {DEFAULT_POLICY, RETRYABLE_STATUSES, failedBeforeSending, isRetryableMethod, nextDelay, parseRetryAfter, type RetryPolicy} from './retry.js'
 import type {Page} from './paginate.js'
@@ -64,11 +65,17 @@ export interface RequestOptions<S extends z.ZodMiniType | undefined = undefined>
   bare?: boolean
   /** The caller records this request in the audit trail itself (the movement pipeline does). */
   skipAudit?: boolean
+  /**
+   * Sent by the movement pipeline (plan, guard, record): the only sender allowed to reach an
+   * endpoint that moves money. Any other request whose resolved path reaches one is refused.
+   */
+  movement?: boolean
 }
 
 /** Per-call options the resource areas pass through. */
 export interface SendOptions {
   skipAudit?: boolean
+  movement?: boolean
 }
 
 export interface ApiResponse<T> {
@@ -126,6 +133,24 @@ export function buildQuery(query: Record<string, QueryValue> | undefined): strin
   return s ? `?${s}` : ''
 }
 
+/** A query or fragment in the base URL would swallow every request's path (`…/move?` + `/x` is a POST to /move). */
+function refuseQueryOrFragment(url: URL, given: string): void {
+  if (url.search || url.hash || /[?#]/.test(given)) throw new UsageError(`Base URL "${redact(given)}" has a query or fragment: give SCHEME://HOST[:PORT][/PATH].`)
+}
+
+/** The path of a base URL as requests are appended to it (`''` for none or `/`); a query or fragment is refused. */
+export function baseUrlPath(baseUrl: string): string {
+  let url: URL
+  try {
+    url = new URL(baseUrl)
+  } catch {
+    throw new UsageError(`Base URL "${redact(baseUrl)}" is not a valid URL.`)
+  }
+  registerUrlSecrets(url)
+  refuseQueryOrFragment(url, baseUrl)
+  return url.pathname.replace(/\/+$/, '')
+}
+
 export class ApiClient {
   readonly baseUrl: URL
   private readonly apiKey?: string
@@ -149,9 +174,11 @@ export class ApiClient {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       throw new UsageError(`Base URL "${opts.baseUrl}" must use https:// (or http:// to a loopback address).`)
     }
+    registerUrlSecrets(url)
     if (url.protocol === 'http:' && opts.apiKey && !isLoopbackHost(url.hostname)) {
       throw new UsageError(`Refusing to send an API key over plain http:// to ${url.host}; use https:// (http is allowed only to loopback).`)
     }
+    refuseQueryOrFragment(url, opts.baseUrl)
     this.baseUrl = url
     this.apiKey = opts.apiKey
     registerSecret(opts.apiKey)
@@ -172,6 +199,36 @@ export class ApiClient {
     return base + (path.startsWith('/') ? path : `/${path}`) + buildQuery(query)
   }
 
+  /** The path the server receives: the base URL's path joined with `path`. */
+  resolvedPath(path: string): string {
+    return this.baseUrl.pathname.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`)
+  }
+
+  /**
+   * This client for another path under the same origin (same key, way out, audit and
+   * connections): `payops api` sends a movement to the very URL it was given.
+   */
+  under(root: string): ApiClient {
+    const c = Object.create(ApiClient.prototype) as ApiClient
+    return Object.assign(c, this, {baseUrl: new URL(root.replace(/^\/*/, '/'), this.baseUrl.origin)})
+  }
+
+  /**
+   * Only the movement pipeline reaches an endpoint that moves money: any other request whose full
+   * path (base URL path + path, as the server resolves it, or its tail behind a gateway) is one is
+   * refused before anything is sent or recorded.
+   */
+  private refuseMoneyRoute(opts: RequestOptions<z.ZodMiniType | undefined>): void {
+    if (opts.method === 'GET' || opts.movement) return
+    const resolved = this.resolvedPath(opts.path)
+    const hit = moneyRoutesIn(canonicalSegments(resolved))[0]
+    if (hit) {
+      throw new UsageError(
+        `${opts.method} ${resolved} reaches ${routeLabel(hit.route)}${hit.prefix.length ? ` (behind /${hit.prefix.join('/')})` : ''}, an endpoint that moves money, outside payops' money checks (limits, confirmation, audit); nothing was sent. Check the base URL.`,
+      )
+    }
+  }
+
   private log(line: string): void {
     if (this.trace) this.trace(redact(line))
   }
@@ -182,6 +239,7 @@ export class ApiClient {
 
   /** Sends one logical request (with retries) and parses the envelope's `data` with `schema`. */
   async request<S extends z.ZodMiniType | undefined = undefined>(opts: RequestOptions<S>): Promise<ApiResponse<Out<S>>> {
+    this.refuseMoneyRoute(opts)
     if (!this.audit || opts.method === 'GET' || opts.skipAudit) return this.send(opts)
     const info = auditInfo(opts)
     await this.audit.intent(info)

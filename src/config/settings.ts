@@ -3,6 +3,7 @@ import {UsageError} from '../errors.js'
 import {formatMoney, normalizeCurrency, parseAmount} from '../money.js'
 import type {Profile} from './index.js'
 import {validateBaseUrl} from './validate.js'
+import {redactUrl} from '../api/redact.js'
 import {hasUnsafeChars} from '../text.js'
 import {resolve} from 'node:path'
 import {readCaFile, redactProxyUrl, validateProxyUrl} from '../net.js'
@@ -116,7 +117,7 @@ export function applySetting(profile: Profile, key: string, values: string[], op
     case 'base-url': {
       if (values.length !== 1) throw new UsageError('Usage: profiles set NAME base-url URL')
       next.base_url = validateBaseUrl(values[0])
-      return {profile: next, message: `base URL set to ${next.base_url}.`}
+      return {profile: next, message: `base URL set to ${redactUrl(next.base_url)}.`}
     }
     case 'proxy': {
       if (values.length !== 1) throw new UsageError('Usage: profiles set NAME proxy http://[USER:PASSWORD@]HOST:PORT (or none: no proxy, whatever the environment says)')
