@@ -284,12 +284,14 @@ export class ApiClient {
       let status: number
       let resHeaders: Record<string, string | string[] | undefined>
       let text: string
+      let via: string | undefined
       try {
         if (remaining <= 0) throw Object.assign(new Error('timed out'), {code: 'ETIMEDOUT'})
         const res = await this.transport.send({url, method: opts.method, headers, body: payload, timeoutMs: remaining})
         status = res.status
         resHeaders = res.headers
         text = res.text
+        via = res.via
       } catch (err) {
         // An answer too large to read is the server's, whatever its status: not retried. A usage
         // error of the way out (a ca-file that cannot be read) is the operator's: nothing was sent.
@@ -320,6 +322,10 @@ export class ApiClient {
       this.log(`← ${status} ${display} in ${Date.now() - started}ms (attempt ${attempt}/${shown})${requestId ? ` request ${requestId}` : ''}` + (text ? ` body ${truncate(text, 500)}` : ''))
 
       if (status >= 300 && status < 400) throw this.redirectRefused(opts, status, resHeaders, url)
+      // A proxy's 407 (or its 401) is the proxy's refusal, never a verdict on the API key: not retried.
+      if (isProxyRefusal(status, resHeaders, text, via)) {
+        throw new NetworkError(redact(`${opts.method} ${opts.path}: ${unreachable(this.baseUrl, 'PROXY_REFUSED', {via, proxyStatus: status})}.`), 'PROXY_REFUSED')
+      }
 
       // Any answer may come after the server acted (a 5xx after the commit): re-sent only when safe.
       if (RETRYABLE_STATUSES.has(status) && attempt < maxAttempts && retryable) {
@@ -467,12 +473,33 @@ function refusedForGood(code: string): boolean {
   return code === 'ERR_INVALID_URL' || code.startsWith('ERR_TLS') || code === 'CERT_HAS_EXPIRED' || UNTRUSTED_CERT.has(code) || code === 'PROXY_REFUSED'
 }
 
+/**
+ * Whether an answer is a proxy's refusal rather than the API's: a 407 (only a proxy sends one), or
+ * a 401 through a proxy that asks for proxy credentials (Proxy-Authenticate) or whose body is not
+ * the API's JSON error object.
+ */
+function isProxyRefusal(status: number, headers: Record<string, string | string[] | undefined>, text: string, via: string | undefined): boolean {
+  if (status === 407) return true
+  if (status !== 401 || !via) return false
+  if (headers['proxy-authenticate'] !== undefined) return true
+  try {
+    const body = parseJson(text) as unknown
+    return typeof body !== 'object' || body === null || Array.isArray(body)
+  } catch {
+    return true
+  }
+}
+
 /** Why the API could not be reached, naming the proxy when the request went through one. */
 function unreachable(base: URL, code: string, err: {via?: string; proxyStatus?: number}): string {
   const hint = UNTRUSTED_CERT.has(code) ? '; if TLS is inspected on this network, trust its CA with `payops profiles set NAME ca-file FILE.pem` or NODE_EXTRA_CA_CERTS' : ''
+  const auth = err.proxyStatus === 407 || err.proxyStatus === 401
+  if (code === 'PROXY_REFUSED' && !err.via) {
+    return `a proxy on the way to ${base.host} refused the request (it answered ${err.proxyStatus}: proxy authentication required), though payops sends it direct; set the proxy with --proxy, the profile's proxy setting or HTTPS_PROXY, with its credentials in the URL`
+  }
   if (!err.via) return `could not reach ${base.origin} (${code}${hint})`
   if (code === 'PROXY_REFUSED') {
-    const why = err.proxyStatus === 407 ? ': proxy authentication required; check the credentials in the proxy URL' : ''
+    const why = auth ? ': proxy authentication required; check the credentials in the proxy URL' : ''
     return `the proxy ${err.via} refused to pass the request to ${base.host} (it answered ${err.proxyStatus}${why})`
   }
   // Without a tunnel, payops only ever connects to the proxy: a refused or unknown address is the proxy's.

@@ -56,16 +56,11 @@ export function registerUrlSecrets(url: URL): void {
 export function redactUrl(value: string | undefined | null): string {
   if (!value) return '(none)'
   try {
-    const url = new URL(value)
-    if (!url.username && !url.password) return value
-    registerUrlSecrets(url)
-    url.username = ''
-    url.password = ''
-    return url.href.replace('://', '://…@')
+    registerUrlSecrets(new URL(value))
   } catch {
-    // Not a URL: whatever stands before an @ may be a credential.
-    return value.includes('@') ? `…@${value.slice(value.lastIndexOf('@') + 1)}` : value
+    // Not a URL: the pattern below still hides what stands before an @ of its authority.
   }
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@')
 }
 
 /** Headers that carry credentials by their name. */
