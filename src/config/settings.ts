@@ -4,6 +4,7 @@ import {formatMoney, normalizeCurrency, parseAmount} from '../money.js'
 import type {Profile} from './index.js'
 import {validateBaseUrl} from './validate.js'
 import {redactUrl} from '../api/redact.js'
+import {MAKER_CHECKER_SCOPE} from '../movements/maker-checker.js'
 import {hasUnsafeChars} from '../text.js'
 import {resolve} from 'node:path'
 import {readCaFile, redactProxyUrl, validateProxyUrl} from '../net.js'
@@ -99,7 +100,7 @@ export function applySetting(profile: Profile, key: string, values: string[], op
       const what = over.length ? `movements over ${over[0]}` : 'every movement'
       return {
         profile: next,
-        message: `maker-checker set${before ? ' (replacing the earlier policy)' : ''}: ${what} under this profile's key is created without auto-approval, and the operator who created it cannot approve it.`,
+        message: `maker-checker set${before ? ' (replacing the earlier policy)' : ''}: ${what} under this profile's key is created without auto-approval, and the operator who created it cannot approve it. ${MAKER_CHECKER_SCOPE}`,
       }
     }
     case 'watch': {

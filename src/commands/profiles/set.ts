@@ -4,6 +4,7 @@ import {BaseCommand} from '../../base-command.js'
 import {profileView} from '../../config/view.js'
 import {PROFILE_COLUMNS} from '../../output/columns.js'
 import {applySetting, SETTING_KEYS} from '../../config/settings.js'
+import {MAKER_CHECKER_SCOPE} from '../../movements/maker-checker.js'
 
 export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   static override summary = 'Set a limit or setting of a profile.'
@@ -14,7 +15,8 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
                                  key past AMOUNT; every command and \`api\` count
   allowed-destinations ID,...    refuse movements to other destinations (replaces; --add adds)
   approval-policy maker-checker  create moves and transfers (over --threshold AMOUNT CURRENCY, or
-                                 all) held, to be approved by someone else
+                                 all) held, to be approved by someone else: a
+                                 control of this CLI, not of the service (below)
   operator-name "First Last"     who uses this profile: written into every audit record
   watch RULE ARGS...             a rule for \`payops watch\`: min-balance SUBACCOUNT_ID AMOUNT
                                  CURRENCY, transfer-failed, transfer-stuck HOURS,
@@ -22,7 +24,9 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   base-url URL                   change the base URL
   proxy URL|none                 requests through this proxy (above HTTPS_PROXY; NO_PROXY applies)
   ca-file FILE.pem               also trust these CAs (a TLS-inspecting proxy)
-A movement that breaks a limit is refused before sending (exit 3) unless --override-limits.`
+A movement that breaks a limit is refused before sending (exit 3) unless --override-limits.
+
+${MAKER_CHECKER_SCOPE}`
   static override examples = [
     '<%= config.bin %> profiles set prod max-amount 5000.00 USD',
     '<%= config.bin %> profiles set prod daily-max 50000.00 USD',
