@@ -408,7 +408,7 @@ describe('webhooks events resend', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
     const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
     try {
-      const l = startCli(['webhooks', 'listen', '--port', '0', '-o', 'ndjson', '--secret', secret], {configDir: cfg})
+      const l = startCliRun(['webhooks', 'listen', '--port', '0', '-o', 'ndjson', '--secret', secret], {configDir: cfg, env: UNSET})
       const listening = await waitFor(() => /Listening on (\S+)/.exec(l.stderr())?.[1])
       const sent = await run(['webhooks', 'trigger', 'payin.settled', '--url', listening, '--secret', secret, '-o', 'json'], {configDir: cfg, env: {PAYOPS_WEBHOOK_SECRET: secret}})
       expect(sent.code, sent.stderr).toBe(0)
@@ -450,7 +450,7 @@ describe('a proxy that answers 401 or 407', () => {
     expect(made.code, made.stderr).toBe(7)
     // The API's own 401 through the same proxy is still a bad key: exit 3.
     proxy.refuse = undefined
-    const bad = await runAs(emu, 'test_0000000000000000000000000000beef', ['subaccounts', 'get', '00000000-0000-4000-8000-000000000000', '--proxy', proxy.url()])
+    const bad = await runCliAs(emu, 'test_0000000000000000000000000000beef', ['subaccounts', 'get', '00000000-0000-4000-8000-000000000000', '--proxy', proxy.url()], {env: UNSET})
     expect(bad.code, bad.stderr).toBe(3)
   })
 

@@ -203,7 +203,7 @@ describe('the event store and webhooks events', () => {
     knownSecrets.add(token)
     const l = await listen(['--secret', SECRET], env)
     const body = envelope('evt_cred_1')
-    const headers = {...signed(body), 'x-auth-token': token, 'x-session-id': token, cookie: `sid=${token}`, 'x-forwarded-for': '10.0.0.1'}
+    const headers: Record<string, string> = {...signed(body), 'x-auth-token': token, 'x-session-id': token, cookie: `sid=${token}`, 'x-forwarded-for': '10.0.0.1'}
     expect((await post(l.url, body, headers)).status).toBe(200)
     await until(() => l.cli.stdout().includes('evt_cred_1'), () => l.cli.stdout())
     expect((await l.stop()).code).toBe(0)
