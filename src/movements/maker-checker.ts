@@ -14,7 +14,7 @@ import type {Known} from './types.js'
  * help, approvals review --help, the README's controls).
  */
 export const MAKER_CHECKER_SCOPE =
-  'Maker-checker is a control of this CLI, not of the service (until a team control store holds the policy): one API key serves the whole entity and the API knows no approvers, so anyone holding the key can approve with another tool or another profile. It stops the honest mistake and records who made and who approved each movement on this machine.'
+  'Maker-checker is a control of this CLI, not of the service, until a team control store holds the policy: anyone with the API key can approve elsewhere.'
 
 /** The profile whose maker-checker policy covers this amount (any amount when unknown), if one does. */
 export function makerCheckerFor(sets: LimitSet[], minor: number | null | undefined, currency: string | null | undefined): string | undefined {

@@ -53,7 +53,7 @@ describe('said where the user sees it', () => {
   const scope = flat(MAKER_CHECKER_SCOPE)
 
   it('that maker-checker is a control of this CLI, not of the service: in profiles set output and help, approvals review --help and the README controls', async () => {
-    expect(scope).toMatch(/a control of this CLI, not of the service \(until a team control store holds the policy\)/)
+    expect(scope).toMatch(/a control of this CLI, not of the service, until a team control store holds the policy/)
     const set = await ana(['profiles', 'set', 'ops', 'approval-policy', 'maker-checker', '--threshold', '10.00', 'USD'])
     expect(set.code, set.stderr).toBe(0)
     expect(flat(set.stderr)).toContain(scope)

@@ -15,8 +15,7 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
                                  key past AMOUNT; every command and \`api\` count
   allowed-destinations ID,...    refuse movements to other destinations (replaces; --add adds)
   approval-policy maker-checker  create moves and transfers (over --threshold AMOUNT CURRENCY, or
-                                 all) held, to be approved by someone else: a
-                                 control of this CLI, not of the service (below)
+                                 all) held, to be approved by someone else
   operator-name "First Last"     who uses this profile: written into every audit record
   watch RULE ARGS...             a rule for \`payops watch\`: min-balance SUBACCOUNT_ID AMOUNT
                                  CURRENCY, transfer-failed, transfer-stuck HOURS,
@@ -24,8 +23,7 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   base-url URL                   change the base URL
   proxy URL|none                 requests through this proxy (above HTTPS_PROXY; NO_PROXY applies)
   ca-file FILE.pem               also trust these CAs (a TLS-inspecting proxy)
-A movement that breaks a limit is refused before sending (exit 3) unless --override-limits.
-
+Breaking a limit is refused before sending (exit 3) unless --override-limits.
 ${MAKER_CHECKER_SCOPE}`
   static override examples = [
     '<%= config.bin %> profiles set prod max-amount 5000.00 USD',
