@@ -98,6 +98,8 @@ export function buildRawRequest(input: RawInput): RawRequest {
     if (i <= 0) throw new UsageError(`-H "${h}" must be "Name: value".`)
     const name = h.slice(0, i).trim()
     if (name.toLowerCase() === 'x-api-key') throw new UsageError('Set the key with a profile, PAYOPS_API_KEY or --api-key, not -H.')
+    // A server that honours a method override would act on a method payops did not judge.
+    if (/^x-(http-)?method(-override)?$/i.test(name)) throw new UsageError(`-H ${name}: payops sends the method it is given (METHOD); a method override is not sent.`)
     headers[name] = h.slice(i + 1).trim()
   }
   const fields: Record<string, unknown> = {}

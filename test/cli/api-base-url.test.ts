@@ -65,6 +65,18 @@ describe('api: a money request is judged on the base URL path joined with PATH',
     expect(r.stderr).not.toMatch(/POST/)
   })
 
+  it('the base URL is read as the server reads it: case and dot segments are the same move; a double slash is refused', async () => {
+    for (const base of [`${emu.baseUrl}/API/Subaccounts`, `${emu.baseUrl}/api/x/../subaccounts`, `${emu.baseUrl}/api/%2e/subaccounts`]) {
+      const r = await expectOnlyRequests(emu, lookups(), () => prod(base, ['api', 'POST', '/move', ...moveFields(1_000_000), '--yes']), dir.path)
+      expect(r.code, `${base}: ${r.stderr}`).toBe(3)
+    }
+    const doubled = await expectNothingSent(emu, () => prod(`${emu.baseUrl}//api/subaccounts`, ['api', 'POST', '/move', ...moveFields(5000), '--yes']), dir.path)
+    expect(doubled.code, doubled.stderr).toBe(2)
+    // A method override would have a server act on a method payops did not judge.
+    const override = await expectNothingSent(emu, () => prod(emu.baseUrl, ['api', 'GET', '/api/subaccounts/move', '-H', 'X-HTTP-Method-Override: POST']), dir.path)
+    expect(override.code, override.stderr).toBe(2)
+  })
+
   it('a trailing dot, in PATH or at the end of the base URL, is refused (exit 2) before anything is sent', async () => {
     for (const [base, path] of [
       [emu.baseUrl, '/api/subaccounts/move.'],
