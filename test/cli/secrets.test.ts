@@ -118,7 +118,9 @@ describe('no secret in any output', () => {
       expect((await run(['profiles', 'add', 'gw', '--base-url', base, '--key-stdin'], {configDir: cfg.path, input: emu.keys.test})).code).toBe(0)
       const listed = await run(['profiles', 'show', 'gw', '-o', 'json'], {configDir: cfg.path})
       expect(listed.json().base_url).toBe(shown)
-      for (const r of [traced, live, listed]) expect(r.stdout + r.stderr).not.toContain(password)
+      const current = await run(['profiles', 'show', '-o', 'json'], {configDir: cfg.path, env: {PAYOPS_API_KEY: emu.keys.test, PAYOPS_BASE_URL: base}})
+      expect(current.json().base_url).toBe(shown)
+      for (const r of [traced, live, listed, current]) expect(r.stdout + r.stderr).not.toContain(password)
     } finally {
       cfg.cleanup()
     }
