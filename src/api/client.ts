@@ -241,11 +241,13 @@ export class ApiClient {
   async request<S extends z.ZodMiniType | undefined = undefined>(opts: RequestOptions<S>): Promise<ApiResponse<Out<S>>> {
     this.refuseMoneyRoute(opts)
     if (!this.audit || opts.method === 'GET' || opts.skipAudit) return this.send(opts)
-    const info = auditInfo(opts)
+    // Recorded as sent: the base URL's path joined with the request's.
+    const info = auditInfo({...opts, path: this.resolvedPath(opts.path)})
     await this.audit.intent(info)
     try {
       const res = await this.send(opts)
-      const data = res.data as {id?: unknown} | undefined
+      // A bare answer (`payops api`) is the whole envelope: its resource is `data`.
+      const data = (opts.bare ? ((res.body as {data?: unknown} | undefined)?.data ?? res.data) : res.data) as {id?: unknown} | undefined
       await this.audit.outcome({...info, status: res.status, request_id: res.requestId ?? null, resource_id: typeof data?.id === 'string' ? data.id : null})
       return res
     } catch (err) {

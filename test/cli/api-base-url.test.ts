@@ -107,5 +107,9 @@ describe('api: a money request is judged on the base URL path joined with PATH',
     const get = await prod(`${emu.baseUrl}/api/subaccounts`, ['api', 'GET', `/${a}`])
     expect(get.code, get.stderr).toBe(0)
     expect(get.json().data.id).toBe(a)
+    // A call that moves no money is sent as it was, and recorded with the path that was sent.
+    const made = await prod(`${emu.baseUrl}/api`, ['api', 'POST', '/subaccounts', '-f', 'name=Via base path', '--yes'])
+    expect(made.code, made.stderr).toBe(0)
+    expect(readAudit(dir.path).at(-1)).toMatchObject({method: 'POST', path: '/api/subaccounts', resource_id: made.json().data.id})
   })
 })
