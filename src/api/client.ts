@@ -12,7 +12,8 @@ import {auditInfo, type AuditHook} from './audit-info.js'
 
 export {newOpId, type AuditHook, type AuditInfo, type AuditOutcome} from './audit-info.js'
 import {describeIssues, readErrorBody} from './schemas/common.js'
-import {describeHeader, redact, registerSecret} from './redact.js'
+import {describeHeader, redact, registerSecret, registerUrlSecrets} from './redact.js'
+import {canonicalSegments, moneyRoutesIn, routeLabel} from './money-routes.js'
 import {FetchTransport, PoolTransport, type Transport} from './transport.js'
 import {DEFAULT_POLICY, RETRYABLE_STATUSES, failedBeforeSending, isRetryableMethod, nextDelay, parseRetryAfter, type RetryPolicy} from './retry.js'
 import type {Page} from './paginate.js'
@@ -64,11 +65,17 @@ export interface RequestOptions<S extends z.ZodMiniType | undefined = undefined>
   bare?: boolean
   /** The caller records this request in the audit trail itself (the movement pipeline does). */
   skipAudit?: boolean
+  /**
+   * Sent by the movement pipeline (plan, guard, record): the only sender allowed to reach an
+   * endpoint that moves money. Any other request whose resolved path reaches one is refused.
+   */
+  movement?: boolean
 }
 
 /** Per-call options the resource areas pass through. */
 export interface SendOptions {
   skipAudit?: boolean
+  movement?: boolean
 }
 
 export interface ApiResponse<T> {
@@ -126,6 +133,24 @@ export function buildQuery(query: Record<string, QueryValue> | undefined): strin
   return s ? `?${s}` : ''
 }
 
+/** A query or fragment in the base URL would swallow every request's path (`…/move?` + `/x` is a POST to /move). */
+function refuseQueryOrFragment(url: URL, given: string): void {
+  if (url.search || url.hash || /[?#]/.test(given)) throw new UsageError(`Base URL "${redact(given)}" has a query or fragment: give SCHEME://HOST[:PORT][/PATH].`)
+}
+
+/** The path of a base URL as requests are appended to it (`''` for none or `/`); a query or fragment is refused. */
+export function baseUrlPath(baseUrl: string): string {
+  let url: URL
+  try {
+    url = new URL(baseUrl)
+  } catch {
+    throw new UsageError(`Base URL "${redact(baseUrl)}" is not a valid URL.`)
+  }
+  registerUrlSecrets(url)
+  refuseQueryOrFragment(url, baseUrl)
+  return url.pathname.replace(/\/+$/, '')
+}
+
 export class ApiClient {
   readonly baseUrl: URL
   private readonly apiKey?: string
@@ -149,9 +174,11 @@ export class ApiClient {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       throw new UsageError(`Base URL "${opts.baseUrl}" must use https:// (or http:// to a loopback address).`)
     }
+    registerUrlSecrets(url)
     if (url.protocol === 'http:' && opts.apiKey && !isLoopbackHost(url.hostname)) {
       throw new UsageError(`Refusing to send an API key over plain http:// to ${url.host}; use https:// (http is allowed only to loopback).`)
     }
+    refuseQueryOrFragment(url, opts.baseUrl)
     this.baseUrl = url
     this.apiKey = opts.apiKey
     registerSecret(opts.apiKey)
@@ -172,6 +199,36 @@ export class ApiClient {
     return base + (path.startsWith('/') ? path : `/${path}`) + buildQuery(query)
   }
 
+  /** The path the server receives: the base URL's path joined with `path`. */
+  resolvedPath(path: string): string {
+    return this.baseUrl.pathname.replace(/\/+$/, '') + (path.startsWith('/') ? path : `/${path}`)
+  }
+
+  /**
+   * This client for another path under the same origin (same key, way out, audit and
+   * connections): `payops api` sends a movement to the very URL it was given.
+   */
+  under(root: string): ApiClient {
+    const c = Object.create(ApiClient.prototype) as ApiClient
+    return Object.assign(c, this, {baseUrl: new URL(root.replace(/^\/*/, '/'), this.baseUrl.origin)})
+  }
+
+  /**
+   * Only the movement pipeline reaches an endpoint that moves money: any other request whose full
+   * path (base URL path + path, as the server resolves it, or its tail behind a gateway) is one is
+   * refused before anything is sent or recorded.
+   */
+  private refuseMoneyRoute(opts: RequestOptions<z.ZodMiniType | undefined>): void {
+    if (opts.method === 'GET' || opts.movement) return
+    const resolved = this.resolvedPath(opts.path)
+    const hit = moneyRoutesIn(canonicalSegments(resolved))[0]
+    if (hit) {
+      throw new UsageError(
+        `${opts.method} ${resolved} reaches ${routeLabel(hit.route)}${hit.prefix.length ? ` (behind /${hit.prefix.join('/')})` : ''}, an endpoint that moves money, outside payops' money checks (limits, confirmation, audit); nothing was sent. Check the base URL.`,
+      )
+    }
+  }
+
   private log(line: string): void {
     if (this.trace) this.trace(redact(line))
   }
@@ -182,12 +239,15 @@ export class ApiClient {
 
   /** Sends one logical request (with retries) and parses the envelope's `data` with `schema`. */
   async request<S extends z.ZodMiniType | undefined = undefined>(opts: RequestOptions<S>): Promise<ApiResponse<Out<S>>> {
+    this.refuseMoneyRoute(opts)
     if (!this.audit || opts.method === 'GET' || opts.skipAudit) return this.send(opts)
-    const info = auditInfo(opts)
+    // Recorded as sent: the base URL's path joined with the request's.
+    const info = auditInfo({...opts, path: this.resolvedPath(opts.path)})
     await this.audit.intent(info)
     try {
       const res = await this.send(opts)
-      const data = res.data as {id?: unknown} | undefined
+      // A bare answer (`payops api`) is the whole envelope: its resource is `data`.
+      const data = (opts.bare ? ((res.body as {data?: unknown} | undefined)?.data ?? res.data) : res.data) as {id?: unknown} | undefined
       await this.audit.outcome({...info, status: res.status, request_id: res.requestId ?? null, resource_id: typeof data?.id === 'string' ? data.id : null})
       return res
     } catch (err) {
@@ -226,12 +286,14 @@ export class ApiClient {
       let status: number
       let resHeaders: Record<string, string | string[] | undefined>
       let text: string
+      let via: string | undefined
       try {
         if (remaining <= 0) throw Object.assign(new Error('timed out'), {code: 'ETIMEDOUT'})
         const res = await this.transport.send({url, method: opts.method, headers, body: payload, timeoutMs: remaining})
         status = res.status
         resHeaders = res.headers
         text = res.text
+        via = res.via
       } catch (err) {
         // An answer too large to read is the server's, whatever its status: not retried. A usage
         // error of the way out (a ca-file that cannot be read) is the operator's: nothing was sent.
@@ -262,6 +324,10 @@ export class ApiClient {
       this.log(`← ${status} ${display} in ${Date.now() - started}ms (attempt ${attempt}/${shown})${requestId ? ` request ${requestId}` : ''}` + (text ? ` body ${truncate(text, 500)}` : ''))
 
       if (status >= 300 && status < 400) throw this.redirectRefused(opts, status, resHeaders, url)
+      // A proxy's 407 (or its 401) is the proxy's refusal, never a verdict on the API key: not retried.
+      if (isProxyRefusal(status, resHeaders, text, via)) {
+        throw new NetworkError(redact(`${opts.method} ${opts.path}: ${unreachable(this.baseUrl, 'PROXY_REFUSED', {via, proxyStatus: status})}.`), 'PROXY_REFUSED')
+      }
 
       // Any answer may come after the server acted (a 5xx after the commit): re-sent only when safe.
       if (RETRYABLE_STATUSES.has(status) && attempt < maxAttempts && retryable) {
@@ -409,12 +475,33 @@ function refusedForGood(code: string): boolean {
   return code === 'ERR_INVALID_URL' || code.startsWith('ERR_TLS') || code === 'CERT_HAS_EXPIRED' || UNTRUSTED_CERT.has(code) || code === 'PROXY_REFUSED'
 }
 
+/**
+ * Whether an answer is a proxy's refusal rather than the API's: a 407 (only a proxy sends one), or
+ * a 401 through a proxy that asks for proxy credentials (Proxy-Authenticate) or whose body is not
+ * the API's JSON error object.
+ */
+function isProxyRefusal(status: number, headers: Record<string, string | string[] | undefined>, text: string, via: string | undefined): boolean {
+  if (status === 407) return true
+  if (status !== 401 || !via) return false
+  if (headers['proxy-authenticate'] !== undefined) return true
+  try {
+    const body = parseJson(text) as unknown
+    return typeof body !== 'object' || body === null || Array.isArray(body)
+  } catch {
+    return true
+  }
+}
+
 /** Why the API could not be reached, naming the proxy when the request went through one. */
 function unreachable(base: URL, code: string, err: {via?: string; proxyStatus?: number}): string {
   const hint = UNTRUSTED_CERT.has(code) ? '; if TLS is inspected on this network, trust its CA with `payops profiles set NAME ca-file FILE.pem` or NODE_EXTRA_CA_CERTS' : ''
+  const auth = err.proxyStatus === 407 || err.proxyStatus === 401
+  if (code === 'PROXY_REFUSED' && !err.via) {
+    return `a proxy on the way to ${base.host} refused the request (it answered ${err.proxyStatus}: proxy authentication required), though payops sends it direct; set the proxy with --proxy, the profile's proxy setting or HTTPS_PROXY, with its credentials in the URL`
+  }
   if (!err.via) return `could not reach ${base.origin} (${code}${hint})`
   if (code === 'PROXY_REFUSED') {
-    const why = err.proxyStatus === 407 ? ': proxy authentication required; check the credentials in the proxy URL' : ''
+    const why = auth ? ': proxy authentication required; check the credentials in the proxy URL' : ''
     return `the proxy ${err.via} refused to pass the request to ${base.host} (it answered ${err.proxyStatus}${why})`
   }
   // Without a tunnel, payops only ever connects to the proxy: a refused or unknown address is the proxy's.

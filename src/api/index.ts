@@ -111,6 +111,16 @@ export class Api {
     return this.area('emulator')
   }
 
+  /**
+   * This facade, its areas loaded, with requests sent below `root` of the same origin instead of
+   * the base URL's path (same key, connections and audit): see ApiClient.under.
+   */
+  async under(root: string): Promise<Api> {
+    const api = new Api(this.client.under(root))
+    await api.load(Object.keys(this.areas) as ApiArea[])
+    return api
+  }
+
   close(): Promise<void> {
     return this.client.close()
   }

@@ -63,15 +63,16 @@ function assign(target: Record<string, unknown>, key: string, value: unknown): v
 
 /**
  * A request that changes something goes only to a path in canonical form: segments of unreserved
- * characters, no `;params`, no percent-encoding, no `.` or `..`, no empty segment. A server that
- * strips `;x` or decodes `%2F` would otherwise route `/api/subaccounts/move;x` to the move
- * endpoint while payops' money guard saw another path.
+ * characters, no `;params`, no percent-encoding, no `.` or `..`, no empty segment, no segment
+ * ending in a dot. A server that strips `;x`, decodes `%2F` or drops a trailing dot (`move.`)
+ * would otherwise route `/api/subaccounts/move;x` to the move endpoint while payops' money guard
+ * saw another path. `payops api` checks the full path sent: the base URL's path joined with PATH.
  */
-function refuseOddPath(method: string, path: string): void {
+export function refuseOddPath(method: string, path: string): void {
   const segments = path.split('/').slice(1)
-  const odd = segments.find((s) => s === '' || s === '.' || s === '..' || !/^[A-Za-z0-9._~-]+$/.test(s))
+  const odd = segments.find((s) => s === '' || s.endsWith('.') || !/^[A-Za-z0-9._~-]+$/.test(s))
   if (odd !== undefined && !(odd === '' && segments.length === 1)) {
-    throw new UsageError(`${method} ${JSON.stringify(path)}: a request that changes something needs a path in canonical form (letters, digits and - . _ ~ between single slashes; no ;params, %-encoding, dot or empty segments).`)
+    throw new UsageError(`${method} ${JSON.stringify(path)}: a request that changes something needs a path in canonical form (letters, digits and - . _ ~ between single slashes; no ;params, %-encoding, dot or empty segments, no segment ending in a dot).`)
   }
 }
 
@@ -97,6 +98,8 @@ export function buildRawRequest(input: RawInput): RawRequest {
     if (i <= 0) throw new UsageError(`-H "${h}" must be "Name: value".`)
     const name = h.slice(0, i).trim()
     if (name.toLowerCase() === 'x-api-key') throw new UsageError('Set the key with a profile, PAYOPS_API_KEY or --api-key, not -H.')
+    // A server that honours a method override would act on a method payops did not judge.
+    if (/^x-(http-)?method(-override)?$/i.test(name)) throw new UsageError(`-H ${name}: payops sends the method it is given (METHOD); a method override is not sent.`)
     headers[name] = h.slice(i + 1).trim()
   }
   const fields: Record<string, unknown> = {}

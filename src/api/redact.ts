@@ -44,17 +44,48 @@ export function redact(text: string): string {
     .replace(JWT_SHAPE, (t) => `eyJ…${t.length > 40 ? t.slice(-4) : ''}`)
 }
 
-/** Headers that carry credentials by their name: shown redacted in every trace. */
+/** The user name and password of a URL (a base URL `https://user:pass@host/`): never shown. */
+export function registerUrlSecrets(url: URL): void {
+  if (!url.username && !url.password) return
+  for (const s of [url.password, decodeURIComponent(url.password), `${url.username}:${url.password}`, `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`]) {
+    if (s && s !== ':') registerSecret(s)
+  }
+}
+
+/** A URL as it may be shown: credentials before the host replaced with `…@`, the rest as it is. */
+export function redactUrl(value: string | undefined | null): string {
+  if (!value) return '(none)'
+  try {
+    registerUrlSecrets(new URL(value))
+  } catch {
+    // Not a URL: the pattern below still hides what stands before an @ of its authority.
+  }
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@')
+}
+
+/** Headers that carry credentials by their name. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'])
 const CREDENTIAL_NAME = /(secret|token|passw|signature|api-?key|auth|session|cookie|credential)/i
 
 /**
- * A header as a trace shows it: a credential-bearing one (by name, or one of `marked`, the names
- * PAYOPS_REDACT_HEADERS lists) keeps only its scheme word and last four characters.
+ * The one rule of what counts as a credential header: `Authorization`, `Proxy-Authorization`,
+ * `Cookie`, `Set-Cookie`, `x-api-key`, any header whose name speaks of a secret, token, password,
+ * signature, key, auth, session, cookie or credential, and the names in `marked`
+ * (PAYOPS_REDACT_HEADERS, lower case). Traces redact them; the webhook event store keeps none but
+ * the event's own signature, and a resend carries only that signature.
+ */
+export function isCredentialHeader(name: string, marked: readonly string[] = []): boolean {
+  const lower = name.toLowerCase()
+  return CREDENTIAL_HEADERS.has(lower) || CREDENTIAL_NAME.test(lower) || marked.includes(lower)
+}
+
+/**
+ * A header as a trace shows it: a credential-bearing one (isCredentialHeader) keeps only its
+ * scheme word and last four characters.
  */
 export function describeHeader(name: string, value: string, marked: readonly string[] = []): string {
   const lower = name.toLowerCase()
-  if (!CREDENTIAL_HEADERS.has(lower) && !CREDENTIAL_NAME.test(lower) && !marked.includes(lower)) return `${name}: ${redact(value)}`
+  if (!isCredentialHeader(lower, marked)) return `${name}: ${redact(value)}`
   // An API key keeps its mode prefix: a trace tells a LIVE key from a test one.
   if (lower === 'x-api-key') return `${name}: ${redactKey(value)}`
   const m = /^(\S+)\s+(\S.*)$/.exec(value.trim())

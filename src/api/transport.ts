@@ -58,6 +58,8 @@ export interface WireResponse {
   status: number
   headers: Record<string, string | string[] | undefined>
   text: string
+  /** The proxy the answer came through (as shown, without credentials); undefined when direct. */
+  via?: string
 }
 
 export interface Transport {
@@ -171,7 +173,7 @@ export class FetchTransport implements Transport {
       res.headers.forEach((v, k) => (headers[k] = v))
       // fetch has already undone the content-encoding: what is counted is the decoded body.
       const text = res.body ? await readCapped(res.body, req, () => void res.body?.cancel().catch(() => undefined)) : ''
-      return {status: res.status, headers, text}
+      return {status: res.status, headers, text, via}
     } catch (err) {
       if (err instanceof ResponseTooLargeError || err instanceof PayopsError) throw err
       if (!isBadPort(err)) throw wireError(err, via)
@@ -219,7 +221,7 @@ export class PoolTransport implements Transport {
         res.body.destroy()
       })
       const {'content-encoding': _decoded, ...headers} = res.headers
-      return {status: res.statusCode, headers, text}
+      return {status: res.statusCode, headers, text, via}
     } catch (err) {
       if (err instanceof ResponseTooLargeError || err instanceof PayopsError) throw err
       throw wireError(err, via)

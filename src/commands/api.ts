@@ -44,10 +44,11 @@ export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
       readFile: (file) => readFileArg(file, '-F').toString('utf8'),
     })
     if (f.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only.')
-    const movement = (await import('../movements/raw.js')).movementOfRaw(req)
+    // Judged on the path sent: the base URL's path joined with PATH.
+    const movement = (await import('../movements/raw.js')).movementOfRaw(req, this.ctx.profile.baseUrl)
     if (movement) {
-      // Money moves through the same pipeline as the dedicated commands; the raw body is printed.
-      const outcome = await runOne(this.ctx, this.flags, movement)
+      // Money moves through the same pipeline as the dedicated commands, to the URL asked for; the raw body is printed.
+      const outcome = await runOne(this.ctx, this.flags, movement.request, movement.root)
       await this.out.value(outcome.body)
       return finishOutcome(this.ctx, outcome)
     }

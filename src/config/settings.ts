@@ -3,6 +3,8 @@ import {UsageError} from '../errors.js'
 import {formatMoney, normalizeCurrency, parseAmount} from '../money.js'
 import type {Profile} from './index.js'
 import {validateBaseUrl} from './validate.js'
+import {redactUrl} from '../api/redact.js'
+import {MAKER_CHECKER_SCOPE} from '../movements/maker-checker.js'
 import {hasUnsafeChars} from '../text.js'
 import {resolve} from 'node:path'
 import {readCaFile, redactProxyUrl, validateProxyUrl} from '../net.js'
@@ -100,7 +102,7 @@ export function applySetting(profile: Profile, key: string, values: string[], op
       const what = over.length ? `movements over ${over[0]}` : 'every movement'
       return {
         profile: next,
-        message: `maker-checker set${before ? ' (replacing the earlier policy)' : ''}: ${what} under this profile's key is created without auto-approval, and the operator who created it cannot approve it.`,
+        message: `maker-checker set${before ? ' (replacing the earlier policy)' : ''}: ${what} under this profile's key is created without auto-approval, and the operator who created it cannot approve it. ${MAKER_CHECKER_SCOPE}`,
       }
     }
     case 'watch': {
@@ -118,7 +120,7 @@ export function applySetting(profile: Profile, key: string, values: string[], op
     case 'base-url': {
       if (values.length !== 1) throw new UsageError('Usage: profiles set NAME base-url URL')
       next.base_url = validateBaseUrl(values[0])
-      return {profile: next, message: `base URL set to ${next.base_url}.`}
+      return {profile: next, message: `base URL set to ${redactUrl(next.base_url)}.`}
     }
     case 'proxy': {
       if (values.length !== 1) throw new UsageError('Usage: profiles set NAME proxy http://[USER:PASSWORD@]HOST:PORT (or none: no proxy, whatever the environment says)')

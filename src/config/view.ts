@@ -1,5 +1,5 @@
 /** How a profile is shown: the key only ever redacted. */
-import {redactKey} from '../api/redact.js'
+import {redactKey, redactUrl} from '../api/redact.js'
 import {redactProxyUrl} from '../net.js'
 import {redactDatabaseUrl} from '../control/url.js'
 import {keyMode, type Profile} from './index.js'
@@ -26,7 +26,7 @@ export function profileView(name: string, profile: Profile, active: boolean): Pr
     active,
     mode: keyMode(profile.api_key),
     api_key: redactKey(profile.api_key),
-    base_url: profile.base_url ?? null,
+    base_url: profile.base_url ? redactUrl(profile.base_url) : null,
     limits: profile.limits ?? null,
     operator_name: profile.operator_name ?? null,
     watch: profile.watch ?? null,

@@ -4,7 +4,7 @@
  * API client with its audit hook, the terminal prompter and the movement pipeline's ports.
  */
 import type {Api, ApiArea} from '../api/index.js'
-import {keyIdOf, markedHeaders, redactKey} from '../api/redact.js'
+import {keyIdOf, markedHeaders, redact, redactKey, redactUrl} from '../api/redact.js'
 import {currentOperator} from '../config/identity.js'
 import {auditHook} from '../audit/hook.js'
 import {configDir as defaultConfigDir, readProfiles} from '../config/index.js'
@@ -45,7 +45,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
   const io = opts.io ?? host.io
   const out = opts.out
   const dir = defaultConfigDir(io.env)
-  const trace = opts.debug ? (line: string) => io.stderr.write(terminalLines(`[debug] ${line}`)) : undefined
+  const trace = opts.debug ? (line: string) => io.stderr.write(terminalLines(`[debug] ${redact(line)}`)) : undefined
   let resolved: ResolvedContext | undefined
   let api: Promise<Api> | undefined
   const names = new NameBook(dir)
@@ -61,7 +61,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
       out.note('Note: credentials in --proxy are visible to other users in the process list; prefer HTTPS_PROXY or `payops profiles set NAME proxy URL`.')
     }
     if (r.envKeyOverridesProfile) out.note(`Note: using the API key from PAYOPS_API_KEY (${redactKey(r.apiKey)}), not the one of profile "${r.profileName}".`)
-    trace?.(`profile: ${r.profileName ?? '(none)'} (${r.profileProvenance.detail}); key: ${redactKey(r.apiKey)} (${r.key.detail}); base URL: ${r.baseUrl ?? '(none)'} (${r.baseUrlProvenance.detail})${r.network.proxy ? `; proxy: ${redactProxyUrl(r.network.proxy)} (${r.network.proxySource})` : ''}${r.network.caFile ? `; ca-file: ${r.network.caFile}` : ''}`)
+    trace?.(`profile: ${r.profileName ?? '(none)'} (${r.profileProvenance.detail}); key: ${redactKey(r.apiKey)} (${r.key.detail}); base URL: ${redactUrl(r.baseUrl)} (${r.baseUrlProvenance.detail})${r.network.proxy ? `; proxy: ${redactProxyUrl(r.network.proxy)} (${r.network.proxySource})` : ''}${r.network.caFile ? `; ca-file: ${r.network.caFile}` : ''}`)
     return r
   }
 
@@ -80,7 +80,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
     }
     if (!r.baseUrl) throw new UsageError('No base URL: set PAYOPS_BASE_URL, pass --base-url, or save one in the profile (`payops profiles add NAME --base-url URL`).')
     // Tables mark a LIVE profile, so that production data is never mistaken for sandbox.
-    if (r.mode === 'live' && !out.machine) out.note(`${out.paint.live(' LIVE ')} profile ${r.profileName ?? '(none)'} · ${r.baseUrl}`)
+    if (r.mode === 'live' && !out.machine) out.note(`${out.paint.live(' LIVE ')} profile ${r.profileName ?? '(none)'} · ${redactUrl(r.baseUrl)}`)
     const {Api} = await import('../api/index.js')
     return Api.create(
       {

@@ -193,6 +193,24 @@ function checkPostUrl(v: string): URL {
   return url
 }
 
+/** payops' own secrets among environment variables: PAYOPS_API_KEY, PAYOPS_WATCH_SECRET, PAYOPS_WEBHOOK_SECRET(S) and their kind. */
+const OWN_SECRET_VAR = /^PAYOPS_.*(KEY|SECRET|TOKEN|PASSW)/i
+
+/**
+ * The environment `--exec` runs in: the run's own, without payops' secrets (OWN_SECRET_VAR) and
+ * without any variable holding one of `secrets` (the API key in use, the watch secret) under
+ * another name. The command gets the alert on stdin; it needs no key to act on it.
+ */
+export function execEnv(env: NodeJS.ProcessEnv, secrets: ReadonlyArray<string | undefined>): NodeJS.ProcessEnv {
+  const held = secrets.filter((s): s is string => typeof s === 'string' && s.trim() !== '')
+  const out: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(env)) {
+    if (OWN_SECRET_VAR.test(k) || (v !== undefined && held.some((s) => v.includes(s)))) continue
+    out[k] = v
+  }
+  return out
+}
+
 /**
  * Hands the alert to `--exec`: the command's stdin gets the JSON; what it prints (the first
  * EXEC_OUTPUT_BYTES) goes to stderr as lines, escaped like any text from outside (it may echo the
@@ -200,7 +218,7 @@ function checkPostUrl(v: string): URL {
  */
 function runExec(cmd: string, json: string, ctx: CommandContext): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, {shell: true, stdio: ['pipe', 'pipe', 'pipe'], env: ctx.io.env})
+    const child = spawn(cmd, {shell: true, stdio: ['pipe', 'pipe', 'pipe'], env: execEnv(ctx.io.env, [ctx.profile.apiKey, ctx.io.env.PAYOPS_WATCH_SECRET])})
     const timer = setTimeout(() => child.kill('SIGKILL'), EXEC_TIMEOUT_MS)
     let output = ''
     const keep = (d: Buffer) => {

@@ -22,10 +22,14 @@ export interface GuardFlags {
   'override-limits'?: boolean
 }
 
-/** What the movement pipeline needs, from a command's context and flags. */
-export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[], flags: GuardFlags): Promise<MovementPorts> {
+/**
+ * What the movement pipeline needs, from a command's context and flags. With `root`, requests go
+ * below that path of the base URL's origin (`payops api` sends to the URL it was given).
+ */
+export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[], flags: GuardFlags, root?: string): Promise<MovementPorts> {
   const {AREAS_FOR_KIND} = await import('./index.js')
-  const api = await ctx.api([...new Set(kinds.flatMap((k) => AREAS_FOR_KIND[k]))])
+  const loaded = await ctx.api([...new Set(kinds.flatMap((k) => AREAS_FOR_KIND[k]))])
+  const api = root === undefined ? loaded : await loaded.under(root)
   const r = ctx.profile
   return {
     api,
@@ -41,9 +45,9 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
   }
 }
 
-/** Runs one money request through the pipeline (plan, guard, send, classify, record). */
-export async function runOne(ctx: CommandContext, flags: GuardFlags, request: MovementRequest): Promise<Outcome> {
-  const ports = await portsOf(ctx, [request.kind], flags)
+/** Runs one money request through the pipeline (plan, guard, send, classify, record); `root` as for portsOf. */
+export async function runOne(ctx: CommandContext, flags: GuardFlags, request: MovementRequest, root?: string): Promise<Outcome> {
+  const ports = await portsOf(ctx, [request.kind], flags, root)
   const {runMovement} = await import('./index.js')
   return runMovement(request, ports, (p) => {
     if (p.keyGenerated && !ctx.out.machine) {

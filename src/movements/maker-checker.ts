@@ -9,6 +9,13 @@ import {NotConfirmedError} from '../errors.js'
 import {formatMoney} from '../money.js'
 import type {Known} from './types.js'
 
+/**
+ * What maker-checker can and cannot do, said wherever it is set or used (profiles set output and
+ * help, approvals review --help, the README's controls).
+ */
+export const MAKER_CHECKER_SCOPE =
+  'Maker-checker is a control of this CLI, not of the service, until a team control store holds the policy: anyone with the API key can approve elsewhere.'
+
 /** The profile whose maker-checker policy covers this amount (any amount when unknown), if one does. */
 export function makerCheckerFor(sets: LimitSet[], minor: number | null | undefined, currency: string | null | undefined): string | undefined {
   for (const s of sets) {

@@ -13,6 +13,8 @@ import {join} from 'node:path'
 import {openDatabase, type Database, type Schema, type Statement} from '../db/index.js'
 import {LocalNotFoundError} from '../errors.js'
 import {matchesPattern} from './routes.js'
+import {isCredentialHeader} from '../api/redact.js'
+import {SIGNATURE_HEADER, TIMESTAMP_HEADER} from './signature.js'
 
 export const EVENTS_FILE = 'webhook-events.sqlite'
 export const DEFAULT_KEEP_EVENTS = 10_000
@@ -36,8 +38,8 @@ export const EVENTS_SCHEMA: Schema = {
   ],
 }
 
-/** Headers that carry credentials: never stored (a delivery from the service has none of them). */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key'])
+/** The event's own signature headers: what a resend with the original headers carries, and nothing else. */
+export const OWN_SIGNATURE_HEADERS: ReadonlySet<string> = new Set([SIGNATURE_HEADER, TIMESTAMP_HEADER])
 
 export interface ReceivedEvent {
   id: string
@@ -94,11 +96,14 @@ export interface ListFilter {
 type EventRow = {seq: number; id: string; type: string; received_at: string; signature_timestamp: string; secret_index: number; size: number; headers: string; body: Uint8Array}
 type DeliveryRow = {kind: string; route: string | null; url: string; status: number | null; ok: number; error: string | null; duration_ms: number; at: string}
 
-/** The stored header pairs of a request, credential headers left out. */
+/**
+ * The stored header pairs of a request: credential headers (isCredentialHeader, the rule traces
+ * follow too) left out, except the event's own signature and timestamp.
+ */
 export function storableHeaders(raw: readonly string[]): Array<[string, string]> {
   const out: Array<[string, string]> = []
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (!CREDENTIAL_HEADERS.has(raw[i].toLowerCase())) out.push([raw[i], raw[i + 1]])
+    if (OWN_SIGNATURE_HEADERS.has(raw[i].toLowerCase()) || !isCredentialHeader(raw[i])) out.push([raw[i], raw[i + 1]])
   }
   return out
 }
@@ -265,7 +270,8 @@ export class EventStore {
       signature_timestamp: row.signature_timestamp,
       secret_index: Number(row.secret_index),
       size: Number(row.size),
-      headers: JSON.parse(row.headers) as Array<[string, string]>,
+      // Rows an older payops stored under a narrower rule are read under today's.
+      headers: storableHeaders((JSON.parse(row.headers) as Array<[string, string]>).flat()),
       body: Buffer.from(row.body),
       deliveries: deliveries.map((d) => ({...d, kind: d.kind as DeliveryResult['kind'], ok: d.ok === 1, status: d.status === null ? null : Number(d.status), duration_ms: Number(d.duration_ms)})),
     }

@@ -3,18 +3,21 @@
  *
  * `resend` sends kept events again, the raw body byte for byte, either re-signed now with a secret
  * the operator names (a file, or PAYOPS_WEBHOOK_SECRET: never a flag value, which `ps` shows) or
- * with the headers they arrived with (the original signature and timestamp). Every id is looked up
- * before anything is sent: an unknown one is exit 4 with nothing sent. Each result is printed and
- * recorded with the event; exit 6 when any failed.
+ * with the signature they arrived with (their own signature and timestamp headers, nothing else of
+ * what they arrived with). Requests take the run's way out (its proxy and CAs), as every other
+ * request does. Every id is looked up before anything is sent: an unknown one is exit 4 with
+ * nothing sent. Each result is printed and recorded with the event; exit 6 when some failed and
+ * some went through, the failures' own code when all failed (7 when none was reached, else 1).
  */
 import {loadUndici} from '../interop.js'
 import {redact} from '../api/redact.js'
 import type {CommandContext} from '../context/index.js'
-import {PartialError, UsageError} from '../errors.js'
+import {ExitCode, PartialError, PayopsError, UsageError, type ExitCodeValue} from '../errors.js'
+import {runDispatcher} from '../net.js'
 import {parseDateTime} from '../flags.js'
 import type {Column} from '../output/index.js'
 import {oneLine} from '../text.js'
-import {EventStore, eventNotFound, type DeliveryResult, type StoredEvent} from './event-store.js'
+import {EventStore, OWN_SIGNATURE_HEADERS, eventNotFound, type DeliveryResult, type StoredEvent} from './event-store.js'
 import {parseTargetUrl, secretsFromFlags} from './options.js'
 import {checkPattern} from './routes.js'
 import {SIGNATURE_HEADER, TIMESTAMP_HEADER, sign} from './signature.js'
@@ -127,8 +130,36 @@ export interface EventsResendOptions {
   timeoutSec: number
 }
 
-/** Headers a request carries about its own connection: never copied onto another one. */
-const HOP_BY_HOP = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect', 'proxy-connection'])
+/**
+ * The headers of a resend with the event's original signature: payops' own content type and user
+ * agent, and the event's signature and timestamp as they came. Nothing else the request carried
+ * (a token, a cookie, a forwarding header) goes to another origin.
+ */
+function originalHeaders(event: StoredEvent): string[] {
+  const own = event.headers.filter(([k]) => OWN_SIGNATURE_HEADERS.has(k.toLowerCase())).flat()
+  return ['content-type', 'application/json', 'user-agent', 'payops-webhooks-resend', ...own]
+}
+
+/** The exit of a resend run: 0, 6 when some went through, else the failures' own code (7 unreached, 1 refused), 1 when mixed. */
+function resendVerdict(codes: ExitCodeValue[], total: number): PayopsError | undefined {
+  if (codes.length === 0) return undefined
+  const msg = `${codes.length} of ${total} resend${total === 1 ? '' : 's'} failed.`
+  if (codes.length < total) return new PartialError(msg)
+  const distinct = new Set(codes)
+  return new PayopsError(msg, distinct.size === 1 ? codes[0] : ExitCode.UNEXPECTED)
+}
+
+/** POSTs one event to `url` through the run's way out; the answer's status and first line. */
+async function post(url: string, headers: Record<string, string> | string[], body: Buffer, timeoutMs: number): Promise<{status: number; response: string}> {
+  const undici = await loadUndici()
+  const dispatcher = await runDispatcher(undici, url)
+  try {
+    const res = await undici.request(url, {method: 'POST', headers, body, dispatcher, signal: AbortSignal.timeout(timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs})
+    return {status: res.statusCode, response: redact(oneLine(await res.body.text().catch(() => ''), 200))}
+  } finally {
+    await dispatcher.close().catch(() => undefined)
+  }
+}
 
 interface Send {
   event: StoredEvent
@@ -163,8 +194,7 @@ export async function runEventsResend(opts: EventsResendOptions, ctx: CommandCon
     }
     if (noTarget.length) throw new UsageError(`${noTarget.join(', ')} ${noTarget.length === 1 ? 'was' : 'were'} never forwarded, so there is no URL to resend to: give --forward-to URL.`)
 
-    const {request} = await loadUndici()
-    let failed = 0
+    const failures: ExitCodeValue[] = []
     const timeoutMs = opts.timeoutSec * 1000
     async function* results() {
       for (const {event, url} of sends) {
@@ -174,38 +204,30 @@ export async function runEventsResend(opts: EventsResendOptions, ctx: CommandCon
         if (secret) {
           const ts = String(Math.floor(ctx.clock.now() / 1000))
           headers = {'content-type': 'application/json', 'user-agent': 'payops-webhooks-resend', [SIGNATURE_HEADER]: sign(secret, ts, event.body), [TIMESTAMP_HEADER]: ts}
-        } else {
-          // As they came, in order, repeated names included (a flat name, value, name, value… list).
-          headers = event.headers.filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase())).flat()
-        }
+        } else headers = originalHeaders(event)
         let status: number | null = null
         let error: string | null = null
         let response = ''
         try {
-          const res = await request(url, {
-            method: 'POST',
-            headers,
-            body: event.body,
-            signal: AbortSignal.timeout(timeoutMs),
-            headersTimeout: timeoutMs,
-            bodyTimeout: timeoutMs,
-          })
-          status = res.statusCode
-          response = redact(oneLine(await res.body.text().catch(() => ''), 200))
-          if (status < 200 || status >= 300) error = `answered ${status}`
+          ;({status, response} = await post(url, headers, event.body, timeoutMs))
+          if (status < 200 || status >= 300) {
+            error = `answered ${status}`
+            failures.push(ExitCode.UNEXPECTED)
+          }
         } catch (err) {
           const e = err as {code?: string; name?: string}
           error = /Timeout|Abort/.test(e.name ?? '') || /TIMEOUT/.test(e.code ?? '') ? `no answer within ${opts.timeoutSec} s` : (e.code ?? e.name ?? 'error')
+          failures.push(ExitCode.NETWORK)
         }
         const ok = error === null
-        if (!ok) failed++
         const duration = ctx.clock.now() - started
         store!.addDelivery(event.id, {kind: 'resend', route: null, url, status, ok, error, duration_ms: duration, at})
         yield {id: event.id, type: event.type, url, status, ok, error, duration_ms: duration, signed: secret ? 're-signed' : 'original', response}
       }
     }
     await out.list(results(), RESEND_COLUMNS, RESEND_KNOWN)
-    if (failed) throw new PartialError(`${failed} of ${sends.length} resend${sends.length === 1 ? '' : 's'} failed.`)
+    const verdict = resendVerdict(failures, sends.length)
+    if (verdict) throw verdict
     if (!out.machine) out.note(`Resent ${sends.length} event${sends.length === 1 ? '' : 's'} (${secret ? 're-signed now' : 'with their original headers'}).`)
   } finally {
     store.close()

@@ -7,7 +7,8 @@ import {existsSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {readAudit} from '../../src/audit/index.js'
-import {activityAmounts, expectNothingSent, expectOnlyRequests, run, subaccountLookup, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {MAKER_CHECKER_SCOPE} from '../../src/movements/maker-checker.js'
+import {activityAmounts, expectNothingSent, expectOnlyRequests, ROOT, run, subaccountLookup, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
 
 let emu: Emulator
 const maker = tempDir()
@@ -43,6 +44,24 @@ describe('settings', () => {
     expect(set.json().limits).toEqual({approval: {policy: 'maker-checker', threshold: {USD: 1000}}})
     expect((await ana(['profiles', 'set', 'ops', 'operator-name', 'Ana', 'Ruiz'])).json().operator_name).toBe('Ana Ruiz')
     expect((await bob(['profiles', 'set', 'ops', 'operator-name', 'Bob Li'])).code).toBe(0)
+  })
+})
+
+describe('said where the user sees it', () => {
+  /** One space between words: help and the README wrap their lines. */
+  const flat = (s: string) => s.replace(/\s+/g, ' ')
+  const scope = flat(MAKER_CHECKER_SCOPE)
+
+  it('that maker-checker is a control of this CLI, not of the service: in profiles set output and help, approvals review --help and the README controls', async () => {
+    expect(scope).toMatch(/a control of this CLI, not of the service, until a team control store holds the policy/)
+    const set = await ana(['profiles', 'set', 'ops', 'approval-policy', 'maker-checker', '--threshold', '10.00', 'USD'])
+    expect(set.code, set.stderr).toBe(0)
+    expect(flat(set.stderr)).toContain(scope)
+    expect(flat((await ana(['profiles', 'set', '--help'])).stdout)).toContain(scope)
+    expect(flat((await ana(['approvals', 'review', '--help'])).stdout)).toContain(scope)
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const controls = readme.slice(readme.indexOf('**Controls.**'), readme.indexOf('```sh', readme.indexOf('**Controls.**')))
+    expect(flat(controls)).toContain(scope)
   })
 })
 

@@ -394,6 +394,77 @@ describe('requests outside the API client', () => {
   })
 })
 
+describe('webhooks events resend', () => {
+  it('goes through the proxy every other request takes (HTTP_PROXY), NO_PROXY bypasses it', async () => {
+    const cfg = tempDir('payops-proxy-resend-').path
+    const secret = `whsec_${randomBytes(16).toString('hex')}`
+    knownSecrets.add(secret)
+    const received: string[] = []
+    const receiver = createServer((req, res) => {
+      received.push(`${req.method} ${req.url}`)
+      req.resume()
+      res.end('ok')
+    })
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+    const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+    try {
+      const l = startCliRun(['webhooks', 'listen', '--port', '0', '-o', 'ndjson', '--secret', secret], {configDir: cfg, env: UNSET})
+      const listening = await waitFor(() => /Listening on (\S+)/.exec(l.stderr())?.[1])
+      const sent = await run(['webhooks', 'trigger', 'payin.settled', '--url', listening, '--secret', secret, '-o', 'json'], {configDir: cfg, env: {PAYOPS_WEBHOOK_SECRET: secret}})
+      expect(sent.code, sent.stderr).toBe(0)
+      const id = await waitFor(() => /"id":"([^"]+)"/.exec(l.stdout())?.[1])
+      l.interrupt()
+      await l.done
+      proxy.seen = []
+      const resent = await run(['webhooks', 'events', 'resend', id, '--original-headers', '--forward-to', target, '-o', 'json'], {configDir: cfg, env: {HTTP_PROXY: proxy.url()}})
+      expect(resent.code, resent.stderr).toBe(0)
+      expect(proxy.seen).toEqual([expect.objectContaining({kind: 'forward', method: 'POST', target})])
+      expect(received).toEqual(['POST /hook'])
+      proxy.seen = []
+      const direct = await run(['webhooks', 'events', 'resend', id, '--original-headers', '--forward-to', target, '-o', 'json'], {configDir: cfg, env: {HTTP_PROXY: proxy.url(), NO_PROXY: '127.0.0.1'}})
+      expect(direct.code, direct.stderr).toBe(0)
+      expect(proxy.seen).toEqual([])
+      expect(received).toHaveLength(2)
+    } finally {
+      await new Promise<void>((r) => receiver.close(() => r()))
+    }
+  })
+})
+
+describe('a proxy that answers 401 or 407', () => {
+  it('forwarding (an http:// base URL): the proxy\'s 401 or 407 is its refusal (exit 7, naming it), not a bad API key; one attempt', async () => {
+    for (const status of [401, 407]) {
+      proxy.seen = []
+      proxy.refuse = status
+      const r = await runAs(emu, 'test', ['subaccounts', 'get', '00000000-0000-4000-8000-000000000000', '--proxy', proxy.url()])
+      expect(r.code, r.stderr).toBe(7)
+      expect(humanLines(r.stderr)).toEqual([
+        `Error: GET /api/subaccounts/00000000-0000-4000-8000-000000000000: the proxy ${proxy.url()} refused to pass the request to ${new URL(emu.baseUrl).host} (it answered ${status}: proxy authentication required; check the credentials in the proxy URL).`,
+      ])
+      expect(r.stderr).not.toMatch(/API key|AUTHENTICATION_ERROR/)
+      expect(proxy.seen).toHaveLength(1)
+    }
+    // A money request the proxy refuses: nothing reached the API, so nothing is unknown.
+    proxy.refuse = 401
+    const made = await runAs(emu, 'test', ['subaccounts', 'create', '--name', 'Refused', '--proxy', proxy.url()])
+    expect(made.code, made.stderr).toBe(7)
+    // The API's own 401 through the same proxy is still a bad key: exit 3.
+    proxy.refuse = undefined
+    const bad = await runCliAs(emu, 'test_0000000000000000000000000000beef', ['subaccounts', 'get', '00000000-0000-4000-8000-000000000000', '--proxy', proxy.url()], {env: UNSET})
+    expect(bad.code, bad.stderr).toBe(3)
+  })
+
+  it('tunnelling (an https:// API): a 401 to the CONNECT is the proxy\'s refusal, exit 7', async () => {
+    const cfg = await corpProfile([['ca-file', caFile]])
+    proxy.refuse = 401
+    const r = await run(['treasury', 'accounts', 'list'], {configDir: cfg, env: {HTTPS_PROXY: proxy.url()}})
+    expect(r.code, r.stderr).toBe(7)
+    expect(humanLines(r.stderr)).toEqual([
+      `Error: GET /api/treasury/accounts: the proxy ${proxy.url()} refused to pass the request to api.corp.test:${tlsPort} (it answered 401: proxy authentication required; check the credentials in the proxy URL).`,
+    ])
+  })
+})
+
 describe('watch --post', () => {
   it('the alert is posted through --proxy, as the API requests of the watch are', async () => {
     const cfg = tempDir('payops-proxy-watch-').path

@@ -103,4 +103,26 @@ describe('no secret in any output', () => {
     // The profile file itself holds the keys, with mode 0600: the one place they belong.
     expect(readFileSync(join(dir.path, 'config.json'), 'utf8')).toContain(emu.keys.test)
   })
+
+  it('a password in the base URL is shown by no --debug trace, error, LIVE note or profile listing', async () => {
+    const password = 'pw-base-url-7c1e9a4f2b'
+    knownSecrets.add(password)
+    const base = emu.baseUrl.replace('://', `://ops:${password}@`)
+    const shown = emu.baseUrl.replace('://', '://…@')
+    const cfg = tempDir()
+    try {
+      const traced = await run(['subaccounts', 'get', '00000000-0000-4000-8000-000000000000', '--debug', '--max-retries', '0'], {configDir: cfg.path, env: {PAYOPS_API_KEY: emu.keys.test, PAYOPS_BASE_URL: base}})
+      expect(traced.stderr).toContain(`base URL: ${shown} (PAYOPS_BASE_URL)`)
+      const live = await run(['subaccounts', 'get', '00000000-0000-4000-8000-000000000000', '-o', 'table', '--debug'], {configDir: cfg.path, env: {PAYOPS_API_KEY: emu.keys.live, PAYOPS_BASE_URL: base}})
+      expect(live.stderr).toContain(shown)
+      expect((await run(['profiles', 'add', 'gw', '--base-url', base, '--key-stdin'], {configDir: cfg.path, input: emu.keys.test})).code).toBe(0)
+      const listed = await run(['profiles', 'show', 'gw', '-o', 'json'], {configDir: cfg.path})
+      expect(listed.json().base_url).toBe(shown)
+      const current = await run(['profiles', 'show', '-o', 'json'], {configDir: cfg.path, env: {PAYOPS_API_KEY: emu.keys.test, PAYOPS_BASE_URL: base}})
+      expect(current.json().base_url).toBe(shown)
+      for (const r of [traced, live, listed, current]) expect(r.stdout + r.stderr).not.toContain(password)
+    } finally {
+      cfg.cleanup()
+    }
+  })
 })

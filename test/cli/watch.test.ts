@@ -139,6 +139,27 @@ describe('payops watch --once', () => {
     }
   })
 
+  it('--exec runs without payops\' own secrets in its environment: the API key, the watch and webhook secrets, a copy of the key', async () => {
+    const cfg = tempDir()
+    const own = (args: string[], opts: RunOptions = {}) => run(args, {configDir: cfg.path, ...opts})
+    expect((await own(['profiles', 'add', 'solo', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {input: emu.keys.test})).code).toBe(0)
+    expect((await own(['profiles', 'set', 'solo', 'watch', 'min-balance', other, '1000000.00', 'USD'])).code).toBe(0)
+    const out = join(cfg.path, 'exec.env')
+    const watchSecret = 'whsec_watchexecsecret0123456789'
+    const hookSecret = 'whsec_hookexecsecret0123456789'
+    const env = {PAYOPS_API_KEY: emu.keys.test, PAYOPS_WATCH_SECRET: watchSecret, PAYOPS_WEBHOOK_SECRET: hookSecret, PAYOPS_WEBHOOK_SECRETS: hookSecret, KEY_COPY: emu.keys.test, KEEP_ME: 'kept'}
+    try {
+      const r = await own(['watch', '--once', '-o', 'json', '--exec', `env > '${out}'`], {env})
+      expect(r.code, r.stderr).toBe(9)
+      const seen = readFileSync(out, 'utf8')
+      expect(seen).toMatch(/^KEEP_ME=kept$/m)
+      for (const secret of [emu.keys.test, watchSecret, hookSecret]) expect(seen).not.toContain(secret)
+      expect(seen).not.toMatch(/^(PAYOPS_API_KEY|PAYOPS_WATCH_SECRET|PAYOPS_WEBHOOK_SECRETS?|KEY_COPY)=/m)
+    } finally {
+      cfg.cleanup()
+    }
+  })
+
   it('--interval checks on every tick (the command\'s clock), alerts once while a condition holds, and Ctrl-C stops it (exit 130)', async () => {
     // A rule changed (here its floor) starts armed.
     expect((await cli(['profiles', 'set', 'ops', 'watch', 'min-balance', other, '999999.00', 'USD'])).code).toBe(0)

@@ -149,7 +149,8 @@ describe('the event store and webhooks events', () => {
     expect(other.got[0].body).toEqual(raw)
     expect(other.got[0].headers['x-webhook-signature']).toBe(headers['x-webhook-signature'])
     expect(other.got[0].headers['x-webhook-timestamp']).toBe(headers['x-webhook-timestamp'])
-    expect(other.got[0].headers['x-extra']).toBe('kept')
+    // Nothing else it arrived with: only its own signature goes to another URL.
+    expect(other.got[0].headers['x-extra']).toBeUndefined()
     expect(other.got[0].headers.authorization).toBeUndefined()
 
     // One of two fails: both printed, exit 6, the results kept with the events.
@@ -162,7 +163,8 @@ describe('the event store and webhooks events', () => {
     ])
     expect(partial.stderr).toMatch(/1 of 2 resends failed/)
     const unreachable = await run(['webhooks', 'events', 'resend', 'evt_store_2', '--original-headers', '--forward-to', 'http://127.0.0.1:1/', '-o', 'json'], env)
-    expect(unreachable.code).toBe(6)
+    // Every resend failed (here, the one): its own code, 7 for an unreached URL, not a partial 6.
+    expect(unreachable.code).toBe(7)
     expect(unreachable.json()).toMatchObject([{status: null, ok: false, error: 'ECONNREFUSED'}])
     const kept = (await run(['webhooks', 'events', 'get', 'evt_store_1', '--record', '-o', 'json'], env)).json()
     expect(kept.deliveries.map((d: {kind: string; status: number}) => `${d.kind} ${d.status}`)).toEqual(['forward 503', 'resend 200', 'resend 200', 'resend 500'])
@@ -191,6 +193,41 @@ describe('the event store and webhooks events', () => {
     expect(byFile.code, byFile.stderr).toBe(0)
     const last = other.got.at(-1)!
     expect(last.headers['x-webhook-signature']).toBe(hmac(RESIGN, last.headers['x-webhook-timestamp'] as string, second))
+    dir.cleanup()
+  })
+
+  it('a credential header an event arrived with is neither kept nor resent; every resend failing exits with the failures\' code, not 6', async () => {
+    const dir = tempDir()
+    const env = {configDir: dir.path}
+    const token = 'tok-9f8e7d6c5b4a39281706'
+    knownSecrets.add(token)
+    const l = await listen(['--secret', SECRET], env)
+    const body = envelope('evt_cred_1')
+    const headers: Record<string, string> = {...signed(body), 'x-auth-token': token, 'x-session-id': token, cookie: `sid=${token}`, 'x-forwarded-for': '10.0.0.1'}
+    expect((await post(l.url, body, headers)).status).toBe(200)
+    await until(() => l.cli.stdout().includes('evt_cred_1'), () => l.cli.stdout())
+    expect((await l.stop()).code).toBe(0)
+    const record = await run(['webhooks', 'events', 'get', 'evt_cred_1', '--record', '-o', 'json'], env)
+    expect(JSON.stringify(record.json().headers)).not.toContain(token)
+
+    const elsewhere = await receiver()
+    const sent = await run(['webhooks', 'events', 'resend', 'evt_cred_1', '--original-headers', '--forward-to', elsewhere.url, '-o', 'json'], env)
+    expect(sent.code, sent.stderr).toBe(0)
+    const got = elsewhere.got[0].headers
+    expect(got['x-webhook-signature']).toBe(headers['x-webhook-signature'])
+    expect(got['x-webhook-timestamp']).toBe(headers['x-webhook-timestamp'])
+    expect(JSON.stringify(got)).not.toContain(token)
+    expect(got['x-forwarded-for']).toBeUndefined()
+    expect(elsewhere.got[0].body.toString()).toBe(body)
+
+    // Every resend refused: exit 1; every one unreached: 7; some through: 6.
+    const refusing = await receiver([500, 500])
+    const twice = ['webhooks', 'events', 'resend', 'evt_cred_1', '--original-headers', '--forward-to']
+    const refused = await run([...twice, refusing.url, '-o', 'json'], env)
+    expect(refused.code, refused.stderr).toBe(1)
+    expect(refused.stderr).toMatch(/1 of 1 resend failed/)
+    expect((await run([...twice, 'http://127.0.0.1:1/', '-o', 'json'], env)).code).toBe(7)
+    expect((await run([...twice, refusing.url, '-o', 'json'], env)).code).toBe(1)
     dir.cleanup()
   })
 

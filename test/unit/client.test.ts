@@ -114,7 +114,7 @@ describe('ApiClient success responses', () => {
 
   it('sends a JSON body with content-type and the idempotency key', async () => {
     handler = (_req, res) => send(res, 201, {data: MOVE})
-    const res = await client().request({method: 'POST', path: '/api/subaccounts/move', body: {amount_in_minor_units: 5}, idempotencyKey: 'idem-1', schema: Move})
+    const res = await client().request({movement: true, method: 'POST', path: '/api/subaccounts/move', body: {amount_in_minor_units: 5}, idempotencyKey: 'idem-1', schema: Move})
     expect(res.status).toBe(201)
     expect(hits[0].headers['content-type']).toBe('application/json')
     expect(hits[0].headers['idempotency-key']).toBe('idem-1')
@@ -123,7 +123,7 @@ describe('ApiClient success responses', () => {
 
   it('returns 207 with the warning surfaced', async () => {
     handler = (_req, res) => send(res, 207, {data: {...MOVE, status: 'APPROVED'}, warning: 'settlement failed'})
-    const res = await client().request({method: 'POST', path: '/api/subaccounts/move/mv_1/approve', body: {}, schema: Move})
+    const res = await client().request({movement: true, method: 'POST', path: '/api/subaccounts/move/mv_1/approve', body: {}, schema: Move})
     expect(res.status).toBe(207)
     expect(res.warning).toBe('settlement failed')
     expect(res.data.status).toBe('approved')
@@ -140,7 +140,7 @@ describe('ApiClient success responses', () => {
       res.writeHead(204)
       res.end()
     }
-    const res = await client().request({method: 'DELETE', path: '/api/subaccounts/move/mv_1'})
+    const res = await client().request({movement: true, method: 'DELETE', path: '/api/subaccounts/move/mv_1'})
     expect(res.status).toBe(204)
     expect(res.data).toBeUndefined()
   })
@@ -291,7 +291,7 @@ describe('ApiClient retries', () => {
   it('does not retry a POST without an idempotency key', async () => {
     const delays: number[] = []
     handler = (_req, res) => send(res, 503, {message: 'busy'})
-    const err = (await caught(client({delays}).request({method: 'POST', path: '/api/subaccounts/move', body: {}}))) as ApiError
+    const err = (await caught(client({delays}).request({movement: true, method: 'POST', path: '/api/subaccounts/move', body: {}}))) as ApiError
     expect(err.status).toBe(503)
     expect(hits).toHaveLength(1)
     expect(delays).toEqual([])
@@ -302,7 +302,7 @@ describe('ApiClient retries', () => {
       (res) => send(res, 503, {message: 'busy'}),
       (res) => send(res, 201, {data: MOVE}),
     )
-    const res = await client({delays: []}).request({method: 'POST', path: '/api/subaccounts/move', body: {a: 1}, idempotencyKey: 'k-1', idempotent: true, schema: Move})
+    const res = await client({delays: []}).request({movement: true, method: 'POST', path: '/api/subaccounts/move', body: {a: 1}, idempotencyKey: 'k-1', idempotent: true, schema: Move})
     expect(res.status).toBe(201)
     expect(res.earlierAttemptUncertain).toBe(true)
     expect(hits.map((h) => h.headers['idempotency-key'])).toEqual(['k-1', 'k-1'])
@@ -315,7 +315,7 @@ describe('ApiClient retries', () => {
       (res) => send(res, status, {message: 'oops'}),
       (res) => send(res, 201, {data: MOVE}),
     )
-    const err = (await caught(client({delays}).request({method: 'POST', path: '/api/treasury/account-transfers', body: {}, headers: {'Idempotency-Key': 'h-1'}}))) as ApiError
+    const err = (await caught(client({delays}).request({movement: true, method: 'POST', path: '/api/treasury/account-transfers', body: {}, headers: {'Idempotency-Key': 'h-1'}}))) as ApiError
     expect(err.status).toBe(status)
     expect(hits).toHaveLength(1)
     expect(delays).toEqual([])
@@ -323,14 +323,14 @@ describe('ApiClient retries', () => {
 
   it('does not re-send a DELETE (a move cancel) after a 503', async () => {
     handler = (_req, res) => send(res, 503, {message: 'busy'})
-    const err = (await caught(client({delays: []}).request({method: 'DELETE', path: '/api/subaccounts/move/mv_1'}))) as ApiError
+    const err = (await caught(client({delays: []}).request({movement: true, method: 'DELETE', path: '/api/subaccounts/move/mv_1'}))) as ApiError
     expect(err.status).toBe(503)
     expect(hits).toHaveLength(1)
   })
 
   it('does not re-send a write after a reset (the server may have acted)', async () => {
     handler = (req) => req.socket.destroy()
-    const err = (await caught(client({delays: []}).request({method: 'POST', path: '/api/subaccounts/move/mv_1/approve', body: {}}))) as NetworkError
+    const err = (await caught(client({delays: []}).request({movement: true, method: 'POST', path: '/api/subaccounts/move/mv_1/approve', body: {}}))) as NetworkError
     expect(err).toBeInstanceOf(NetworkError)
     expect(hits).toHaveLength(1)
   })
@@ -366,7 +366,7 @@ describe('ApiClient network failures', () => {
     const delays: number[] = []
     const lines: string[] = []
     const c = client({baseUrl: `http://127.0.0.1:${port}`, delays, trace: (l) => lines.push(l)})
-    const err = (await caught(c.request({method: 'DELETE', path: '/api/subaccounts/move/mv_1'}))) as NetworkError
+    const err = (await caught(c.request({movement: true, method: 'DELETE', path: '/api/subaccounts/move/mv_1'}))) as NetworkError
     expect(err.code).toBe('ECONNREFUSED')
     expect(err.message).toContain('after 3 attempts')
     expect(delays).toHaveLength(2)
@@ -438,6 +438,39 @@ describe('ApiClient construction', () => {
     const c = new ApiClient({baseUrl: 'https://h.example/base/'})
     expect(c.url('/api/x', {a: 1})).toBe('https://h.example/base/api/x?a=1')
     expect(c.url('api/x')).toBe('https://h.example/base/api/x')
+  })
+
+  it('only the movement pipeline reaches a money endpoint: the path judged is the base URL path joined with the request path', async () => {
+    const audit = {intents: 0, intent: async () => void audit.intents++, outcome: async () => undefined}
+    const under = (path: string) => client({baseUrl: `${baseUrl}${path}`, audit})
+    for (const [base, path, method] of [
+      ['/api/subaccounts', '/move', 'POST'],
+      ['/api/subaccounts/move', '/', 'POST'],
+      ['/api', '/subaccounts/move/mv_1/approve', 'POST'],
+      ['/api/subaccounts/move', '/mv_1', 'DELETE'],
+      ['/api/treasury', '/account-transfers', 'POST'],
+      ['/gw/api/treasury/accounts', '/acc/simulate-inbound-credit', 'POST'],
+      ['', '/API/Subaccounts/move.', 'POST'],
+      ['/api/subaccounts', '/mo%76e', 'POST'],
+    ] as const) {
+      const err = await caught(under(base).request({method, path, body: {}}))
+      expect(err, `${base} ${path}`).toBeInstanceOf(UsageError)
+      expect((err as Error).message).toMatch(/an endpoint that moves money, outside payops' money checks/)
+    }
+    expect(hits).toHaveLength(0)
+    expect(audit.intents).toBe(0)
+    // A read, another endpoint, and the pipeline's own request go out.
+    handler = (_req, res) => send(res, 200, {data: MOVE})
+    await under('/api/subaccounts').request({method: 'GET', path: '/move'})
+    await under('/api').request({method: 'POST', path: '/subaccounts', body: {name: 'x'}})
+    await under('/api/subaccounts').request({method: 'POST', path: '/move', body: {}, movement: true})
+    expect(hits.map((h) => `${h.method} ${h.url}`)).toEqual(['GET /api/subaccounts/move', 'POST /api/subaccounts', 'POST /api/subaccounts/move'])
+  })
+
+  it('refuses a base URL with a query or fragment, which would swallow the request path', () => {
+    for (const url of ['https://h.example/api/subaccounts/move?', 'https://h.example/api/subaccounts/move?x=1', 'https://h.example/api/subaccounts/move#']) {
+      expect(() => new ApiClient({baseUrl: url}), url).toThrow(/has a query or fragment/)
+    }
   })
 })
 

@@ -309,16 +309,16 @@ describe('movementOfRaw', () => {
 
   it('matches money endpoints however the path is spelled', () => {
     for (const path of ['/api/subaccounts/move', '/api/subaccounts/move/', '//api//subaccounts/move', '/API/Subaccounts/Move', '/api/x/../subaccounts/move', '/api/subaccounts/%6Dove', '/api/subaccounts/%2e/move']) {
-      expect(movementOfRaw({method: 'POST', path, headers: {}, body}), path).toMatchObject({kind: 'move.create', amount: {minor: 5}})
+      expect(movementOfRaw({method: 'POST', path, headers: {}, body})?.request, path).toMatchObject({kind: 'move.create', amount: {minor: 5}})
     }
-    expect(movementOfRaw({method: 'POST', path: '/api/subaccounts/move/mv_1/approve', headers: {}, body: {}})).toEqual({kind: 'move.approve', id: 'mv_1'})
-    expect(movementOfRaw({method: 'DELETE', path: '/api/subaccounts/move/mv_1', headers: {}})).toEqual({kind: 'move.cancel', id: 'mv_1'})
-    expect(movementOfRaw({method: 'POST', path: '/api/treasury/account-transfers/t1/approve', headers: {}, body: {}})).toEqual({kind: 'transfer.approve', id: 't1'})
-    expect(movementOfRaw({method: 'POST', path: '/api/treasury/accounts/acc/simulate-inbound-credit', headers: {}, body: {rail: 'wire', amount_in_minor_units: 3}})).toMatchObject({kind: 'credit.simulate', account: 'acc'})
+    expect(movementOfRaw({method: 'POST', path: '/api/subaccounts/move/mv_1/approve', headers: {}, body: {}})?.request).toEqual({kind: 'move.approve', id: 'mv_1'})
+    expect(movementOfRaw({method: 'DELETE', path: '/api/subaccounts/move/mv_1', headers: {}})?.request).toEqual({kind: 'move.cancel', id: 'mv_1'})
+    expect(movementOfRaw({method: 'POST', path: '/api/treasury/account-transfers/t1/approve', headers: {}, body: {}})?.request).toEqual({kind: 'transfer.approve', id: 't1'})
+    expect(movementOfRaw({method: 'POST', path: '/api/treasury/accounts/acc/simulate-inbound-credit', headers: {}, body: {rail: 'wire', amount_in_minor_units: 3}})?.request).toMatchObject({kind: 'credit.simulate', account: 'acc'})
   })
 
   it('takes the Idempotency-Key header, reads the deprecated amount, and leaves other calls alone', () => {
-    expect(movementOfRaw({method: 'POST', path: '/api/subaccounts/move', headers: {'Idempotency-Key': 'k1'}, rawBody: JSON.stringify({...body, amount_in_minor_units: undefined, amount_in_cents: 9})})).toMatchObject({idempotencyKey: 'k1', amount: {minor: 9}})
+    expect(movementOfRaw({method: 'POST', path: '/api/subaccounts/move', headers: {'Idempotency-Key': 'k1'}, rawBody: JSON.stringify({...body, amount_in_minor_units: undefined, amount_in_cents: 9})})?.request).toMatchObject({idempotencyKey: 'k1', amount: {minor: 9}})
     expect(movementOfRaw({method: 'POST', path: '/api/subaccounts', headers: {}, body: {name: 'x'}})).toBeUndefined()
     expect(movementOfRaw({method: 'GET', path: '/api/subaccounts/move', headers: {}})).toBeUndefined()
     expect(movementOfRaw({method: 'PATCH', path: '/api/webhooks/w1', headers: {}, body: {}})).toBeUndefined()

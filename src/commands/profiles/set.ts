@@ -4,6 +4,7 @@ import {BaseCommand} from '../../base-command.js'
 import {profileView} from '../../config/view.js'
 import {PROFILE_COLUMNS} from '../../output/columns.js'
 import {applySetting, SETTING_KEYS} from '../../config/settings.js'
+import {MAKER_CHECKER_SCOPE} from '../../movements/maker-checker.js'
 
 export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   static override summary = 'Set a limit or setting of a profile.'
@@ -23,7 +24,8 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   proxy URL|none                 requests through this proxy (above HTTPS_PROXY; NO_PROXY applies)
   ca-file FILE.pem               also trust these CAs (a TLS-inspecting proxy)
   team postgres://HOST/DB        the team store of its controls (see \`payops team\`)
-A movement that breaks a limit is refused before sending (exit 3) unless --override-limits.`
+Breaking a limit is refused before sending (exit 3) unless --override-limits.
+${MAKER_CHECKER_SCOPE}`
   static override examples = [
     '<%= config.bin %> profiles set prod max-amount 5000.00 USD',
     '<%= config.bin %> profiles set prod daily-max 50000.00 USD',

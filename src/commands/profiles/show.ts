@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../base-command.js'
 import {profileView} from '../../config/view.js'
 import {formatLimits} from '../../output/columns.js'
-import {redactKey} from '../../api/redact.js'
+import {redactKey, redactUrl} from '../../api/redact.js'
 import {redactProxyUrl} from '../../net.js'
 import {redactDatabaseUrl} from '../../control/url.js'
 import type {Column} from '../../output/index.js'
@@ -53,7 +53,7 @@ export default class ProfilesShow extends ApiCommand<typeof ProfilesShow> {
         mode: c.mode,
         api_key: redactKey(c.apiKey),
         api_key_source: c.key.detail,
-        base_url: c.baseUrl ?? null,
+        base_url: c.baseUrl ? redactUrl(c.baseUrl) : null,
         base_url_source: c.baseUrlProvenance.detail,
         proxy: redactProxyUrl(net.proxy ?? (envProxy ? env[envProxy] : undefined)) ?? null,
         proxy_source: net.proxySource ?? envProxy ?? null,
