@@ -17,9 +17,8 @@ export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
   approval-policy maker-checker  create moves and transfers (over --threshold AMOUNT CURRENCY, or
                                  all) held, to be approved by someone else
   operator-name "First Last"     who uses this profile: written into every audit record
-  watch RULE ARGS...             a rule for \`payops watch\`: min-balance SUBACCOUNT_ID AMOUNT
-                                 CURRENCY, transfer-failed, transfer-stuck HOURS,
-                                 approval-waiting HOURS, reconcile-exceptions ACCOUNT_ID
+  watch RULE ARGS...             a rule for \`payops watch\` (min-balance, transfer-failed,
+                                 transfer-stuck, approval-waiting, reconcile-exceptions)
   base-url URL                   change the base URL
   proxy URL|none                 requests through this proxy (above HTTPS_PROXY; NO_PROXY applies)
   ca-file FILE.pem               also trust these CAs (a TLS-inspecting proxy)
