@@ -5,6 +5,7 @@
 import type {Store} from './store/index.js'
 import type {EventBus} from './events.js'
 import type {DriftSwitch} from './drift.js'
+import type {ModeSwitch} from './strict.js'
 import type {TransportFaults} from './faults.js'
 
 /** Failures the control API arms for tests; each armed failure is consumed once. */
@@ -50,6 +51,8 @@ export interface AppContext {
   transport?: TransportFaults
   /** Answers in the documented drift (`--drift`, or `drift` on POST /_emulator/faults); see drift.ts. */
   drift?: DriftSwitch
+  /** The least generous reading of the spec (`--strict`, or `strict` on POST /_emulator/faults); see strict.ts. */
+  strict?: ModeSwitch
   log: (line: string) => void
   /** Run when the emulator closes, before the server stops (cancel timers, abort requests). */
   onClose?: Array<() => void | Promise<void>>

@@ -29,6 +29,8 @@ export const FaultConfig = z.object({
   methods: z.optional(z.array(z.string())),
   /** Answers in the documented drift (not a transport fault; kept here so one control call sets up a run). */
   drift: z.optional(z.boolean({message: 'drift must be a boolean'})),
+  /** Answers in the least generous reading of the spec (strict.ts). */
+  strict: z.optional(z.boolean({message: 'strict must be a boolean'})),
 })
 export type FaultConfig = z.infer<typeof FaultConfig>
 

@@ -13,6 +13,7 @@ import {readCappedBody} from '../body.js'
 import {isLoopbackHost} from '../net.js'
 import type {AppContext} from './context.js'
 import {driftBody} from './drift.js'
+import {strictBody} from './strict.js'
 import {HttpError, validationError} from './errors.js'
 import type {Fault} from './faults.js'
 import {RequestContext} from './handler.js'
@@ -80,7 +81,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
     app.commit?.()
     // 'after': the handler committed its change; the client sees only the fault.
     if (fault && fault.kind !== 'latency') return injectFault(req, res, fault, requestId, app)
-    const body = isApi && app.drift?.on ? driftBody(method, match.pattern, reply.status, reply.body) : reply.body
+    const drifted = isApi && app.drift?.on ? driftBody(method, match.pattern, reply.status, reply.body) : reply.body
+    const body = isApi && app.strict?.on ? strictBody(method, match.pattern, reply.status, drifted) : drifted
     send(res, reply.status, body, requestId, {...reply.headers, ...(await drainUnread(req))})
   } catch (err) {
     app.commit?.()

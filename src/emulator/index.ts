@@ -10,6 +10,7 @@ import {host as currentHost} from '../context/host.js'
 import {UsageError} from '../errors.js'
 import {Faults, RequestLog, type AppContext} from './context.js'
 import {DriftSwitch} from './drift.js'
+import {ModeSwitch} from './strict.js'
 import {EventBus} from './events.js'
 import {TransportFaults, type FaultConfig} from './faults.js'
 import {createRequestListener} from './http.js'
@@ -37,6 +38,8 @@ export interface EmulatorOptions {
   faults?: FaultConfig
   /** Answer in the documented drift from the start (`--drift`; switchable at run time via /_emulator/faults). */
   drift?: boolean
+  /** Serve the least generous reading of the spec from the start (`--strict`; switchable at run time via /_emulator/faults). */
+  strict?: boolean
 }
 
 export type {EmulatorKeys} from './store/index.js'
@@ -66,7 +69,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     await stateFile.init()
     stateFile.watch()
   }
-  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(), transport, drift: new DriftSwitch(opts.drift ?? false), log, onClose: [], commit: stateFile && (() => stateFile.commit())}
+  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(), transport, drift: new DriftSwitch(opts.drift ?? false), strict: new ModeSwitch(opts.strict ?? false), log, onClose: [], commit: stateFile && (() => stateFile.commit())}
   const router = registerRoutes(new Router(), app)
 
   const server = createServer({keepAlive: true}, createRequestListener(router, app))

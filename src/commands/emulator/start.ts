@@ -22,12 +22,13 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     'fault-kinds': Flags.string({summary: 'Comma-separated faults to inject: 500, 502, 503, 504, 429, reset, latency.', default: '500,503,reset,latency'}),
     seed: Flags.integer({summary: 'Seed of the fault generator (reproducible runs).'}),
     drift: Flags.boolean({summary: 'Answer with the drift the spec documents: the approve-move example shape without amounts, legacy field names only, upper-case replay states, only required fields.'}),
+    strict: Flags.boolean({summary: 'Serve the least generous reading of the spec: no client_metadata in lists, minimal answers where the spec shows none (202 with an empty body for async transfers), webhook creates without the secret, sandbox references ignored.'}),
   }
 
   async run(): Promise<void> {
     const f = this.flags
     await runEmulatorStart(
-      {port: f.port, host: f.host, state: f.state, importState: f['import-state'], writeProfile: f['write-profile'], force: f.force, faultRate: f['fault-rate'], faultKinds: f['fault-kinds'], seed: f.seed, drift: f.drift},
+      {port: f.port, host: f.host, state: f.state, importState: f['import-state'], writeProfile: f['write-profile'], force: f.force, faultRate: f['fault-rate'], faultKinds: f['fault-kinds'], seed: f.seed, drift: f.drift, strict: f.strict},
       this.ctx,
     )
   }

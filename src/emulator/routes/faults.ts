@@ -1,9 +1,10 @@
 /**
- * Control API for transport faults and the drifted answers:
+ * Control API for transport faults, the drifted answers and the strict mode:
  * - GET  /_emulator/faults   the configuration, how many faults were injected (by kind:phase), `drift`
- * - POST /_emulator/faults   {rate?, kinds?, phases?, seed?, latency_ms?, retry_after?, queue?, methods?, drift?}
- *                            (`drift: true|false` turns the documented drift of every answer on or off, see drift.ts)
- * - DELETE /_emulator/faults back to no faults, and the drift the emulator started with
+ * - POST /_emulator/faults   {rate?, kinds?, phases?, seed?, latency_ms?, retry_after?, queue?, methods?, drift?, strict?}
+ *                            (`drift: true|false` turns the documented drift of every answer on or off, see drift.ts;
+ *                            `strict: true|false` the least generous reading of the spec, see strict.ts)
+ * - DELETE /_emulator/faults back to no faults, and the drift and strictness the emulator started with
  */
 import type {AppContext} from '../context.js'
 import {FaultConfig} from '../faults.js'
@@ -11,17 +12,19 @@ import {ok, parseInput} from '../handler.js'
 import type {Router} from '../router.js'
 
 export function register(router: Router, app: AppContext): void {
-  const describe = () => ({data: app.transport ? {...app.transport.describe(), drift: app.drift?.on ?? false} : null})
+  const describe = () => ({data: app.transport ? {...app.transport.describe(), drift: app.drift?.on ?? false, strict: app.strict?.on ?? false} : null})
   router.add('GET', '/_emulator/faults', () => ok(describe()))
   router.add('POST', '/_emulator/faults', (ctx) => {
     const cfg = parseInput(FaultConfig, ctx.body)
     app.transport?.configure(cfg)
     if (cfg.drift !== undefined && app.drift) app.drift.on = cfg.drift
+    if (cfg.strict !== undefined && app.strict) app.strict.on = cfg.strict
     return ok(describe())
   })
   router.add('DELETE', '/_emulator/faults', () => {
     app.transport?.reset()
     app.drift?.reset()
+    app.strict?.reset()
     return ok(describe())
   })
 }
