@@ -15,11 +15,9 @@ import type {AmountInput, Described, Known, MovementPorts, MovementRequest, Plan
 import {movementDetails} from './history.js'
 import {heldForApproval, makerCheckerFor, refuseOwnApproval} from './maker-checker.js'
 import {describe} from './sentence.js'
+import {searchCredits, searchTransfers} from './search.js'
 
 const skipAudit = {skipAudit: true}
-
-/** How far before the local send time a transfer's created_at may lie (the server's clock may lag). */
-const LOOKUP_SKEW_MS = 5 * 60_000
 
 
 /** A LIVE key or limits: the guard needs amounts, destinations and names. */
@@ -229,11 +227,12 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
     autoApprove,
     settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
     // Before sending (a key the operator gave may name an earlier run's transfer): the source
-    // account's transfers; after a lost answer: those of this amount created since it was sent.
-    lookup: async (since) => {
-      const found = await ports.api.transfers.findByKey(key, r.from, since === undefined ? {} : {createdAfter: new Date(since - LOOKUP_SKEW_MS).toISOString(), amount: minor})
-      return found as Record<string, unknown> | undefined
+    // account's transfers; around a lost answer: those of this amount created then (search.ts).
+    search: async (around) => {
+      if (around) return searchTransfers(ports.api, r, key, minor, currency, around)
+      return {found: (await ports.api.transfers.findByKey(key, r.from)) as Record<string, unknown> | undefined, candidates: []}
     },
+    sendAnyway: r.sendAnyway,
     send: () => ports.api.transfers.create(input, key, skipAudit),
   }
 }
@@ -300,6 +299,9 @@ async function planCredit(r: Extract<MovementRequest, {kind: 'credit.simulate'}>
     expected: {amount_in_minor_units: minor, currency_code: currency},
     currency,
     settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
+    // A bank line carries nothing of the request: after a lost answer, the credits that could be it.
+    search: async (around) => searchCredits(ports.api, r, minor, currency, around ?? {since: Date.now()}),
+    sendAnyway: r.sendAnyway,
     send: () => ports.api.treasury.simulateCredit(r.account, input, key, skipAudit) as ReturnType<Plan['send']>,
   }
 }

@@ -11,6 +11,7 @@ import type {SubaccountsApi} from '../api/subaccounts.js'
 import type {TransfersApi} from '../api/transfers.js'
 import type {TreasuryApi} from '../api/treasury.js'
 import type {Movement} from '../guardrails.js'
+import type {SearchResult} from './search.js'
 
 /** An amount as the operator gave it: a decimal in the source's currency, or minor units. */
 export type AmountInput = {decimal: string} | {minor: number}
@@ -42,6 +43,8 @@ export type MovementRequest =
       scheduledDate?: string
       metadata?: Record<string, unknown>
       idempotencyKey?: string
+      /** Send even when an earlier attempt with this key lost its answer and the list cannot show it did not happen. */
+      sendAnyway?: boolean
     }
   | {kind: 'transfer.approve'; id: string; known?: Known; maker?: string}
   | {
@@ -54,6 +57,8 @@ export type MovementRequest =
       senderInfo?: string
       transactionDate?: string
       idempotencyKey?: string
+      /** As for a transfer: send even when the account shows a credit that could be the earlier attempt. */
+      sendAnyway?: boolean
     }
 
 export type MovementKind = MovementRequest['kind']
@@ -103,6 +108,12 @@ export interface History {
    * whose answer was lost: a network failure, a 5xx, 408 or 429, or an outcome recorded unknown.
    */
   lostAnswer?(method: string, path: string, key?: string | null): LostAnswer | undefined
+  /**
+   * The latest request from this machine to `method path` with this key that may have made
+   * something: answered 2XX (`made`) or with its answer lost (not `made`). Requests refused or not
+   * sent are passed over.
+   */
+  lastAttempt?(method: string, path: string, key: string): (LostAnswer & {made: boolean}) | undefined
 }
 
 /** What a key was sent with: its details digest (absent in older records), route and amount. */
@@ -140,8 +151,8 @@ export interface ProfileView {
 export interface MovementApi {
   moves: Pick<MovesApi, 'create' | 'approve' | 'cancel'>
   subaccounts: Pick<SubaccountsApi, 'get'>
-  transfers: Pick<TransfersApi, 'create' | 'approve' | 'pendingForApproval' | 'findByKey'>
-  treasury: Pick<TreasuryApi, 'resolveAmount' | 'simulateCredit' | 'findAccount'>
+  transfers: Pick<TransfersApi, 'create' | 'approve' | 'pendingForApproval' | 'findByKey' | 'listPage'>
+  treasury: Pick<TreasuryApi, 'resolveAmount' | 'simulateCredit' | 'findAccount' | 'transactionsPage'>
 }
 
 /** Everything the pipeline needs from the world, handed in (tests pass fakes). */
@@ -205,18 +216,24 @@ export interface Plan {
    */
   batchRow?: boolean
   /**
-   * Where the spec promises no replay of a create (account transfers): finds the movement this
-   * plan's key names without sending anything; `since` bounds the search (local ms).
+   * Where the spec promises no replay of a create (account transfers, simulated credits): what the
+   * service shows of this request without sending anything (search.ts). Without `around`, the
+   * movement the key names among the source's transfers; with it, also the candidates listed
+   * around that time (local ms).
    */
-  lookup?(since?: number): Promise<Record<string, unknown> | undefined>
-  send(): Promise<ApiResponse<Record<string, unknown>>>
+  search?(around?: {since: number; until?: number}): Promise<SearchResult>
+  /** Send even when an earlier attempt's answer was lost and the service cannot show it did not happen (--send-anyway). */
+  sendAnyway?: boolean
+  /** `data` is undefined when an answer the spec does not show came without one. */
+  send(): Promise<ApiResponse<Record<string, unknown> | undefined>>
 }
 
 export type OutcomeKind = 'created' | 'replayed' | 'advanced'
 
 export interface Outcome {
   kind: OutcomeKind
-  id: string
+  /** null when the answer named none (a 202 Accepted without a body) and nothing found it. */
+  id: string | null
   idempotency_key: string | null
   /** The resource's status now (lower case). */
   status: string | null

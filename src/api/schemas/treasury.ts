@@ -113,11 +113,13 @@ export const TreasuryBalance = drift(
     return out
   },
   z.looseObject({
-    account_id: z.string(),
+    // The spec shows no balance fields: only the current balance and its currency are needed; the
+    // rest is shown when it comes and said to be unknown when it does not.
+    account_id: z.optional(z.string()),
     currency_code: z.string(),
     current_balance_in_minor_units: z.int(),
-    available_balance_in_minor_units: z.int(),
-    as_of: Timestamp,
+    available_balance_in_minor_units: z.nullish(z.int()),
+    as_of: z.nullish(Timestamp),
   }),
 )
 export type TreasuryBalance = z.infer<typeof TreasuryBalance>

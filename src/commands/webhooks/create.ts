@@ -28,7 +28,10 @@ export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
     const api = await this.api()
     const res = await api.webhooks.create(input)
     if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(res.data, WEBHOOK_CREATED_COLUMNS)
-    this.out.note(this.out.paint.yellow(`Signing secret of ${res.data.id}: store it now; it is not shown again.`))
+    const {createdEndpoint, noSecretSentence} = await import('../../api/webhooks.js')
+    const made = createdEndpoint(res.data)
+    await this.out.resource({...made.config, id: made.id ?? null, secret: made.secret ?? null}, WEBHOOK_CREATED_COLUMNS)
+    if (made.secret) this.out.note(this.out.paint.yellow(`Signing secret of ${made.id ?? 'the new endpoint'}: store it now; it is not shown again.`))
+    else this.out.warn(noSecretSentence(made.id))
   }
 }
