@@ -12,7 +12,7 @@ import {classifyOutcome, mismatches, requestWindowStart, timeOf} from './classif
 import {guard, type GuardOptions} from './guard.js'
 import {plan} from './plan.js'
 import {describe, seenOf, sentence} from './sentence.js'
-import {answered} from './unshown.js'
+import {answered, fromTrail} from './unshown.js'
 import {unprovenRerun, type SearchResult} from './search.js'
 import type {MovementPorts, MovementRequest, Outcome, OutcomeKind, Plan} from './types.js'
 
@@ -173,7 +173,9 @@ async function foundBeforeSending(p: Plan, ports: MovementPorts, info: AuditInfo
  * --send-anyway). Resolves with the outcome when nothing is to be sent; with undefined to send.
  */
 async function beforeSending(p: Plan, ports: MovementPorts, info: AuditInfo): Promise<Outcome | undefined> {
-  const last = p.search && !p.keyGenerated && p.idempotencyKey ? ports.history.lastAttempt?.(p.audit.method, p.audit.path, p.idempotencyKey) : undefined
+  const attempt = p.search && !p.keyGenerated && p.idempotencyKey ? ports.history.lastAttempt?.(p.audit.method, p.audit.path, p.idempotencyKey) : undefined
+  // Only an attempt at this very movement (a key sent with other details is another matter: the API or the trail refuses it).
+  const last = attempt && attempt.amount_in_minor_units === p.audit.amount_in_minor_units && (attempt.to ?? null) === p.audit.to ? attempt : undefined
   const lost = last && !last.made ? last : undefined
   // --send-anyway speaks of a risk only where there is one: an earlier attempt whose answer was lost.
   if (!lost) p.sendAnyway = false
@@ -196,8 +198,7 @@ async function beforeSending(p: Plan, ports: MovementPorts, info: AuditInfo): Pr
   if (result?.found) return foundBeforeSending(p, ports, info, result.found)
   if (last?.made) {
     // This machine's trail shows the key's request answered 2XX: it was made; the list need not echo the key.
-    const resource = {id: last.id ?? undefined, status: last.status ?? undefined, amount_in_minor_units: last.amount_in_minor_units ?? undefined, currency_code: last.currency_code ?? undefined}
-    return conclude(p, ports, info, learned(200, resource, Date.now()), {kind: 'replayed', notSent: true})
+    return conclude(p, ports, info, learned(200, fromTrail(p, last), Date.now()), {kind: 'replayed', notSent: true})
   }
   if (lost && !p.sendAnyway && result && (result.incomplete || result.candidates.length > 0)) {
     await ports.audit?.outcome({...info, status: null, error_code: 'not_sent'})

@@ -4,7 +4,7 @@
  * what the answer leaves out is taken from what is known (the request, this machine's audit trail)
  * or left unknown; it is never made up. Pure.
  */
-import type {Plan} from './types.js'
+import type {Known, Plan} from './types.js'
 
 type Obj = Record<string, unknown>
 
@@ -67,4 +67,11 @@ export function answered(p: Plan, status: number, data: Obj | undefined): Obj {
     default:
       return base
   }
+}
+
+/** A movement as this machine's audit trail recorded it (a create it made earlier), in its resource's shape. */
+export function fromTrail(p: Plan, k: Known): Obj {
+  const money = {amount_in_minor_units: k.amount_in_minor_units ?? undefined, currency_code: k.currency_code ?? undefined}
+  if (p.noun === 'simulated credit') return {bank_transaction_id: k.id ?? undefined, direction: 'credit', ...money}
+  return {id: k.id ?? undefined, status: k.status ?? undefined, from_account_id: k.from ?? undefined, to_account_id: k.to ?? undefined, ...money}
 }
