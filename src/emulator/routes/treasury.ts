@@ -94,7 +94,8 @@ function simulateCredit(app: AppContext, ctx: RequestContext, reference: string 
     }
   }
   const fingerprint = JSON.stringify([account.id, input.rail, input.amount_in_minor_units, input.transaction_date ?? null, input.sender_info ?? null, input.subaccount_id ?? null])
-  const used = reference === undefined ? undefined : app.store.treasury.creditByReference(entity, reference)
+  // Strict (strict.ts): the spec does not say what a sandbox reference is, so a repeated one is not refused (the line still records it).
+  const used = reference === undefined || app.strict?.on ? undefined : app.store.treasury.creditByReference(entity, reference)
   if (used) {
     throw new HttpError(409, 'DUPLICATE_SANDBOX_REFERENCE', `duplicate sandbox reference: this Idempotency-Key was already used for bank transaction ${used.id}; nothing was credited`)
   }
@@ -165,8 +166,7 @@ export function register(router: Router, app: AppContext): void {
 
   const inFlight = new KeyedMutex()
   router.add('POST', PATHS.simulateInboundCredit, (ctx) => {
-    // Strict (strict.ts): the spec does not say what a sandbox reference is, so the header is not one.
-    const reference = app.strict?.on ? undefined : referenceOf(ctx)
+    const reference = referenceOf(ctx)
     if (reference === undefined) return simulateCredit(app, ctx, undefined)
     return inFlight.run(`${ctx.entity.id}\n${reference}`, () => simulateCredit(app, ctx, reference))
   })
