@@ -20,6 +20,12 @@ import {searchCredits, searchTransfers} from './search.js'
 const skipAudit = {skipAudit: true}
 
 
+/** What the confirmation says of --send-anyway: the earlier attempt with this key may have taken effect. */
+function anywayRisk(r: {sendAnyway?: boolean; idempotencyKey?: string}): string | undefined {
+  if (!r.sendAnyway || r.idempotencyKey === undefined) return undefined
+  return `--send-anyway: if an earlier attempt with key ${r.idempotencyKey} took effect, this is a second one`
+}
+
 /** A LIVE key or limits: the guard needs amounts, destinations and names. */
 export function needsDetails(ports: MovementPorts): boolean {
   return ports.profile.live || hasLimits(ports)
@@ -216,7 +222,7 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
   return {
     request: r,
     noun: 'account transfer',
-    summary: {action: `Transfer ${amount} by ${r.rail}${autoApprove ? '' : ' (created, not approved)'}`, amount, from: knownName(ports, r.from), to: knownName(ports, r.to), details: {rail: r.rail, scheduled: r.scheduledDate}},
+    summary: {action: `Transfer ${amount} by ${r.rail}${autoApprove ? '' : ' (created, not approved)'}`, amount, from: knownName(ports, r.from), to: knownName(ports, r.to), details: {rail: r.rail, scheduled: r.scheduledDate, risk: anywayRisk(r)}},
     checks: [{amount_in_minor_units: minor, currency, to: r.to}],
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
@@ -290,7 +296,7 @@ async function planCredit(r: Extract<MovementRequest, {kind: 'credit.simulate'}>
   return {
     request: r,
     noun: 'simulated credit',
-    summary: {action: `Simulate an inbound ${r.rail} credit of ${amount}`, amount, to: r.subaccount ? `subaccount ${r.subaccount} of account ${r.account}` : r.account},
+    summary: {action: `Simulate an inbound ${r.rail} credit of ${amount}`, amount, to: r.subaccount ? `subaccount ${r.subaccount} of account ${r.account}` : r.account, details: {risk: anywayRisk(r)}},
     checks: [{amount_in_minor_units: minor, currency, to}],
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
