@@ -14,7 +14,7 @@ import {plan} from './plan.js'
 import {describe, seenOf, sentence} from './sentence.js'
 import {answered, fromTrail} from './unshown.js'
 import {unprovenRerun, type SearchResult} from './search.js'
-import type {MovementPorts, MovementRequest, Outcome, OutcomeKind, Plan} from './types.js'
+import type {LostAnswer, MovementPorts, MovementRequest, Outcome, OutcomeKind, Plan} from './types.js'
 
 export type {MovementPorts, MovementRequest, Outcome, Plan} from './types.js'
 export {plan} from './plan.js'
@@ -166,6 +166,19 @@ async function foundBeforeSending(p: Plan, ports: MovementPorts, info: AuditInfo
 }
 
 /**
+ * A transfer this machine's trail shows accepted (2XX) without an id (a 202 without a body): the
+ * list names it when exactly one transfer around that time could be it; else its id stays unknown.
+ */
+async function namedByTrail(p: Plan, last: LostAnswer): Promise<Record<string, unknown>> {
+  const known = fromTrail(p, last)
+  if (last.id || p.request.kind !== 'transfer.create' || !p.search) return known
+  const at = Date.parse(last.time)
+  const seen = await p.search({since: at, until: at}).catch(() => undefined)
+  const one = seen?.found ?? (seen?.candidates.length === 1 ? seen.candidates[0] : undefined)
+  return one ?? known
+}
+
+/**
  * Where the spec promises no replay of a create (account transfers, simulated credits), a key the
  * operator gave is checked before anything is sent (see search.ts): the movement it names is
  * replayed, not sent; one this machine's trail shows answered 2XX is replayed from the trail; one
@@ -198,7 +211,7 @@ async function beforeSending(p: Plan, ports: MovementPorts, info: AuditInfo): Pr
   if (result?.found) return foundBeforeSending(p, ports, info, result.found)
   if (last?.made) {
     // This machine's trail shows the key's request answered 2XX: it was made; the list need not echo the key.
-    return conclude(p, ports, info, learned(200, fromTrail(p, last), Date.now()), {kind: 'replayed', notSent: true})
+    return conclude(p, ports, info, learned(200, await namedByTrail(p, last), Date.now()), {kind: 'replayed', notSent: true})
   }
   if (lost && !p.sendAnyway && result && (result.incomplete || result.candidates.length > 0)) {
     await ports.audit?.outcome({...info, status: null, error_code: 'not_sent'})

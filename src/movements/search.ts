@@ -16,21 +16,15 @@ import type {AccountTransfer} from '../api/schemas/transfers.js'
 import type {BankTransaction} from '../api/schemas/treasury.js'
 import {replaceUnsafeChars} from '../text.js'
 import {shellArg, utcDate} from './settle.js'
-import type {MovementApi, MovementRequest, Plan} from './types.js'
+import type {MovementApi, MovementRequest, Plan, SearchResult} from './types.js'
+
+export type {SearchResult} from './types.js'
 
 /** How far around the first attempt's time the list is searched (the server's clock may differ from ours). */
 export const AROUND_MS = 15 * 60_000
 /** A list longer than this many pages for one window is not read to its end: nothing is proven. */
 const MAX_PAGES = 50
 
-export interface SearchResult {
-  /** The movement this request's key names, when the list shows it. */
-  found?: Record<string, unknown>
-  /** Listed movements that could be the first attempt (same route, amount and currency; no key that rules them out). */
-  candidates: Array<Record<string, unknown>>
-  /** Why the list does not prove anything (it could not be read to its end), when so. */
-  incomplete?: string
-}
 
 /** Reads every page of a list, or says why it could not be read to its end. */
 async function readAll<T>(page: (cursor?: string) => Promise<{items: T[]; hasMore: boolean; nextCursor?: string | null}>): Promise<{items: T[]; incomplete?: string}> {

@@ -11,7 +11,6 @@ import type {SubaccountsApi} from '../api/subaccounts.js'
 import type {TransfersApi} from '../api/transfers.js'
 import type {TreasuryApi} from '../api/treasury.js'
 import type {Movement} from '../guardrails.js'
-import type {SearchResult} from './search.js'
 
 /** An amount as the operator gave it: a decimal in the source's currency, or minor units. */
 export type AmountInput = {decimal: string} | {minor: number}
@@ -176,6 +175,16 @@ export interface Summary {
   from?: string
   to?: string
   details?: Record<string, string | undefined>
+}
+
+/** What the service shows of a create the spec does not make idempotent (see search.ts). */
+export interface SearchResult {
+  /** The movement this request's key names, when the list shows it. */
+  found?: Record<string, unknown>
+  /** Listed movements that could be the first attempt (same route, amount and currency; no key that rules them out). */
+  candidates: Array<Record<string, unknown>>
+  /** Why the list does not prove anything (it could not be read to its end), when so. */
+  incomplete?: string
 }
 
 /** The exact request the pipeline will send, and what the guard shows and checks first. */

@@ -22,7 +22,7 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     'fault-kinds': Flags.string({summary: 'Comma-separated faults to inject: 500, 502, 503, 504, 429, reset, latency.', default: '500,503,reset,latency'}),
     seed: Flags.integer({summary: 'Seed of the fault generator (reproducible runs).'}),
     drift: Flags.boolean({summary: 'Answer with the drift the spec documents: the approve-move example shape without amounts, legacy field names only, upper-case replay states, only required fields.'}),
-    strict: Flags.boolean({summary: 'Serve the least generous reading of the spec: no client_metadata in lists, minimal answers where the spec shows none (202 with an empty body for async transfers), webhook creates without the secret, sandbox references ignored.'}),
+    strict: Flags.boolean({summary: 'Serve the least generous reading of the spec: no client_metadata in lists, minimal answers where the spec shows none (202 with an empty body for async transfers), webhook creates without the secret, a repeated sandbox reference credited again.'}),
   }
 
   async run(): Promise<void> {

@@ -8,7 +8,7 @@ export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   static override areas = ['webhooks'] as const
   static override summary = 'Create a webhook endpoint; its signing secret is shown once.'
   static override description =
-    'The URL must be https:// (the local emulator also accepts http:// to 127.0.0.1, localhost or ::1). The signing secret is printed on stdout this one time: store it now, it is never shown again (rotate it with `webhooks rotate-secret`).'
+    'The URL must be https:// (the local emulator also accepts http:// to 127.0.0.1, localhost or ::1). The signing secret is printed on stdout this one time: store it now, it is never shown again (rotate it with `webhooks rotate-secret`). An answer without a secret (the spec does not show the create\'s answer) still creates the endpoint: its id is printed and the way to a secret named.'
   static override examples = [
     '<%= config.bin %> webhooks create --url https://example.com/hooks --event-types payin.settled,payin.failed',
     '<%= config.bin %> webhooks create --url http://127.0.0.1:4242/ --event-types subaccount.credit_received --description "local listener"',
