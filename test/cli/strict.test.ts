@@ -6,7 +6,7 @@
  * code; the ledger is read from the emulator's own store.
  */
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {fakeClock, outcomeOf, runAs, startEmulator, type Emulator, type RunOptions, type RunResult} from '../support/index.js'
+import {fakeClock, knownSecrets, outcomeOf, runAs, startCli, startEmulator, tempDir, type Emulator, type RunOptions, type RunResult} from '../support/index.js'
 
 let emu: Emulator
 let main: string
@@ -218,5 +218,39 @@ describe('answers the spec does not show (--strict)', () => {
     const table = await cli(['treasury', 'accounts', 'balance', main])
     expect(table.code, table.stderr).toBe(0)
     expect(table.stdout + table.stderr).not.toMatch(/undefined/)
+  })
+})
+
+describe('webhook endpoints created without a secret in the answer (--strict)', () => {
+  it('rotate-secret names the twin and the way to a secret, and keeps the old endpoint', async () => {
+    const dir = tempDir()
+    try {
+      await strict(false)
+      const made = await cli(['webhooks', 'create', '--url', 'https://example.com/strict-rotate', '--event-types', 'payin.settled', '-o', 'json'], {allowSecrets: true})
+      expect(made.code, made.stderr).toBe(0)
+      knownSecrets.add(made.json().secret)
+      await strict(true)
+      const r = await cli(['webhooks', 'rotate-secret', made.json().id, '-o', 'json'], {configDir: dir.path})
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.json()).toMatchObject({old_id: made.json().id, secret: null, old_deleted: false})
+      expect(r.stderr).toContain(`Webhook endpoint ${r.json().new_id} was created, but the API's answer carried no signing secret`)
+      expect(r.stdout + r.stderr).not.toMatch(/undefined/)
+    } finally {
+      dir.cleanup()
+    }
+  })
+
+  it('listen --register cannot verify deliveries without it: it deletes the endpoint again and stops, saying why', async () => {
+    const dir = tempDir()
+    try {
+      const before = entity().webhooks.items.length
+      const listener = startCli(['webhooks', 'listen', '--port', '0', '--register'], {configDir: dir.path, env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test}})
+      const r = await listener.done
+      expect(r.code).not.toBe(0)
+      expect(r.stderr).toMatch(/but the API's answer carried no signing secret, .* This listener cannot verify deliveries without it, so endpoint \S+ was deleted again/)
+      expect(entity().webhooks.items.length).toBe(before)
+    } finally {
+      dir.cleanup()
+    }
   })
 })
