@@ -894,6 +894,11 @@ export class SimulateCredit implements Cmd {
       const credited = change.credits.reduce((n, l) => n + l.amount, 0)
       if (r.code !== 7 && claimed !== credited) problems.push(`(i) the command says ${money(claimed)} was credited now; the ledger credited ${money(credited)}${change.credits.length > 1 ? ` in ${change.credits.length} lines` : ''}`)
       if (change.credits.length > 1) problems.push(`(ii) one request made ${change.credits.length} simulated credits`)
+      // Across runs too: a server that does not refuse a repeated reference (--strict) books each one it is sent.
+      if (key) {
+        const bound = [...after.bank.values()].filter((l) => l.reference === key)
+        if (bound.length > 1) problems.push(`(ii) ${bound.length} simulated credits carry the reference ${key}`)
+      }
       const toSubs = change.credits.filter((l) => l.subaccount !== null).reduce((n, l) => n + l.amount, 0)
       if (toSubs !== change.creditedToSubaccounts) problems.push(`subaccounts gained ${change.creditedToSubaccounts} from outside; the credits to them are ${toSubs}`)
       if ((r.code === 0 || r.code === 6) && !o[0]) problems.push(`exit ${r.code} but no {"outcome":…} line on stderr`)
