@@ -109,7 +109,7 @@ export function unknownExplanation(p: Plan, opts: {looked?: boolean; since?: num
       const looked = opts.looked ? 'it is not (yet) in the transfer list, which may show a new transfer late' : 'the transfer list could not be read'
       what =
         `It is unknown whether the account transfer was made: it was not sent again (the spec promises no idempotency for it), and ${looked}. ` +
-        `Find out with: payops transfers list --account ${shellArg(r.from)} --created-at-gte ${since} -o json (a transfer made by this request carries client_metadata.${KEY_METADATA} = ${p.idempotencyKey}); ` +
+        `Find out with: payops transfers list --account ${shellArg(r.from)} --created-at-gte ${since} -o json (a transfer made by this request carries client_metadata.${KEY_METADATA} = ${p.idempotencyKey} where the list shows client_metadata, and has this request's accounts, amount and currency); ` +
         `or re-run: ${p.settle} (it looks in the list first, and sends only when the list shows no transfer that could be this one; otherwise it names them and sends nothing).`
       break
     }
