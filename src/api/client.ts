@@ -61,6 +61,12 @@ export interface RequestOptions<S extends z.ZodMiniType | undefined = undefined>
   idempotent?: boolean
   /** Schema of the `data` member of the envelope. */
   schema?: S
+  /**
+   * The spec shows no answer for this request: its status code decides what happened, so a 2XX
+   * without `data` (or with no body) is success with `data` undefined, and a `data` object the
+   * schema does not read is kept as it came (what the caller hoped for may be missing from it).
+   */
+  shapeNotShown?: boolean
   /** Parse the whole body with the schema instead of its `data` member. */
   bare?: boolean
   /** The caller records this request in the audit trail itself (the movement pipeline does). */
@@ -97,6 +103,9 @@ export interface ApiResponse<T> {
 }
 
 type Out<S> = S extends z.ZodMiniType ? z.output<S> : unknown
+
+/** The data of an answer the spec does not show: the resource when it came whole, else what came of it, or nothing. */
+export type Unshown<T> = T | Record<string, unknown> | undefined
 
 export {isLoopbackHost, oneLine}
 
@@ -235,6 +244,11 @@ export class ApiClient {
 
   async close(): Promise<void> {
     await this.transport.close()
+  }
+
+  /** A request whose answer the spec does not show (see RequestOptions.shapeNotShown). */
+  unshown<S extends z.ZodMiniType>(opts: RequestOptions<S>): Promise<ApiResponse<Unshown<z.output<S>>>> {
+    return this.request({...opts, shapeNotShown: true}) as Promise<ApiResponse<Unshown<z.output<S>>>>
   }
 
   /** Sends one logical request (with retries) and parses the envelope's `data` with `schema`. */
@@ -430,7 +444,10 @@ export class ApiClient {
       data = env.data
       warning = typeof env.warning === 'string' ? env.warning : undefined
     }
-    if (opts.schema) {
+    if (opts.schema && opts.shapeNotShown) {
+      const r = data === undefined ? undefined : (opts.schema as z.ZodMiniType).safeParse(data)
+      data = r?.success ? r.data : typeof data === 'object' && data !== null && !Array.isArray(data) ? data : undefined
+    } else if (opts.schema) {
       if (!opts.bare && data === undefined && body !== undefined) {
         throw new ResponseError(`Unexpected response to ${where}: the "data" field is missing.`, status, requestId)
       }

@@ -33,12 +33,16 @@ export class MovesApi {
     return this.client.request({method: 'POST', path: PATHS.moveCreate, body, idempotencyKey, idempotent: true, schema: Move, ...opts})
   }
 
-  /** The answer may lack the amount (the spec's approve example shows none): see ApprovedMove. */
+  /**
+   * The answer may lack the amount (the spec's approve example shows none: see ApprovedMove), or be
+   * no resource at all: the documented status code (201 settled, 207 approved) tells what happened.
+   */
   approve(id: string, opts: SendOptions = {}) {
-    return this.client.request({method: 'POST', path: fillPath(PATHS.moveApprove, {move_id: id}), body: {}, schema: ApprovedMove, ...opts})
+    return this.client.unshown({method: 'POST', path: fillPath(PATHS.moveApprove, {move_id: id}), body: {}, schema: ApprovedMove, ...opts})
   }
 
+  /** The cancel's answer is not shown: its status code tells that it was canceled. */
   cancel(id: string, opts: SendOptions = {}) {
-    return this.client.request({method: 'DELETE', path: fillPath(PATHS.moveCancel, {move_id: id}), schema: Move, ...opts})
+    return this.client.unshown({method: 'DELETE', path: fillPath(PATHS.moveCancel, {move_id: id}), schema: Move, ...opts})
   }
 }

@@ -36,8 +36,8 @@ export function validateTransferCreate(input: TransferCreateInput): TransferCrea
   return r.data
 }
 
-export function isFinalTransferStatus(status: string): boolean {
-  return FINAL_TRANSFER_STATUSES.includes(status.toLowerCase())
+export function isFinalTransferStatus(status: string | null | undefined): boolean {
+  return typeof status === 'string' && FINAL_TRANSFER_STATUSES.includes(status.toLowerCase())
 }
 
 export interface WaitOptions {
@@ -126,15 +126,16 @@ export class TransfersApi {
   /**
    * Creates a transfer. The key goes in the Idempotency-Key header (which the spec does not promise
    * to honour here) and, by the caller, in client_metadata: the request is never re-sent after a
-   * failure that may have reached the server; {@link findByKey} finds out instead.
+   * failure that may have reached the server; {@link findByKey} finds out instead. The answer is
+   * not shown: a 2XX, 202 Accepted included, with or without a body, means it was accepted.
    */
   create(input: TransferCreateInput, idempotencyKey: string, opts: SendOptions = {}) {
     const body = validateTransferCreate(input)
-    return this.client.request({method: 'POST', path: PATHS.transferCreate, body, idempotencyKey, schema: AccountTransfer, ...opts})
+    return this.client.unshown({method: 'POST', path: PATHS.transferCreate, body, idempotencyKey, schema: AccountTransfer, ...opts})
   }
 
   approve(id: string, opts: SendOptions = {}) {
-    return this.client.request({method: 'POST', path: fillPath(PATHS.transferApprove, {account_transfer_id: id}), body: {}, schema: AccountTransfer, ...opts})
+    return this.client.unshown({method: 'POST', path: fillPath(PATHS.transferApprove, {account_transfer_id: id}), body: {}, schema: AccountTransfer, ...opts})
   }
 
   estimate(fromAccountId: string, toAccountId: string, amountMinor: number) {

@@ -45,13 +45,37 @@ export function validateWebhookUpdate(input: WebhookUpdateInput): WebhookUpdateR
 
 const path = (template: string, id: string) => fillPath(template, {webhook_id: id})
 
+/** What a create's answer (not shown by the spec) told of the new endpoint: its id and secret when it carried them. */
+export interface CreatedEndpoint {
+  id?: string
+  secret?: string
+  /** The configuration as answered, without the secret. */
+  config: Record<string, unknown>
+}
+
+const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
+
+export function createdEndpoint(data: Record<string, unknown> | undefined): CreatedEndpoint {
+  const {secret, ...config} = data ?? {}
+  return {id: text(config.id), secret: text(secret), config}
+}
+
+/**
+ * The sentence for an endpoint created without its secret in the answer: the spec shows no way to
+ * read an endpoint's secret, so it names what is left.
+ */
+export function noSecretSentence(id: string | undefined): string {
+  const which = id ? `Webhook endpoint ${id} was created` : 'The webhook endpoint was created (the answer named no id: find it with `payops webhooks list`)'
+  return `${which}, but the API's answer carried no signing secret, and the spec shows no way to read one. Get it from the provider, or create a twin whose answer may carry one: payops webhooks rotate-secret ${id ?? 'ID'}.`
+}
+
 export class WebhooksApi {
   constructor(private readonly client: ApiClient) {}
 
-  /** Creates an endpoint; the response is the only one that carries its signing secret. */
+  /** Creates an endpoint; the answer (not shown by the spec) is the only one that may carry its signing secret. */
   create(input: WebhookCreateInput) {
     const body = validateWebhookCreate(input)
-    return this.client.request({method: 'POST', path: PATHS.webhooks, body, schema: WebhookEndpointWithSecret})
+    return this.client.unshown({method: 'POST', path: PATHS.webhooks, body, schema: WebhookEndpointWithSecret})
   }
 
   listPage(query: {limit?: number; order?: 'asc' | 'desc'}, cursor?: string) {

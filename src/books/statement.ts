@@ -154,7 +154,7 @@ async function accountStatement(id: string, month: string, first: string, last: 
     currency_code: currency,
     opening_balance_in_minor_units: closing === null ? null : closing - net,
     closing_balance_in_minor_units: closing,
-    as_of: balance.as_of,
+    as_of: balance.as_of ?? 'unknown (the API did not say)',
     raw,
   })
 }

@@ -5,6 +5,7 @@
 import type {Store} from './store/index.js'
 import type {EventBus} from './events.js'
 import type {DriftSwitch} from './drift.js'
+import type {ModeSwitch} from './strict.js'
 import type {TransportFaults} from './faults.js'
 import type {SpecOnlySwitches} from './spec-only.js'
 
@@ -51,9 +52,9 @@ export interface AppContext {
   transport?: TransportFaults
   /** Answers in the documented drift (`--drift`, or `drift` on POST /_emulator/faults); see drift.ts. */
   drift?: DriftSwitch
-  /** A server that keeps only to the spec's letter (`strict` on POST /_emulator/faults): every switch of spec-only.ts on. */
-  strict?: boolean
-  /** The spec-only behaviours switched one by one (spec-only.ts). */
+  /** The least generous reading of the spec (`--strict`, or `strict` on POST /_emulator/faults); see strict.ts. */
+  strict?: ModeSwitch
+  /** The spec-only behaviours switched one by one (spec-only.ts); `strict` turns every one on. */
   specOnly?: SpecOnlySwitches
   log: (line: string) => void
   /** Run when the emulator closes, before the server stops (cancel timers, abort requests). */

@@ -94,7 +94,7 @@ export class WebhookDeliveries {
     // Looked up again on every attempt: a deleted or disabled endpoint receives nothing more.
     const hook = this.app.store.entities.get(job.entityId)?.webhooks.get(job.endpointId)
     if (!hook || !hook.is_active) return
-    const timestamp = deliveryTimestamp(this.app.specOnly?.timestampFormat(this.app.strict ?? false) ?? 'unix', Date.now())
+    const timestamp = deliveryTimestamp(this.app.specOnly?.timestampFormat(this.app.strict?.on ?? false) ?? 'unix', Date.now())
     const controller = new AbortController()
     const timeoutMs = this.policy.timeout_ms
     const timeout = setTimeout(() => controller.abort(), timeoutMs)

@@ -29,7 +29,7 @@ export const FaultConfig = z.object({
   methods: z.optional(z.array(z.string())),
   /** Answers in the documented drift (not a transport fault; kept here so one control call sets up a run). */
   drift: z.optional(z.boolean({message: 'drift must be a boolean'})),
-  /** A server that keeps only to the spec's letter: turns on every behaviour of spec-only.ts. */
+  /** Answers in the least generous reading of the spec (strict.ts); turns on every behaviour of spec-only.ts too. */
   strict: z.optional(z.boolean({message: 'strict must be a boolean'})),
   /** List pages that have more answer `has_more: true` without `next_cursor` (spec-only.ts). */
   has_more_without_cursor: z.optional(z.boolean({message: 'has_more_without_cursor must be a boolean'})),

@@ -14,6 +14,7 @@ import {isLoopbackHost} from '../net.js'
 import type {AppContext} from './context.js'
 import {driftBody} from './drift.js'
 import {withoutCursor} from './spec-only.js'
+import {strictBody} from './strict.js'
 import {HttpError, validationError} from './errors.js'
 import type {Fault} from './faults.js'
 import {RequestContext} from './handler.js'
@@ -82,7 +83,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
     // 'after': the handler committed its change; the client sees only the fault.
     if (fault && fault.kind !== 'latency') return injectFault(req, res, fault, requestId, app)
     const drifted = isApi && app.drift?.on ? driftBody(method, match.pattern, reply.status, reply.body) : reply.body
-    const body = isApi && method === 'GET' && app.specOnly?.cursorless(app.strict ?? false) ? withoutCursor(reply.status, drifted) : drifted
+    const strict = isApi && (app.strict?.on ?? false)
+    const minimal = strict ? strictBody(method, match.pattern, reply.status, drifted) : drifted
+    const body = isApi && method === 'GET' && app.specOnly?.cursorless(strict) ? withoutCursor(reply.status, minimal) : minimal
     send(res, reply.status, body, requestId, {...reply.headers, ...(await drainUnread(req))})
   } catch (err) {
     app.commit?.()

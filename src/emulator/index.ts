@@ -11,6 +11,7 @@ import {UsageError} from '../errors.js'
 import {Faults, RequestLog, type AppContext} from './context.js'
 import {DriftSwitch} from './drift.js'
 import {SpecOnlySwitches} from './spec-only.js'
+import {ModeSwitch} from './strict.js'
 import {EventBus} from './events.js'
 import {TransportFaults, type FaultConfig} from './faults.js'
 import {createRequestListener} from './http.js'
@@ -44,6 +45,8 @@ export interface EmulatorOptions {
   clock?: number
   /** A checked scenario to start from (`--scenario`): the test entity's world (scenario/apply.ts). */
   scenario?: Scenario
+  /** Serve the least generous reading of the spec from the start (`--strict`; switchable at run time via /_emulator/faults). */
+  strict?: boolean
 }
 
 export type {EmulatorKeys} from './store/index.js'
@@ -73,7 +76,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     await stateFile.init()
     stateFile.watch()
   }
-  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(() => store.now()), transport, drift: new DriftSwitch(opts.drift ?? false), strict: false, specOnly: new SpecOnlySwitches(), log, onClose: [], commit: stateFile && (() => stateFile.commit())}
+  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(() => store.now()), transport, drift: new DriftSwitch(opts.drift ?? false), strict: new ModeSwitch(opts.strict ?? false), specOnly: new SpecOnlySwitches(), log, onClose: [], commit: stateFile && (() => stateFile.commit())}
   const router = registerRoutes(new Router(), app)
 
   const server = createServer({keepAlive: true}, createRequestListener(router, app))

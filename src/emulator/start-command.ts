@@ -23,6 +23,8 @@ export interface StartOptions {
   seed?: number
   /** Answer in the documented drift (drift.ts). */
   drift?: boolean
+  /** Serve the least generous reading of the spec (strict.ts). */
+  strict?: boolean
   /** Where the clock starts: an ISO 8601 instant with its offset, or a day (clock.ts). */
   clock?: string
   /** A scenario file to start from (scenario/file.ts). */
@@ -56,7 +58,7 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
   const {startEmulator} = await import('./index.js')
   let emu
   try {
-    emu = await startEmulator({port: opts.port, host: opts.host, statePath: opts.state, importState: opts.importState, faults, drift: opts.drift, clock, scenario, log: (line) => ctx.io.stderr.write(`${line}\n`)})
+    emu = await startEmulator({port: opts.port, host: opts.host, statePath: opts.state, importState: opts.importState, faults, drift: opts.drift, strict: opts.strict, clock, scenario, log: (line) => ctx.io.stderr.write(`${line}\n`)})
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`Port ${opts.port} is in use; pick another with --port (0 for any free port).`)
     throw err
@@ -77,6 +79,7 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
       `  live        ${emu.keys.live}`,
       profileName ? `Profile "${profileName}" saved (test key). Try: payops -p ${profileName} subaccounts create --name Ops` : `Try: PAYOPS_BASE_URL=${emu.baseUrl} PAYOPS_API_KEY=<test key> payops subaccounts create --name Ops`,
       ...(opts.drift ? ['Answers use the documented schema drift (--drift).'] : []),
+      ...(opts.strict ? ['Answers are the least generous reading of the spec (--strict).'] : []),
       ...(opts.scenario ? [`Scenario: ${opts.scenario}`] : []),
       ...(clock !== undefined || opts.scenario ? [`Clock: ${emu.store.now()} (move it with: payops emulator clock advance 1d)`] : []),
       opts.state ? `State file: ${opts.state}` : 'State is in memory only (use --state FILE to keep it).',

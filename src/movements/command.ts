@@ -77,7 +77,7 @@ export function finishOutcome(ctx: CommandContext, o: Outcome): void {
  * the line only names the state; in machine formats it is the sentence (the outcome line is JSON).
  */
 function partialLine(ctx: CommandContext, o: Outcome): string {
-  return ctx.out.machine ? o.sentence : `Partial success: ${o.id} is ${o.status ?? 'in an unknown state'}, not settled (see above).`
+  return ctx.out.machine ? o.sentence : `Partial success: ${o.id ?? 'it'} is ${o.status ?? 'in an unknown state'}, not settled (see above).`
 }
 
 /**

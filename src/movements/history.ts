@@ -158,6 +158,16 @@ export function historyOf(read: () => AuditRecord[], keyId?: string | null): His
       }
       return undefined
     },
+    lastAttempt(method, path, key) {
+      const list = all()
+      for (let i = list.length - 1; i >= 0; i--) {
+        const r = list[i]
+        if (r.method !== method || r.path !== path || r.idempotency_key !== key) continue
+        if (succeeded(r)) return {...known(r), time: r.time, made: true}
+        if (lost(r)) return {...known(r), time: r.time, made: false}
+      }
+      return undefined
+    },
     lostAnswer(method, path, key) {
       const list = all()
       for (let i = list.length - 1; i >= 0; i--) {

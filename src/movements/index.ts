@@ -13,7 +13,9 @@ import {guard, type GuardOptions} from './guard.js'
 import {plan} from './plan.js'
 import {describe, seenOf, sentence} from './sentence.js'
 import {heldForApproval, makerCheckerFor} from './maker-checker.js'
-import type {MovementPorts, MovementRequest, Outcome, OutcomeKind, Plan} from './types.js'
+import {answered, fromTrail} from './unshown.js'
+import {unprovenRerun, type SearchResult} from './search.js'
+import type {LostAnswer, MovementPorts, MovementRequest, Outcome, OutcomeKind, Plan} from './types.js'
 
 export type {MovementPorts, MovementRequest, Outcome, Plan} from './types.js'
 export {plan} from './plan.js'
@@ -158,29 +160,78 @@ function refusedInState(p: Plan, err: unknown): {resource_id: string; resource_s
   return state ? {resource_id: r.id, resource_status: state} : undefined
 }
 
-async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts: PrepareOptions): Promise<Outcome> {
-  // A key the operator gave may name a movement an earlier run made where the spec promises no
-  // replay (account transfers): look for it first, and send nothing when it is there.
-  if (p.lookup && !p.keyGenerated) {
-    let found: Record<string, unknown> | undefined
-    try {
-      found = await p.lookup()
-    } catch (err) {
-      await ports.audit?.outcome({...info, status: null, error_code: 'not_sent'})
-      if (err instanceof PayopsError) err.message = `${err.message.replace(/\.?\s*$/, '.')} Nothing was sent: payops looks for the key among the ${p.noun}s first and could not.`
-      throw err
-    }
-    // A key that names a failed or canceled transfer cannot make the one asked for, as the spec's
-    // 409 says of a move's key: nothing is sent, exit 5.
-    const ended = typeof found?.status === 'string' && ['failed', 'canceled'].includes(found.status.toLowerCase()) ? found.status.toLowerCase() : undefined
-    if (found && ended) {
-      await ports.audit?.outcome({...info, status: null, error_code: 'not_sent', resource_id: String(found.id ?? ''), resource_status: ended, outcome: 'conflict'})
-      throw new ConflictError(`Idempotency-Key ${p.idempotencyKey} names ${p.noun} ${String(found.id)}, which ${ended === 'failed' ? 'failed' : 'was canceled'}: it will not move money, and this request was not sent. Use a new key for a new ${p.noun}.`, String(found.id ?? ''), p.idempotencyKey)
-    }
-    if (found) return conclude(p, ports, info, learned(200, found, Date.now()), {kind: 'replayed', notSent: true})
+/** The movement a lookup before sending found by its key: a failed or canceled one is a conflict (exit 5), any other is replayed. */
+async function foundBeforeSending(p: Plan, ports: MovementPorts, info: AuditInfo, found: Record<string, unknown>): Promise<Outcome> {
+  // A key that names a failed or canceled transfer cannot make the one asked for, as the spec's
+  // 409 says of a move's key: nothing is sent, exit 5.
+  const ended = typeof found.status === 'string' && ['failed', 'canceled'].includes(found.status.toLowerCase()) ? found.status.toLowerCase() : undefined
+  if (ended) {
+    await ports.audit?.outcome({...info, status: null, error_code: 'not_sent', resource_id: String(found.id ?? ''), resource_status: ended, outcome: 'conflict'})
+    throw new ConflictError(`Idempotency-Key ${p.idempotencyKey} names ${p.noun} ${String(found.id)}, which ${ended === 'failed' ? 'failed' : 'was canceled'}: it will not move money, and this request was not sent. Use a new key for a new ${p.noun}.`, String(found.id ?? ''), p.idempotencyKey)
   }
+  return conclude(p, ports, info, learned(200, found, Date.now()), {kind: 'replayed', notSent: true})
+}
+
+/**
+ * A transfer this machine's trail shows accepted (2XX) without an id (a 202 without a body): the
+ * list names it when exactly one transfer around that time could be it; else its id stays unknown.
+ */
+async function namedByTrail(p: Plan, last: LostAnswer): Promise<Record<string, unknown>> {
+  const known = fromTrail(p, last)
+  if (last.id || p.request.kind !== 'transfer.create' || !p.search) return known
+  const at = Date.parse(last.time)
+  const seen = await p.search({since: at, until: at}).catch(() => undefined)
+  const one = seen?.found ?? (seen?.candidates.length === 1 ? seen.candidates[0] : undefined)
+  return one ?? known
+}
+
+/**
+ * Where the spec promises no replay of a create (account transfers, simulated credits), a key the
+ * operator gave is checked before anything is sent (see search.ts): the movement it names is
+ * replayed, not sent; one this machine's trail shows answered 2XX is replayed from the trail; one
+ * whose answer was lost is sent again only when the list shows that it did not happen (or with
+ * --send-anyway). Resolves with the outcome when nothing is to be sent; with undefined to send.
+ */
+async function beforeSending(p: Plan, ports: MovementPorts, info: AuditInfo): Promise<Outcome | undefined> {
+  const attempt = p.search && !p.keyGenerated && p.idempotencyKey ? ports.history.lastAttempt?.(p.audit.method, p.audit.path, p.idempotencyKey) : undefined
+  // Only an attempt at this very movement (a key sent with other details is another matter: the API or the trail refuses it).
+  const last = attempt && attempt.amount_in_minor_units === p.audit.amount_in_minor_units && (attempt.to ?? null) === p.audit.to ? attempt : undefined
+  const lost = last && !last.made ? last : undefined
+  // --send-anyway speaks of a risk only where there is one: an earlier attempt whose answer was lost.
+  if (!lost) p.sendAnyway = false
+  if (!p.search || p.keyGenerated || !p.idempotencyKey) return undefined
+  const around = lost ? {since: Date.parse(lost.time), until: Date.parse(lost.time)} : undefined
+  // Transfers are always looked for by their key; a credit only when its last attempt was lost.
+  let result: SearchResult | undefined
+  if (p.request.kind === 'transfer.create' || (lost && !p.sendAnyway)) {
+    try {
+      result = await p.search(around)
+    } catch (err) {
+      if (!lost) {
+        await ports.audit?.outcome({...info, status: null, error_code: 'not_sent'})
+        if (err instanceof PayopsError) err.message = `${err.message.replace(/\.?\s*$/, '.')} Nothing was sent: payops looks for the key among the ${p.noun}s first and could not.`
+        throw err
+      }
+      result = {candidates: [], incomplete: `reading it failed: ${(err as Error).message.replace(/\.?\s*$/, '')}`}
+    }
+  }
+  if (result?.found) return foundBeforeSending(p, ports, info, result.found)
+  if (last?.made) {
+    // This machine's trail shows the key's request answered 2XX: it was made; the list need not echo the key.
+    return conclude(p, ports, info, learned(200, await namedByTrail(p, last), Date.now()), {kind: 'replayed', notSent: true})
+  }
+  if (lost && !p.sendAnyway && result && (result.incomplete || result.candidates.length > 0)) {
+    await ports.audit?.outcome({...info, status: null, error_code: 'not_sent'})
+    throw unprovenRerun(p, result, lost)
+  }
+  return undefined
+}
+
+async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts: PrepareOptions): Promise<Outcome> {
+  const known = await beforeSending(p, ports, info)
+  if (known) return known
   const sentAt = Date.now()
-  let res: ApiResponse<Record<string, unknown>>
+  let res: ApiResponse<Record<string, unknown> | undefined>
   try {
     res = await p.send()
   } catch (err) {
@@ -195,10 +246,10 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts:
     if (done) return conclude(p, ports, info, learned((err as {status: number}).status, done.resource, sentAt), {kind: 'replayed', failure: failureOf(err), sentence: done.sentence})
     const unknown = leavesOutcomeUnknown(err)
     let looked = false
-    if (unknown && p.lookup) {
+    if (unknown && p.search && p.request.kind === 'transfer.create') {
       // Not sent again: looked for in the list by its key.
-      const found = await p.lookup(sentAt).then(
-        (t) => ((looked = true), t),
+      const found = await p.search({since: sentAt}).then(
+        (t) => ((looked = true), t.found),
         () => undefined,
       )
       if (found) return conclude(p, ports, info, learned(201, found, sentAt), {kind: 'created', failure: failureOf(err), foundByKey: true})
@@ -210,12 +261,13 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts:
   return conclude(p, ports, info, res)
 }
 
-async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: ApiResponse<Record<string, unknown>>, est?: Established): Promise<Outcome> {
+async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: ApiResponse<Record<string, unknown> | undefined>, est?: Established): Promise<Outcome> {
   const receivedAt = Date.now()
   const op = p.request.kind
   const requestedId = 'id' in p.request ? p.request.id : undefined
-  // A cancel may answer without a body (204): the move is then canceled, as asked.
-  const resource = withKnownAmount((res.data ?? (op === 'move.cancel' ? {id: requestedId, status: 'canceled'} : {})) as Record<string, unknown>, p)
+  // An answer the spec does not show (a cancel's 204, an approve's `{}`, a transfer's 202 without a
+  // body): its status code tells what happened; what it leaves out is what is known, or unknown.
+  const resource = withKnownAmount(answered(p, res.status, res.data), p)
   const seen = seenOf(p.noun, resource)
   if (!seen.id && requestedId) seen.id = requestedId
   const create = op === 'move.create' || op === 'transfer.create' || op === 'credit.simulate'
@@ -275,7 +327,8 @@ async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: Api
   const tell = (s: typeof seen) => est?.sentence ?? sentence({plan: p, kind, seen: s, partial, confirmedByRetry, foundByKey: est?.foundByKey, before: prior?.status, nameOf, checker})
   const outcome = (r: Record<string, unknown>, s: typeof seen): Outcome => ({
     kind,
-    id: s.id,
+    // Never an empty id: an answer that named none (a 202 without a body) leaves it unknown.
+    id: s.id || null,
     idempotency_key: p.idempotencyKey,
     status: s.status,
     resource: r,

@@ -15,13 +15,17 @@ import type {AmountInput, Described, Known, MovementPorts, MovementRequest, Plan
 import {movementDetails} from './history.js'
 import {makerCheckerFor, refuseOwnApproval} from './maker-checker.js'
 import {describe} from './sentence.js'
+import {searchCredits, searchTransfers} from './search.js'
 
 /** The pipeline records its own audit, and is the one sender allowed to reach a money endpoint. */
 const skipAudit = {skipAudit: true, movement: true}
 
-/** How far before the local send time a transfer's created_at may lie (the server's clock may lag). */
-const LOOKUP_SKEW_MS = 5 * 60_000
 
+/** What the confirmation says of --send-anyway: the earlier attempt with this key may have taken effect. */
+function anywayRisk(r: {sendAnyway?: boolean; idempotencyKey?: string}): string | undefined {
+  if (!r.sendAnyway || r.idempotencyKey === undefined) return undefined
+  return `--send-anyway: if an earlier attempt with key ${r.idempotencyKey} took effect, this is a second one`
+}
 
 /** A LIVE key or limits: the guard needs amounts, destinations and names. */
 export function needsDetails(ports: MovementPorts): boolean {
@@ -221,7 +225,7 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
   return {
     request: r,
     noun: 'account transfer',
-    summary: {action: `Transfer ${amount} by ${r.rail}${autoApprove ? '' : ' (created, not approved)'}`, amount, from: knownName(ports, r.from), to: knownName(ports, r.to), details: {rail: r.rail, scheduled: r.scheduledDate}},
+    summary: {action: `Transfer ${amount} by ${r.rail}${autoApprove ? '' : ' (created, not approved)'}`, amount, from: knownName(ports, r.from), to: knownName(ports, r.to), details: {rail: r.rail, scheduled: r.scheduledDate, risk: anywayRisk(r)}},
     checks: [{amount_in_minor_units: minor, currency, to: r.to}],
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
@@ -233,11 +237,12 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
     heldBy,
     settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
     // Before sending (a key the operator gave may name an earlier run's transfer): the source
-    // account's transfers; after a lost answer: those of this amount created since it was sent.
-    lookup: async (since) => {
-      const found = await ports.api.transfers.findByKey(key, r.from, since === undefined ? {} : {createdAfter: new Date(since - LOOKUP_SKEW_MS).toISOString(), amount: minor})
-      return found as Record<string, unknown> | undefined
+    // account's transfers; around a lost answer: those of this amount created then (search.ts).
+    search: async (around) => {
+      if (around) return searchTransfers(ports.api, r, key, minor, currency, around)
+      return {found: (await ports.api.transfers.findByKey(key, r.from)) as Record<string, unknown> | undefined, candidates: []}
     },
+    sendAnyway: r.sendAnyway,
     send: () => ports.api.transfers.create(input, key, skipAudit),
   }
 }
@@ -295,7 +300,7 @@ async function planCredit(r: Extract<MovementRequest, {kind: 'credit.simulate'}>
   return {
     request: r,
     noun: 'simulated credit',
-    summary: {action: `Simulate an inbound ${r.rail} credit of ${amount}`, amount, to: r.subaccount ? `subaccount ${r.subaccount} of account ${r.account}` : r.account},
+    summary: {action: `Simulate an inbound ${r.rail} credit of ${amount}`, amount, to: r.subaccount ? `subaccount ${r.subaccount} of account ${r.account}` : r.account, details: {risk: anywayRisk(r)}},
     checks: [{amount_in_minor_units: minor, currency, to}],
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
@@ -304,6 +309,9 @@ async function planCredit(r: Extract<MovementRequest, {kind: 'credit.simulate'}>
     expected: {amount_in_minor_units: minor, currency_code: currency},
     currency,
     settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
+    // A bank line carries nothing of the request: after a lost answer, the credits that could be it.
+    search: async (around) => searchCredits(ports.api, r, minor, currency, around ?? {since: Date.now()}),
+    sendAnyway: r.sendAnyway,
     send: () => ports.api.treasury.simulateCredit(r.account, input, key, skipAudit) as ReturnType<Plan['send']>,
   }
 }

@@ -103,6 +103,12 @@ function creditedTo(r: Plan['request'], nameOf?: (id: string) => string | undefi
   return r.subaccount ? ` to subaccount ${show(r.subaccount)} of account ${show(r.account)}` : ` to account ${show(r.account)}`
 }
 
+/** What a create sent with --send-anyway risks: the earlier attempt may have made one too. */
+function anyway(plan: Plan): string {
+  if (!plan.sendAnyway) return ''
+  return ` Sent anyway (--send-anyway): if the earlier attempt with Idempotency-Key ${plan.idempotencyKey}, whose answer was lost, took effect, this is a second ${plan.noun}.`
+}
+
 export function sentence({plan, kind, seen, partial, confirmedByRetry, foundByKey, nameOf, before, checker}: SentenceInput): string {
   const noun = plan.noun
   const what = `${describe(seen, plan.currency, nameOf)}${seen.to ? '' : creditedTo(plan.request, nameOf)}`
@@ -117,6 +123,11 @@ export function sentence({plan, kind, seen, partial, confirmedByRetry, foundByKe
   }
   if (op === 'move.cancel') return `Canceled move ${seen.id}${seen.amount_in_minor_units !== undefined ? ` (${what})` : ''}: it will not move money.`
   const nothing = noun === 'simulated credit' ? 'nothing was credited now' : 'nothing was moved now'
+  if (kind === 'created' && !seen.id && noun === 'account transfer') {
+    // Accepted (a 202, or a 2XX that named no transfer): made, but not yet listed under an id.
+    const from = plan.request.kind === 'transfer.create' ? plan.request.from : ''
+    return `Account transfer accepted: ${what}; the answer named no transfer, so its id and state are unknown until the transfer list shows it (the spec: poll the list until its status stabilizes). Follow it with --wait, or find it with: payops transfers list --account ${from}.${anyway(plan)}`
+  }
   if (kind === 'created') {
     const verb = noun === 'simulated credit' ? 'Simulated credit' : `Created ${noun}`
     const retry = foundByKey
@@ -125,11 +136,11 @@ export function sentence({plan, kind, seen, partial, confirmedByRetry, foundByKe
         ? ` The first answer was lost; a retry with the same Idempotency-Key ${key} confirmed it: it was made once, by this run.`
         : ''
     const next = partial && noun === 'move' && seen.status === 'approved' ? ` Its settlement failed: ${STUCK_APPROVED}.` : ''
-    return `${verb} ${seen.id}: ${what}, ${state}.${retry}${next}`
+    return `${verb}${seen.id ? ` ${seen.id}` : ''}: ${what}, ${state}.${retry}${next}${anyway(plan)}`
   }
   if (kind === 'replayed') {
     const stuck = partial && noun === 'move' && seen.status === 'approved' ? ` It was not settled: ${STUCK_APPROVED}.` : ''
-    return `Replayed: Idempotency-Key ${key} already names ${noun} ${seen.id} (${what}, ${state}), made earlier; ${nothing}.${stuck}`
+    return `Replayed: Idempotency-Key ${key} already names ${seen.id ? `${noun} ${seen.id}` : `a ${noun} (its id not known here)`} (${what}, ${state}), made earlier; ${nothing}.${stuck}`
   }
   // advanced: a replay moved an existing movement on (from the state this machine recorded, when it did).
   const was = before?.toLowerCase() === 'approved' ? 'which was approved but not settled' : 'which was awaiting approval'

@@ -109,14 +109,14 @@ export function unknownExplanation(p: Plan, opts: {looked?: boolean; since?: num
       const looked = opts.looked ? 'it is not (yet) in the transfer list, which may show a new transfer late' : 'the transfer list could not be read'
       what =
         `It is unknown whether the account transfer was made: it was not sent again (the spec promises no idempotency for it), and ${looked}. ` +
-        `Find out with: payops transfers list --account ${shellArg(r.from)} --created-at-gte ${since} -o json (a transfer made by this request carries client_metadata.${KEY_METADATA} = ${p.idempotencyKey}); ` +
-        `or re-run: ${p.settle} (it looks in the list first and sends nothing when the transfer is there).`
+        `Find out with: payops transfers list --account ${shellArg(r.from)} --created-at-gte ${since} -o json (a transfer made by this request carries client_metadata.${KEY_METADATA} = ${p.idempotencyKey} where the list shows client_metadata, and has this request's accounts, amount and currency); ` +
+        `or re-run: ${p.settle} (it looks in the list first, and sends only when the list shows no transfer that could be this one; otherwise it names them and sends nothing).`
       break
     }
     case 'credit.simulate':
       what =
         `It is unknown whether the account was credited: the credit was not sent again, and a bank line carries nothing that ties it to this request. ` +
-        `Find out with: ${p.settle} (the same sandbox reference: the API refuses it as a duplicate, 409, when the first one was credited, and payops then says so; otherwise it credits once).`
+        `Find out with: ${p.settle} (it reads the account's bank lines first and sends nothing when one could be this credit, naming them; otherwise it sends the same sandbox reference once).`
       break
     case 'move.approve':
       what = `It is unknown whether move ${r.id} was approved; it was not sent again. Find out with: ${p.settle} (a second approve is refused, never settled twice: "cannot be approved in status settled" is reported as settled).`

@@ -9,7 +9,9 @@ import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../output/columns.js'
 import {renderOutcome, runOne, type GuardFlags} from './command.js'
 import {makerCheckerFor} from './maker-checker.js'
 import {awaitingPhrase} from './sentence.js'
-import type {MovementRequest} from './types.js'
+import {OutcomeUnknownError} from '../errors.js'
+import {describeCandidate, inspectCommand, searchTransfers} from './search.js'
+import type {MovementRequest, Outcome} from './types.js'
 
 export interface TransferCreateOptions {
   request: Extract<MovementRequest, {kind: 'transfer.create'}>
@@ -24,17 +26,54 @@ export type {Spinner} from '../output/spinner.js'
 import type {Spinner} from '../output/spinner.js'
 
 export async function runTransferCreate(opts: TransferCreateOptions, ctx: CommandContext, spinner?: Spinner): Promise<void> {
+  const started = ctx.clock.now()
   let outcome = await runOne(ctx, opts.guard, opts.request)
   let transfer = outcome.resource as AccountTransfer
-  if (outcome.http_status === 202) {
-    ctx.out.note(`Accepted (202): transfer ${transfer.id} is ${transfer.status}; processing continues${opts.wait ? '' : ' (use --wait to follow it)'}.`)
+  if (outcome.http_status === 202 && outcome.id) {
+    ctx.out.note(`Accepted (202): transfer ${transfer.id} is ${transfer.status ?? 'in a state the answer did not give'}; processing continues${opts.wait ? '' : ' (use --wait to follow it)'}.`)
   }
-  if (opts.wait && !isFinalTransferStatus(transfer.status)) {
+  if (opts.wait && !(typeof transfer.status === 'string' && isFinalTransferStatus(transfer.status))) {
+    // Accepted without an id (a 202 with no body): found in the list first, then followed.
+    if (!outcome.id) transfer = await identify(outcome, opts, ctx, started)
     transfer = await follow(transfer, opts, ctx, spinner)
     // The table, the sentence and the outcome line all tell the state the wait ended in.
     outcome = outcome.restate?.(transfer as unknown as Record<string, unknown>) ?? outcome
   }
   await renderOutcome(ctx, outcome, TRANSFER_COLUMNS, TRANSFER_KNOWN, transfer)
+}
+
+/** How far before this run's start a transfer's created_at may lie and still be this request's (clock skew). */
+const SKEW_MS = 60_000
+
+/**
+ * The transfer an answer without an id accepted, found in the list: the one carrying this
+ * request's key or, where the list shows no keys, the only one with the same accounts, amount and
+ * currency created since this run started. Polls until --wait-timeout; several that could be it
+ * end with exit 7, naming them.
+ */
+async function identify(outcome: Outcome, opts: TransferCreateOptions, ctx: CommandContext, started: number): Promise<AccountTransfer> {
+  const api = await ctx.api(['transfers'])
+  const r = opts.request
+  const res = outcome.resource
+  const minor = Number(res.amount_in_minor_units)
+  const currency = String(res.currency_code ?? r.currency).toUpperCase()
+  const deadline = ctx.clock.now() + opts.waitTimeoutSec * 1000
+  for (;;) {
+    const seen = await searchTransfers(api, r, outcome.idempotency_key ?? '', minor, currency, {since: started})
+    if (seen.found) return seen.found as AccountTransfer
+    const fresh = seen.candidates.filter((t) => Date.parse(String(t.created_at ?? '')) >= started - SKEW_MS)
+    if (fresh.length === 1) {
+      ctx.out.note(`Following transfer ${String(fresh[0].id)}: the only one listed with these accounts, amount and currency since this run started (the list shows no key).`)
+      return fresh[0] as AccountTransfer
+    }
+    if (fresh.length > 1) {
+      throw new OutcomeUnknownError(`The transfer was accepted, but the list shows ${fresh.length} that could be it and no key to tell them apart: ${fresh.map((t) => describeCandidate('account transfer', t)).join('; ')}. Nothing more was sent.`, inspectCommand(r, started))
+    }
+    if (ctx.clock.now() >= deadline) {
+      throw new OutcomeUnknownError(`Timed out after ${opts.waitTimeoutSec}s waiting for the accepted transfer to be listed; it was made (the API accepted it) and goes on. Nothing more was sent. Find it with: ${inspectCommand(r, started)}`, inspectCommand(r, started))
+    }
+    await ctx.clock.sleep(opts.pollIntervalMs)
+  }
 }
 
 async function follow(transfer: AccountTransfer, opts: TransferCreateOptions, ctx: CommandContext, spinner?: Spinner): Promise<AccountTransfer> {

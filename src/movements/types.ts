@@ -42,6 +42,8 @@ export type MovementRequest =
       scheduledDate?: string
       metadata?: Record<string, unknown>
       idempotencyKey?: string
+      /** Send even when an earlier attempt with this key lost its answer and the list cannot show it did not happen. */
+      sendAnyway?: boolean
     }
   | {kind: 'transfer.approve'; id: string; known?: Known; maker?: string}
   | {
@@ -54,6 +56,8 @@ export type MovementRequest =
       senderInfo?: string
       transactionDate?: string
       idempotencyKey?: string
+      /** As for a transfer: send even when the account shows a credit that could be the earlier attempt. */
+      sendAnyway?: boolean
     }
 
 export type MovementKind = MovementRequest['kind']
@@ -103,6 +107,12 @@ export interface History {
    * whose answer was lost: a network failure, a 5xx, 408 or 429, or an outcome recorded unknown.
    */
   lostAnswer?(method: string, path: string, key?: string | null): LostAnswer | undefined
+  /**
+   * The latest request from this machine to `method path` with this key that may have made
+   * something: answered 2XX (`made`) or with its answer lost (not `made`). Requests refused or not
+   * sent are passed over.
+   */
+  lastAttempt?(method: string, path: string, key: string): (LostAnswer & {made: boolean}) | undefined
 }
 
 /** What a key was sent with: its details digest (absent in older records), route and amount. */
@@ -140,8 +150,8 @@ export interface ProfileView {
 export interface MovementApi {
   moves: Pick<MovesApi, 'create' | 'approve' | 'cancel'>
   subaccounts: Pick<SubaccountsApi, 'get'>
-  transfers: Pick<TransfersApi, 'create' | 'approve' | 'pendingForApproval' | 'findByKey'>
-  treasury: Pick<TreasuryApi, 'resolveAmount' | 'simulateCredit' | 'findAccount'>
+  transfers: Pick<TransfersApi, 'create' | 'approve' | 'pendingForApproval' | 'findByKey' | 'listPage'>
+  treasury: Pick<TreasuryApi, 'resolveAmount' | 'simulateCredit' | 'findAccount' | 'transactionsPage'>
 }
 
 /** Everything the pipeline needs from the world, handed in (tests pass fakes). */
@@ -165,6 +175,16 @@ export interface Summary {
   from?: string
   to?: string
   details?: Record<string, string | undefined>
+}
+
+/** What the service shows of a create the spec does not make idempotent (see search.ts). */
+export interface SearchResult {
+  /** The movement this request's key names, when the list shows it. */
+  found?: Record<string, unknown>
+  /** Listed movements that could be the first attempt (same route, amount and currency; no key that rules them out). */
+  candidates: Array<Record<string, unknown>>
+  /** Why the list does not prove anything (it could not be read to its end), when so. */
+  incomplete?: string
 }
 
 /** The exact request the pipeline will send, and what the guard shows and checks first. */
@@ -207,18 +227,24 @@ export interface Plan {
    */
   batchRow?: boolean
   /**
-   * Where the spec promises no replay of a create (account transfers): finds the movement this
-   * plan's key names without sending anything; `since` bounds the search (local ms).
+   * Where the spec promises no replay of a create (account transfers, simulated credits): what the
+   * service shows of this request without sending anything (search.ts). Without `around`, the
+   * movement the key names among the source's transfers; with it, also the candidates listed
+   * around that time (local ms).
    */
-  lookup?(since?: number): Promise<Record<string, unknown> | undefined>
-  send(): Promise<ApiResponse<Record<string, unknown>>>
+  search?(around?: {since: number; until?: number}): Promise<SearchResult>
+  /** Send even when an earlier attempt's answer was lost and the service cannot show it did not happen (--send-anyway). */
+  sendAnyway?: boolean
+  /** `data` is undefined when an answer the spec does not show came without one. */
+  send(): Promise<ApiResponse<Record<string, unknown> | undefined>>
 }
 
 export type OutcomeKind = 'created' | 'replayed' | 'advanced'
 
 export interface Outcome {
   kind: OutcomeKind
-  id: string
+  /** null when the answer named none (a 202 Accepted without a body) and nothing found it. */
+  id: string | null
   idempotency_key: string | null
   /** The resource's status now (lower case). */
   status: string | null

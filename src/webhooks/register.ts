@@ -17,10 +17,13 @@ import {registerSecret} from '../api/redact.js'
 import {WEBHOOK_EVENT_TYPES} from '../api/schemas/events.js'
 import {webhookUrlProblem} from '../api/schemas/webhooks.js'
 import type {CommandContext} from '../context/index.js'
-import {ApiError, UsageError} from '../errors.js'
+import {ApiError, ResponseError, UsageError} from '../errors.js'
+import {createdEndpoint, noSecretSentence} from '../api/webhooks.js'
 import {isSymlink} from '../files.js'
 import {confirmMutation} from '../movements/command.js'
 import {isLoopbackHost} from '../net.js'
+
+const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
 
 export const REGISTRATIONS_FILE = 'webhook-registrations.json'
 
@@ -157,14 +160,21 @@ export class Registrar {
       event_types: this.opts.events ?? [...WEBHOOK_EVENT_TYPES],
       description: `payops webhooks listen (registered ${new Date(this.ctx.clock.now()).toISOString()}; deleted when the listener stops)`,
     })
-    registerSecret(res.data.secret)
-    const deleteCommand = deleteCommandFor(this.ctx, res.data.id)
-    try {
-      new Registrations(this.ctx.configDir).add({base_url: this.baseUrl, id: res.data.id, url: res.data.url, created_at: new Date(this.ctx.clock.now()).toISOString()})
-    } catch (err) {
-      this.ctx.out.warn(`Could not remember endpoint ${res.data.id} in the config dir (${(err as Error).message}); if this listener is killed, delete it: ${deleteCommand}`)
+    const made = createdEndpoint(res.data)
+    registerSecret(made.secret)
+    // Without an id or a secret this listener can neither delete the endpoint nor verify a delivery.
+    if (!made.id || !made.secret) {
+      if (made.id) await this.api.webhooks.delete(made.id).catch(() => undefined)
+      throw new ResponseError(`${noSecretSentence(made.id)} This listener cannot verify deliveries without it${made.id ? `, so endpoint ${made.id} was deleted again` : ''}; give the secret with --secret and register the endpoint yourself.`, res.status, res.requestId)
     }
-    return {id: res.data.id, url: res.data.url, secret: res.data.secret, deleteCommand}
+    const id = made.id
+    const deleteCommand = deleteCommandFor(this.ctx, id)
+    try {
+      new Registrations(this.ctx.configDir).add({base_url: this.baseUrl, id, url: text(made.config.url) ?? url, created_at: new Date(this.ctx.clock.now()).toISOString()})
+    } catch (err) {
+      this.ctx.out.warn(`Could not remember endpoint ${id} in the config dir (${(err as Error).message}); if this listener is killed, delete it: ${deleteCommand}`)
+    }
+    return {id, url: text(made.config.url) ?? url, secret: made.secret, deleteCommand}
   }
 
   /** Deletes the endpoint; true when it is gone (404: already gone). Errors are the caller's to report. */

@@ -6,7 +6,8 @@
  */
 import type {WebhookEndpoint} from '../api/schemas/webhooks.js'
 import type {CommandContext} from '../context/index.js'
-import {ApiError} from '../errors.js'
+import {ApiError, ResponseError} from '../errors.js'
+import {createdEndpoint, noSecretSentence} from '../api/webhooks.js'
 import {confirmMutation} from '../movements/command.js'
 import {ROTATION_COLUMNS} from '../output/columns.js'
 import {RotationState} from './rotation-state.js'
@@ -73,10 +74,12 @@ export async function runRotateSecret(opts: RotateOptions, ctx: CommandContext):
   }
   if (!twin) {
     const res = await api.webhooks.create({url: old.url, event_types: old.event_types, description: old.description ?? undefined})
-    state.save({base_url: baseUrl, old_id: oldId, new_id: res.data.id, created_at: new Date(ctx.clock.now()).toISOString()})
-    const {secret: newSecret, ...config} = res.data
-    twin = config as WebhookEndpoint
-    secret = newSecret
+    const made = createdEndpoint(res.data)
+    if (!made.id) throw new ResponseError(`${noSecretSentence(undefined)} The rotation cannot go on without the twin's id; the old endpoint ${oldId} is kept.`, res.status, res.requestId)
+    state.save({base_url: baseUrl, old_id: oldId, new_id: made.id, created_at: new Date(ctx.clock.now()).toISOString()})
+    twin = {...made.config, id: made.id} as WebhookEndpoint
+    secret = made.secret
+    if (!secret) out.warn(noSecretSentence(made.id))
     if (!old.is_active) twin = (await api.webhooks.setActive(twin.id, false)).data
   }
 

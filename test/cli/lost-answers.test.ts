@@ -115,7 +115,7 @@ describe('transfers create whose answer is lost', () => {
 })
 
 describe('treasury simulate-credit whose answer is lost', () => {
-  it('is not sent again: exit 7 naming the same request; re-running it says "already credited" and the account has one credit', async () => {
+  it('is not sent again: exit 7 naming the same request; re-running it sends nothing while the account shows a credit that could be it (exit 7, naming it)', async () => {
     await lose('POST')
     const {result: r, sent} = await requestsDuring(() => runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '777', '--sender-info', 'Lost', '-o', 'json'], {clock: fakeClock()}))
     expect(r.code, r.stderr).toBe(7)
@@ -126,9 +126,13 @@ describe('treasury simulate-credit whose answer is lost', () => {
     expect(error.message).toContain(error.settle)
     expect(await linesOf(main, 777)).toHaveLength(1)
 
-    const again = await runAs(emu, 'test', [...argvOf(error.settle), '-o', 'table'])
-    expect(again.code, again.stderr).toBe(0)
-    expect(again.stderr).toMatch(/Already credited: the simulated credit of 7\.77 USD to \S+ this machine sent at .* with sandbox reference \S+ took effect \(its answer was lost\); the API refuses the reference as a duplicate now\. Nothing was credited now\./)
+    const [line] = await linesOf(main, 777)
+    const {result: again, sent: resent} = await requestsDuring(() => runAs(emu, 'test', [...argvOf(error.settle), '-o', 'table']))
+    expect(again.code, again.stderr).toBe(7)
+    expect(resent.filter((s) => s.startsWith('POST'))).toEqual([])
+    expect(again.stderr).toMatch(/Not sent: this machine sent the same simulated credit with Idempotency-Key \S+ at \S+ and its answer was lost; a bank line carries nothing that ties it to a request/)
+    expect(again.stderr).toContain(`Candidates: bank line ${line.id}: 7.77 USD credit`)
+    expect(again.stderr).toContain(`${error.settle} --send-anyway`)
     expect(await linesOf(main, 777)).toHaveLength(1)
   })
 

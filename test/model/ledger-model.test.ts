@@ -24,8 +24,9 @@ const SEED = Number(process.env.PAYOPS_MODEL_SEED ?? 20_261_126)
 const MAX_COMMANDS = Number(process.env.PAYOPS_MODEL_COMMANDS ?? 12)
 /** Shrinking re-runs sequences; in `npm test` it stops after this long and reports the smallest found so far. */
 const TIME_LIMIT_MS = Number(process.env.PAYOPS_MODEL_TIME_LIMIT_MS ?? (process.env.PAYOPS_MODEL_RUNS ? 60 * 60_000 : 40_000))
-/** The drifted variant runs half as many sequences in `npm test` (the file stays under a minute). */
+/** The drifted and strict variants run half as many sequences in `npm test` (the file stays near a minute). */
 const DRIFT_RUNS = process.env.PAYOPS_MODEL_RUNS ? RUNS : Math.ceil(RUNS / 2)
+const STRICT_RUNS = DRIFT_RUNS
 
 async function property(emu: Emulator, drift: false | ((emu: Emulator) => Promise<void>), runs: number): Promise<void> {
   const start = {...stats}
@@ -65,5 +66,17 @@ describe.skipIf(!drift && !insist)('every claim about money equals the ledger, a
   it(`${DRIFT_RUNS} random sequences of operator actions under faults, with --drift`, async () => {
     if (!drift) throw new Error('PAYOPS_MODEL_DRIFT=1, but the emulator offers no control switch that turns drift on (see ./drift.ts)')
     await property(await startEmulator(), drift, DRIFT_RUNS)
+  }, 10 * 60_000)
+})
+
+// The same sequences against an emulator that serves the least generous reading of the spec
+// (`emulator start --strict`: no client_metadata in lists, minimal answers where the spec shows
+// none, 202 with an empty body, sandbox references ignored), switched on after each reset.
+const strictOn = async (e: Emulator) => {
+  await e.control('POST', '/_emulator/faults', {strict: true})
+}
+describe('every claim about money equals the ledger, against the strict emulator (model-based)', () => {
+  it(`${STRICT_RUNS} random sequences of operator actions under faults, with --strict`, async () => {
+    await property(await startEmulator(), strictOn, STRICT_RUNS)
   }, 10 * 60_000)
 })

@@ -34,6 +34,8 @@ export interface LedgerBankLine {
   direction: string | null
   /** The sandbox reference (Idempotency-Key) of a simulated credit. */
   reference: string | null
+  /** A simulated credit's line (with a sandbox reference, or, against --strict which keeps none, its simulated description). */
+  simulated: boolean
   subaccount: string | null
   transfer: string | null
 }
@@ -87,6 +89,7 @@ export function readLedger(emu: Emulator): Ledger {
         amount: l.amount_in_minor_units,
         direction: l.direction ?? null,
         reference: l.sandbox_reference ?? null,
+        simulated: l.sandbox_reference != null || /\(SIMULATED\)$/.test(l.description ?? ''),
         subaccount: l.subaccount_id ?? null,
         transfer: l.transfer_id ?? null,
       })
@@ -100,7 +103,7 @@ export interface LedgerChange {
   moved: number
   /** Money booked into subaccounts from outside (simulated credits): incoming growth less `moved`. */
   creditedToSubaccounts: number
-  /** Simulated credits (bank lines with a sandbox reference) that appeared. */
+  /** Simulated credits that appeared. */
   credits: LedgerBankLine[]
   newMoves: LedgerMove[]
   /** Moves whose status changed: [before, after]. */
@@ -132,7 +135,7 @@ export function diffLedger(before: Ledger, after: Ledger): LedgerChange {
   return {
     moved: outgoing,
     creditedToSubaccounts: incoming - outgoing,
-    credits: newBankLines.filter((l) => l.reference !== null),
+    credits: newBankLines.filter((l) => l.simulated),
     newMoves,
     changedMoves,
     newTransfers,

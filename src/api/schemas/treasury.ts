@@ -113,12 +113,14 @@ export const TreasuryBalance = drift(
     return out
   },
   z.looseObject({
-    account_id: z.string(),
+    // The spec shows no balance fields: only the current balance and its currency are needed; the
+    // rest is shown when it comes and said to be unknown when it does not.
+    account_id: z.optional(z.string()),
     currency_code: z.string(),
     // Running totals: past 2^53 the exact BigInt the client's JSON parser reads (within 64 bits).
     current_balance_in_minor_units: MinorTotal,
-    available_balance_in_minor_units: MinorTotal,
-    as_of: Timestamp,
+    available_balance_in_minor_units: z.nullish(MinorTotal),
+    as_of: z.nullish(Timestamp),
   }),
 )
 export type TreasuryBalance = z.infer<typeof TreasuryBalance>

@@ -26,12 +26,13 @@ export default class EmulatorStart extends BaseCommand<typeof EmulatorStart> {
     clock: Flags.string({summary: 'Start the clock at this instant (2026-01-05T09:00:00-05:00, or a day) and let it run from there; move it with `emulator clock advance|set`.'}),
     scenario: Flags.string({summary: 'Start from this scenario FILE (YAML or JSON): the test entity\'s accounts, subaccounts, parties, moves, transfers, payins, bank lines and webhooks. Checked whole first: exit 2, with a FILE:LINE:COL line per problem.'}),
     drift: Flags.boolean({summary: 'Answer with the drift the spec documents: the approve-move example shape without amounts, legacy field names only, upper-case replay states, only required fields.'}),
+    strict: Flags.boolean({summary: 'Serve the least generous reading of the spec: no client_metadata in lists, minimal answers where the spec shows none (202 with an empty body for async transfers), webhook creates without the secret, a repeated sandbox reference credited again.'}),
   }
 
   async run(): Promise<void> {
     const f = this.flags
     await runEmulatorStart(
-      {port: f.port, host: f.host, state: f.state, importState: f['import-state'], writeProfile: f['write-profile'], force: f.force, faultRate: f['fault-rate'], faultKinds: f['fault-kinds'], seed: f.seed, drift: f.drift, clock: f.clock, scenario: f.scenario},
+      {port: f.port, host: f.host, state: f.state, importState: f['import-state'], writeProfile: f['write-profile'], force: f.force, faultRate: f['fault-rate'], faultKinds: f['fault-kinds'], seed: f.seed, drift: f.drift, strict: f.strict, clock: f.clock, scenario: f.scenario},
       this.ctx,
     )
   }

@@ -25,6 +25,7 @@ export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySi
     'sender-info': Flags.string({summary: 'Sender shown on the inbound activity (at most 200 characters).'}),
     'transaction-date': Flags.string({summary: 'Transaction date YYYY-MM-DD (default: today, UTC).'}),
     'idempotency-key': Flags.string({summary: 'Sandbox reference sent as Idempotency-Key (default: a new UUID, printed on stderr).', aliases: ['reference']}),
+    'send-anyway': Flags.boolean({summary: 'Send even though this key\'s earlier attempt lost its answer and the account shows a credit that could be it: this may credit twice.'}),
     ...ApiCommand.guardFlags,
   }
 
@@ -40,6 +41,7 @@ export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySi
       senderInfo: f['sender-info'],
       transactionDate: optional(f['transaction-date'], '--transaction-date', parseDate),
       idempotencyKey: f['idempotency-key'],
+      sendAnyway: f['send-anyway'],
     })
     await renderOutcome(this.ctx, outcome, SIMULATED_CREDIT_COLUMNS)
   }

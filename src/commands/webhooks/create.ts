@@ -8,7 +8,7 @@ export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   static override areas = ['webhooks'] as const
   static override summary = 'Create a webhook endpoint; its signing secret is shown once.'
   static override description =
-    'The URL must be https:// (the local emulator also accepts http:// to 127.0.0.1, localhost or ::1). The signing secret is printed on stdout this one time: store it now, it is never shown again (rotate it with `webhooks rotate-secret`).'
+    'The URL must be https:// (the local emulator also accepts http:// to 127.0.0.1, localhost or ::1). The signing secret is printed on stdout this one time: store it now, it is never shown again (rotate it with `webhooks rotate-secret`). An answer without a secret (the spec does not show the create\'s answer) still creates the endpoint: its id is printed and the way to a secret named.'
   static override examples = [
     '<%= config.bin %> webhooks create --url https://example.com/hooks --event-types payin.settled,payin.failed',
     '<%= config.bin %> webhooks create --url http://127.0.0.1:4242/ --event-types subaccount.credit_received --description "local listener"',
@@ -28,7 +28,10 @@ export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
     const api = await this.api()
     const res = await api.webhooks.create(input)
     if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(res.data, WEBHOOK_CREATED_COLUMNS)
-    this.out.note(this.out.paint.yellow(`Signing secret of ${res.data.id}: store it now; it is not shown again.`))
+    const {createdEndpoint, noSecretSentence} = await import('../../api/webhooks.js')
+    const made = createdEndpoint(res.data)
+    await this.out.resource({...made.config, id: made.id ?? null, secret: made.secret ?? null}, WEBHOOK_CREATED_COLUMNS)
+    if (made.secret) this.out.note(this.out.paint.yellow(`Signing secret of ${made.id ?? 'the new endpoint'}: store it now; it is not shown again.`))
+    else this.out.warn(noSecretSentence(made.id))
   }
 }

@@ -2,7 +2,7 @@
  * The control API under `/_emulator/` for tests and demos. It needs no API key (the emulator
  * listens on loopback) and never returns existing keys, only ones it has just issued.
  *
- * - POST /_emulator/reset                 re-seed all data, drift back to how it started; every API key keeps working
+ * - POST /_emulator/reset                 re-seed all data, drift and strict back to how they started; every API key keeps working
  * - POST /_emulator/fail-next-settlement  {count?: 0..1000} the next N settlements fail
  * - POST /_emulator/moves/{move_id}/fail  a created or approved move becomes `failed`
  * - GET  /_emulator/requests              {count, recent: [{method, path}]}: API requests received
@@ -46,7 +46,7 @@ export function register(router: Router, app: AppContext): void {
     reseed(app.store)
     app.faults.reset()
     app.drift?.reset()
-    app.strict = false
+    app.strict?.reset()
     app.specOnly?.reset()
     return ok({reset: true, entities: [...app.store.entities.values()].map(entitySummary)})
   })

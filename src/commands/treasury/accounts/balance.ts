@@ -14,6 +14,7 @@ export default class TreasuryAccountsBalance extends ApiCommand<typeof TreasuryA
     const api = await this.api()
     const res = await api.treasury.balance(this.args.id)
     if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(res.data, BALANCE_COLUMNS, BALANCE_KNOWN)
+    // The spec shows no balance fields: the account asked for is known; what the answer leaves out stays empty.
+    await this.out.resource({account_id: this.args.id, ...res.data}, BALANCE_COLUMNS, BALANCE_KNOWN)
   }
 }
