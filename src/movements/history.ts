@@ -117,7 +117,8 @@ export function spentSince(records: AuditRecord[], since: number): Spent {
   const latest = new Map<string, string>()
   const scheduled = new Map<string, string>()
   for (const r of records) {
-    if (r.kind === 'outcome') outcomes.set(r.op, r)
+    // The answer: a later record of the op (the state --wait saw) only tells what the movement became.
+    if (r.kind === 'outcome' && !outcomes.has(r.op)) outcomes.set(r.op, r)
     if (r.resource_id && r.resource_status) latest.set(r.resource_id, r.resource_status.toLowerCase())
     if (r.resource_id && r.scheduled_date) scheduled.set(r.resource_id, r.scheduled_date)
   }

@@ -292,6 +292,12 @@ async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: Api
       if (!s2.id) s2.id = s.id
       return outcome(now, s2)
     },
+    observe: async (now) => {
+      const s2 = seenOf(p.noun, now)
+      if (!s2.status || s2.status === s.status) return
+      // Not an answer to a request (no status, outcome "observed"): read only for what the movement became.
+      await ports.audit?.outcome({...info, status: null, request_id: null, error_code: null, resource_id: s2.id || s.id || null, resource_status: s2.status, outcome: 'observed'})
+    },
   })
   const told = outcome(resource, seen)
   if (unrecorded !== undefined) throw unrecordedError(told, p, unrecorded)

@@ -29,6 +29,7 @@ export async function runTransferCreate(opts: TransferCreateOptions, ctx: Comman
   }
   if (opts.wait && !isFinalTransferStatus(transfer.status)) {
     transfer = await follow(transfer, opts, ctx, spinner)
+    await outcome.observe?.(transfer as unknown as Record<string, unknown>)
     // The table, the sentence and the outcome line all tell the state the wait ended in.
     outcome = outcome.restate?.(transfer as unknown as Record<string, unknown>) ?? outcome
   }

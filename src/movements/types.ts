@@ -242,4 +242,9 @@ export interface Outcome {
   sentence: string
   /** The same outcome told of the movement as it is now (after `--wait` followed it). */
   restate?(resource: Record<string, unknown>): Outcome
+  /**
+   * Records in the audit trail the state the movement was later seen in (`--wait`), when it
+   * changed: a transfer that failed after its create answered no longer counts as moved.
+   */
+  observe?(resource: Record<string, unknown>): Promise<void>
 }
