@@ -134,7 +134,7 @@ export type HeadState = {state: 'absent'} | {state: 'garbled'; detail: string} |
 
 const HEX64 = /^[0-9a-f]{64}$/
 
-/** Reads `audit.head`, telling an absent head from a garbled one. */
+/** Reads `audit.head`, telling an absent head from a garbled one; throws a UsageError when it is a symbolic link. */
 export function readAuditHead(dir: string): HeadState {
   const file = join(dir, AUDIT_HEAD)
   let text: string
@@ -147,7 +147,8 @@ export function readAuditHead(dir: string): HeadState {
     }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {state: 'absent'}
-    if (err instanceof UsageError) return {state: 'garbled', detail: 'is a symbolic link (payops does not read the trail through one)'}
+    // A link planted at the head: refused (exit 2), never read or written through.
+    if (err instanceof UsageError) throw err
     return {state: 'garbled', detail: `cannot be read: ${(err as Error).message}`}
   }
   let h: unknown
