@@ -7,7 +7,7 @@
 import {createHash} from 'node:crypto'
 import {readAudit, type AuditRecord} from '../audit/index.js'
 import type {History, Known, LostAnswer} from './types.js'
-import type {Totals} from '../guardrails.js'
+import type {SpentToday, Totals} from '../guardrails.js'
 import {SCHEDULE_TIME_ZONE} from '../api/assumptions.js'
 
 /**
@@ -65,10 +65,7 @@ const ENDED = new Set(['failed', 'canceled'])
 const DAY_MS = 86_400_000
 
 /** What moved out today under a key, and what was sent and may have moved (its outcome unknown), per currency. */
-export interface Spent {
-  moved: Totals
-  unknown: Totals
-}
+export type Spent = SpentToday
 
 /** The calendar date (YYYY-MM-DD) of `ms` in the time zone a transfer's send day is given in. */
 const scheduleDay = (() => {

@@ -4,9 +4,8 @@
  */
 import type {LimitSet} from '../config/resolve.js'
 import type {Operator} from '../config/identity.js'
-import type {Totals} from '../guardrails.js'
+import type {SpentToday, Totals} from '../guardrails.js'
 import type {AuditRecord} from '../audit/index.js'
-import type {Spent} from './history.js'
 import type {AuditHook, ApiResponse} from '../api/client.js'
 import type {MovesApi} from '../api/moves.js'
 import type {SubaccountsApi} from '../api/subaccounts.js'
@@ -99,7 +98,7 @@ export interface History {
   /** The money moved out since `since` (ms), per currency (see movedSince). */
   movedSince(since: number): Totals
   /** What moved out on the UTC day starting at `since`, and what may have (outcome unknown), apart (see spentSince). */
-  spentSince?(since: number): Spent
+  spentSince?(since: number): SpentToday
   /** The same lookups over these records (the trail as read under its lock). */
   at?(records: AuditRecord[]): History
   /** The status the latest successful request on this resource recorded (an approve after its create, say). */
