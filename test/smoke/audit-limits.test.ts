@@ -7,6 +7,8 @@
  */
 import {spawn} from 'node:child_process'
 import {readFileSync, statSync} from 'node:fs'
+import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {AuditLog, readAudit} from '../../src/audit/index.js'
@@ -49,12 +51,48 @@ function spawnPayops(dir: string, args: string[], blocks?: number): Promise<{cod
   return new Promise((resolve) => proc.once('close', (code, signal) => resolve({code, signal, stderr})))
 }
 
+/**
+ * A loopback proxy to the emulator that holds every subaccount lookup (what a move's planning
+ * reads, before its guard) until `n` have arrived, then lets them all through at once: the runs
+ * reach their guards together, whenever each process started.
+ */
+async function barrierProxy(n: number): Promise<{url: string; close(): Promise<void>}> {
+  const held: Array<() => void> = []
+  const forward = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = []
+    for await (const c of req) chunks.push(c as Buffer)
+    const headers: Record<string, string> = {}
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'connection' && k !== 'content-length') headers[k] = v
+    const answer = await fetch(emu.baseUrl + req.url, {method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined})
+    const body = Buffer.from(await answer.arrayBuffer())
+    res.writeHead(answer.status, {'content-type': answer.headers.get('content-type') ?? 'application/json', 'content-length': String(body.length)})
+    res.end(body)
+  }
+  const server = createServer((req, res) => {
+    const go = () => void forward(req, res).catch(() => res.destroy())
+    if (req.method !== 'GET' || !req.url?.startsWith('/api/subaccounts/') || held.length >= n) return go()
+    held.push(go)
+    if (held.length === n) for (const release of held) release()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  }
+}
+
 describe('check and record together, between processes', () => {
-  it('five `moves create` processes at once under a 150.00 cap move at most 150.00', async () => {
+  it('five `moves create` processes reaching their guards at once under a 150.00 cap move at most 150.00', async () => {
     await withTrail(async (dir, a, b) => {
       expect((await run(['profiles', 'set', 'sandbox', 'daily-max', '150.00', 'USD'], {configDir: dir})).code).toBe(0)
-      const runs = await Promise.all(Array.from({length: 5}, () => spawnPayops(dir, ['moves', 'create', '--from', a, '--to', b, '--amount', '50.00'])))
-      expect(runs.map((r) => r.code).sort(), runs.map((r) => r.stderr).join('\n')).toEqual([0, 0, 0, 3, 3])
+      const proxy = await barrierProxy(5)
+      try {
+        expect((await run(['profiles', 'set', 'sandbox', 'base-url', proxy.url], {configDir: dir})).code).toBe(0)
+        const runs = await Promise.all(Array.from({length: 5}, () => spawnPayops(dir, ['moves', 'create', '--from', a, '--to', b, '--amount', '50.00'])))
+        expect(runs.map((r) => r.code).sort(), runs.map((r) => r.stderr).join('\n')).toEqual([0, 0, 0, 3, 3])
+      } finally {
+        await proxy.close()
+      }
       expect((await activityAmounts(emu, b, 'credit')).reduce((s, v) => s + v, 0)).toBe(15_000)
       expect((await run(['audit', 'verify'], {configDir: dir})).code).toBe(0)
     })
