@@ -62,8 +62,6 @@ const TRANSFER_MOVED = new Set(['approved', 'initiated', 'debited', 'settled'])
 /** The states in which a movement will not move money, whatever an earlier answer said. */
 const ENDED = new Set(['failed', 'canceled'])
 
-const DAY_MS = 86_400_000
-
 /** What moved out today under a key, and what was sent and may have moved (its outcome unknown), per currency. */
 export type Spent = SpentToday
 
@@ -93,7 +91,7 @@ export function positionTimes(records: AuditRecord[]): number[] {
 }
 
 /**
- * What moved out on the UTC day starting at `since` (ms), per currency, by the records' key, as the
+ * What moved out since `since` (ms: the start of today, UTC), per currency, by the records' key, as the
  * ledger would say it: moves that settled (not one whose settlement failed, nor one created to
  * await approval: its approval counts), account transfers approved, initiated or settled and not
  * since recorded failed or canceled; every approval that did so. A transfer scheduled for a later
@@ -124,7 +122,8 @@ export function spentSince(records: AuditRecord[], since: number): Spent {
   const countsToday = (r: AuditRecord, i: number) => {
     const sendDay = r.scheduled_date ?? (isTransfer(r) ? (scheduled.get(r.resource_id ?? '') ?? scheduled.get(approvedId(r) ?? '')) : undefined)
     if (sendDay && sendDay > scheduleDay(times[i])) return sendDay === today
-    return times[i] >= since && times[i] < since + DAY_MS
+    // A record dated after today (a clock set forward) counts today, and so do those after it.
+    return times[i] >= since
   }
   /** The answer moved money: a state that moved or committed it, and no later record showing it ended. */
   const moved = (o: AuditRecord) => {

@@ -157,6 +157,13 @@ describe('spentSince', () => {
     expect(usdOn(transfer('p', '2026-11-26T10:00:00.000Z', '2026-11-20'), '2026-11-26')).toBe(100n)
   })
 
+  it('records count by their place in the trail: one dated back or forward hides neither itself nor the records after it', () => {
+    const move = {path: '/api/subaccounts/move'}
+    const settled = (op: string, time: string) => [rec({...move, op, time}), rec({...move, op, time, kind: 'outcome', status: 201, outcome: 'created', resource_id: `m-${op}`, resource_status: 'settled'})]
+    const records = [...settled('a', '2026-11-26T09:00:00.000Z'), ...settled('back', '2026-11-20T09:00:00.000Z'), ...settled('fwd', '2026-11-30T09:00:00.000Z'), ...settled('b', '2026-11-26T10:00:00.000Z')]
+    expect(usdOn(records, '2026-11-26')).toBe(400n)
+  })
+
   it('a transfer later recorded failed or canceled, and a move left approved, do not count; a lost answer a replay settled counts as moved', () => {
     const failed = [...transfer('f', '2026-11-26T10:00:00.000Z', null), rec({op: 'f', kind: 'outcome', status: null, outcome: 'observed', resource_id: 't-f', resource_status: 'failed'})]
     expect(usdOn(failed, '2026-11-26')).toBe(0n)
