@@ -438,7 +438,7 @@ export class AuditLog {
       for (const entry of batch) {
         if (entry.check) {
           try {
-            entry.check([...(onDisk ??= readRecords(this.file)), ...group])
+            entry.check([...(onDisk ??= readRecords(this.file, true)), ...group])
           } catch (err) {
             entry.done = true
             entry.reject(err)
@@ -619,15 +619,77 @@ export function* linesOf(file: string): Generator<string> {
   }
 }
 
-function readRecords(file: string): AuditRecord[] {
+/**
+ * What was last read of each log: its identity, how far it was read (the end of its last whole
+ * line), that line and the records up to it. The trail read again under its lock, right before an
+ * intent is written (a moment after the command read it whole), parses only what was appended
+ * since, when the file is the same one and still holds that line where it ended; every other read
+ * is whole.
+ */
+const lastRead = new Map<string, {dev: number; ino: number; bytes: number; lastLine: string; records: AuditRecord[]}>()
+
+/** The text of the `length` bytes before `end`. */
+function bytesBefore(fd: number, end: number, length: number): string {
+  const buf = Buffer.alloc(Math.min(length, end))
+  readSync(fd, buf, 0, buf.length, end - buf.length)
+  return buf.toString('utf8')
+}
+
+/** The lines from byte `start` on, each with the offset after its line end (none for a last line without one). */
+function* linesAt(fd: number, start: number): Generator<{line: string; end?: number}> {
+  const buf = Buffer.alloc(8 << 20)
+  let rest = Buffer.alloc(0)
+  let pos = start
+  for (;;) {
+    const got = readSync(fd, buf, 0, buf.length, pos)
+    if (got === 0) break
+    const chunk = rest.length ? Buffer.concat([rest, buf.subarray(0, got)]) : buf.subarray(0, got)
+    const base = pos - rest.length
+    pos += got
+    let from = 0
+    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
+      yield {line: chunk.toString('utf8', from, nl), end: base + nl + 1}
+      from = nl + 1
+    }
+    rest = Buffer.from(chunk.subarray(from))
+  }
+  if (rest.length) yield {line: rest.toString('utf8')}
+}
+
+const parsed = (line: string): AuditRecord | undefined => {
+  if (!line.trim()) return undefined
+  try {
+    return JSON.parse(line) as AuditRecord
+  } catch {
+    return undefined
+  }
+}
+
+function readRecords(file: string, appendedOnly = false): AuditRecord[] {
   if (!existsSync(file) && !isLink(file)) return []
-  return [...linesOf(file)]
-    .filter((l) => l.trim())
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as AuditRecord]
-      } catch {
-        return []
+  const fd = openForRead(file)
+  try {
+    const st = fstatSync(fd)
+    const known = appendedOnly ? lastRead.get(file) : undefined
+    const same = known && known.dev === st.dev && known.ino === st.ino && st.size >= known.bytes && bytesBefore(fd, known.bytes, Buffer.byteLength(known.lastLine) + 1) === `${known.lastLine}\n`
+    const records = same ? [...known.records] : []
+    let bytes = same ? known.bytes : 0
+    let lastLine = same ? known.lastLine : ''
+    let unended: AuditRecord | undefined
+    for (const {line, end} of linesAt(fd, bytes)) {
+      const rec = parsed(line)
+      // A last line without its line end (a write under way) is read, not kept as read.
+      if (end === undefined) {
+        unended = rec
+        continue
       }
-    })
+      if (rec) records.push(rec)
+      bytes = end
+      lastLine = line
+    }
+    lastRead.set(file, {dev: st.dev, ino: st.ino, bytes, lastLine, records: [...records]})
+    return unended ? [...records, unended] : records
+  } finally {
+    closeSync(fd)
+  }
 }
