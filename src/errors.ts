@@ -86,6 +86,17 @@ export class AuditTrailError extends PayopsError {
   }
 }
 
+/**
+ * A money request was carried out but its outcome could not be written to the audit trail (the
+ * disk full): the message says what happened and the command that records it. Exit 1.
+ */
+export class UnrecordedOutcomeError extends PayopsError {
+  override name = 'UnrecordedOutcomeError'
+  constructor(message: string) {
+    super(message, ExitCode.UNEXPECTED)
+  }
+}
+
 /** Some items of a bulk command failed, or the API answered 207. */
 export class PartialError extends PayopsError {
   override name = 'PartialError'

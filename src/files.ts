@@ -1,6 +1,6 @@
 /** Reading what the operator hands over: a file named on the command line, or stdin. */
 import {createHash} from 'node:crypto'
-import {closeSync, createReadStream, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync} from 'node:fs'
+import {closeSync, constants, createReadStream, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync} from 'node:fs'
 import type {Readable} from 'node:stream'
 import {UsageError} from './errors.js'
 
@@ -58,12 +58,13 @@ export function isSymlink(path: string): boolean {
 
 /**
  * The last `maxBytes` of a file as text (the whole file when it is smaller), and whether it was
- * cut (its first line may then be a piece of one); undefined when the file cannot be read.
+ * cut (its first line may then be a piece of one); undefined when the file cannot be read, or is a
+ * symbolic link (state files are never opened through one).
  */
 export function readTail(file: string, maxBytes: number): {text: string; cut: boolean} | undefined {
   let fd: number
   try {
-    fd = openSync(file, 'r')
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
   } catch {
     return undefined
   }

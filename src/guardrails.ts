@@ -22,11 +22,19 @@ export function addTotals(into: Totals, movements: Iterable<{amount_in_minor_uni
   return into
 }
 
+/** What moved today under the key, and what was sent with its outcome unknown (see spentSince). */
+export interface SpentToday {
+  moved: Totals
+  unknown: Totals
+}
+
 /**
- * The daily caps the asked totals break, given what moved today under the key: a cap per currency;
- * once a profile has any, a currency without one is refused (as max-amount does).
+ * The daily caps the asked totals break, given what moved today under the key and what may have
+ * (sent, outcome unknown): a cap per currency; once a profile has any, a currency without one is
+ * refused (as max-amount does). The sentence names each figure: `80.00 USD moved, 20.00 USD
+ * unknown (outcome not known) today (UTC) under this key + 5.00 USD asked = 105.00 USD`.
  */
-export function dailyViolations(sets: {profile: string; limits: Limits}[], asked: Totals, movedToday: Totals): string[] {
+export function dailyViolations(sets: {profile: string; limits: Limits}[], asked: Totals, today: SpentToday): string[] {
   const out: string[] = []
   for (const {profile, limits} of sets) {
     const caps = limits.daily_max
@@ -37,10 +45,12 @@ export function dailyViolations(sets: {profile: string; limits: Limits}[], asked
         out.push(`profile "${profile}" has daily-max limits for ${Object.keys(caps).join(', ')} but none for ${currency}`)
         continue
       }
-      const today = movedToday.get(currency) ?? 0n
-      if (today + amount > BigInt(cap)) {
+      const moved = today.moved.get(currency) ?? 0n
+      const unknown = today.unknown.get(currency) ?? 0n
+      if (moved + unknown + amount > BigInt(cap)) {
+        const before = unknown > 0n ? `${formatMoney(moved, currency)} moved, ${formatMoney(unknown, currency)} unknown (sent, outcome not known)` : `${formatMoney(moved, currency)} moved`
         out.push(
-          `daily-max ${formatMoney(cap, currency)} of profile "${profile}": ${formatMoney(today, currency)} moved today (UTC) under this key + ${formatMoney(amount, currency)} asked = ${formatMoney(today + amount, currency)}`,
+          `daily-max ${formatMoney(cap, currency)} of profile "${profile}": ${before} today (UTC) under this key + ${formatMoney(amount, currency)} asked = ${formatMoney(moved + unknown + amount, currency)}`,
         )
       }
     }

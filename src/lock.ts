@@ -107,7 +107,7 @@ export async function lockExclusive(file: string, opts: LockOptions): Promise<()
       // The token tells this hold from a later one of the same process (after a stale takeover).
       const token = randomUUID()
       try {
-        await writeFile(join(dir, 'owner'), JSON.stringify({pid: process.pid, host: hostname(), token}), {mode: 0o600})
+        await writeFile(join(dir, 'owner'), JSON.stringify({pid: process.pid, host: hostname(), token}), {mode: 0o600, flag: 'wx'})
       } catch {
         // Without it the lock is taken over when stale, as any.
       }

@@ -212,3 +212,9 @@ export const ASSUMPTIONS: Assumption[] = [
       'Up to 6 attempts; the n-th retry waits base × 2^(n-1) (base 5 s: 5, 10, 20, 40, 80 s). Every attempt carries the same event id and body and is re-signed with a fresh timestamp. Retries stop when the endpoint is deleted or disabled. A receiver that does not answer 2XX within 10 s fails the attempt.',
   },
 ]
+
+/**
+ * The time zone of a transfer's `scheduled_date` (its send day): the spec's "schedule timezone
+ * (currently America/New_York)".
+ */
+export const SCHEDULE_TIME_ZONE = 'America/New_York'

@@ -1,4 +1,5 @@
 /** What the audit trail records of a mutating request (never a key or a secret), and the hook that records it. */
+import type {AuditRecord} from '../audit/index.js'
 
 /** What the audit trail learns of a mutating request: never the key or the body's secrets. */
 export interface AuditInfo {
@@ -14,6 +15,8 @@ export interface AuditInfo {
   currency_code?: string | null
   from?: string | null
   to?: string | null
+  /** An account transfer's send day, when scheduled. */
+  scheduled_date?: string | null
 }
 
 export interface AuditOutcome extends AuditInfo {
@@ -26,10 +29,20 @@ export interface AuditOutcome extends AuditInfo {
   attempts?: number
 }
 
+/**
+ * A decision taken under the audit trail's lock on the records as they are then, right before the
+ * intent is written: it throws to refuse (the intent is not written, nothing is sent).
+ */
+export type IntentCheck = (records: AuditRecord[]) => void
+
 /** Receives an intent before a mutating request is sent and its outcome after. */
 export interface AuditHook {
-  intent(info: AuditInfo): Promise<void>
-  outcome(info: AuditOutcome): Promise<void>
+  intent(info: AuditInfo, check?: IntentCheck): Promise<void>
+  /**
+   * Records an outcome. A failure to write it is a warning, or with `strict` an error the caller
+   * turns into the command's (the request was carried out, and its outcome is not on record).
+   */
+  outcome(info: AuditOutcome, opts?: {strict?: boolean}): Promise<void>
   /** Resolves once every record appended so far is written and the trail's lock released. */
   drain?(): Promise<void>
 }

@@ -10,10 +10,10 @@
  * Nothing secret is ever written: only the fields listed in {@link AuditFields}.
  */
 import {createHash} from 'node:crypto'
-import {closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync} from 'node:fs'
+import {closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync} from 'node:fs'
 import {open, rename} from 'node:fs/promises'
 import {join} from 'node:path'
-import {AuditTrailError} from '../errors.js'
+import {AuditTrailError, UsageError} from '../errors.js'
 import {lockExclusive} from '../lock.js'
 
 export {AuditTrailError}
@@ -55,6 +55,8 @@ export interface AuditFields {
   currency_code?: string | null
   from?: string | null
   to?: string | null
+  /** An account transfer's send day (YYYY-MM-DD, the schedule time zone), when it is scheduled. */
+  scheduled_date?: string | null
   attempts?: number
 }
 
@@ -64,6 +66,50 @@ export interface AuditRecord extends AuditFields {
   pid: number
   prev: string
   hash: string
+}
+
+/**
+ * Open flags that never follow a symbolic link at the file's own name (O_NOFOLLOW): a link
+ * planted at `audit.jsonl`, `audit.head` or the head's temporary file fails to open (ELOOP), so
+ * nothing is read from or written to its target.
+ */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0
+const FLAGS = {
+  read: constants.O_RDONLY | NOFOLLOW,
+  update: constants.O_RDWR | NOFOLLOW,
+  append: constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW,
+  replace: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOFOLLOW,
+}
+
+/** The error for a file of the trail that is a symbolic link (exit 2; its target untouched). */
+function linkError(file: string): UsageError {
+  return new UsageError(`${file} is a symbolic link; payops does not read or write the audit trail through one (its target was not touched). Replace it with the file itself.`)
+}
+
+/** ELOOP (the name is a symbolic link) as {@link linkError}; other errors as they are. */
+function noLink(err: unknown, file: string): unknown {
+  if ((err as NodeJS.ErrnoException).code === 'ELOOP') return linkError(file)
+  // A platform without O_NOFOLLOW: the name is looked at instead.
+  if (!NOFOLLOW && isLink(file)) return linkError(file)
+  return err
+}
+
+function isLink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+
+/** openSync for reading, never through a symbolic link. */
+function openForRead(file: string): number {
+  if (!NOFOLLOW && isLink(file)) throw linkError(file)
+  try {
+    return openSync(file, FLAGS.read)
+  } catch (err) {
+    throw noLink(err, file)
+  }
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
@@ -88,14 +134,21 @@ export type HeadState = {state: 'absent'} | {state: 'garbled'; detail: string} |
 
 const HEX64 = /^[0-9a-f]{64}$/
 
-/** Reads `audit.head`, telling an absent head from a garbled one. */
+/** Reads `audit.head`, telling an absent head from a garbled one; throws a UsageError when it is a symbolic link. */
 export function readAuditHead(dir: string): HeadState {
   const file = join(dir, AUDIT_HEAD)
   let text: string
   try {
-    text = readFileSync(file, 'utf8')
+    const fd = openForRead(file)
+    try {
+      text = readFileSync(fd, 'utf8')
+    } finally {
+      closeSync(fd)
+    }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {state: 'absent'}
+    // A link planted at the head: refused (exit 2), never read or written through.
+    if (err instanceof UsageError) throw err
     return {state: 'garbled', detail: `cannot be read: ${(err as Error).message}`}
   }
   let h: unknown
@@ -125,7 +178,9 @@ async function writeHead(dir: string, head: AuditHead): Promise<void> {
   const file = join(dir, AUDIT_HEAD)
   const text = JSON.stringify(head).padEnd(HEAD_BYTES - 1, ' ') + '\n'
   try {
-    const fh = await open(file, 'r+')
+    const fh = await open(file, FLAGS.update).catch((err: unknown) => {
+      throw noLink(err, file)
+    })
     try {
       if ((await fh.stat()).size === HEAD_BYTES) {
         await fh.write(text, 0, 'utf8')
@@ -146,13 +201,27 @@ async function writeHead(dir: string, head: AuditHead): Promise<void> {
 /**
  * Writes `text` and fsyncs it without blocking the event loop (the fsync runs on libuv's thread
  * pool): answers to requests in flight are read meanwhile, and the records they bring join the
- * next group.
+ * next group. A write that fails part way (the disk full) is cut off again: the file is truncated
+ * to the size it had and synced, so the log still ends on its last whole record and the next
+ * writer continues the chain.
  */
 async function appendDurably(file: string, text: string, flags: 'a' | 'w'): Promise<void> {
-  const fh = await open(file, flags, 0o600)
+  if (!NOFOLLOW && isLink(file)) throw linkError(file)
+  const fh = await open(file, flags === 'a' ? FLAGS.append : FLAGS.replace, 0o600).catch((err: unknown) => {
+    throw noLink(err, file)
+  })
   try {
-    await fh.writeFile(text)
-    await fh.sync()
+    const size = flags === 'a' ? (await fh.stat()).size : 0
+    try {
+      await fh.writeFile(text)
+      await fh.sync()
+    } catch (err) {
+      await fh
+        .truncate(size)
+        .then(() => fh.sync())
+        .catch(() => undefined)
+      throw err
+    }
   } finally {
     await fh.close()
   }
@@ -163,8 +232,8 @@ type Tail = {state: 'empty'} | {state: 'bad'} | {state: 'ok'; rec: AuditRecord}
 
 /** Reads the last record of the log from the file's tail (records are small) and checks its own hash. */
 function readTail(file: string): Tail {
-  if (!existsSync(file)) return {state: 'empty'}
-  const fd = openSync(file, 'r')
+  if (!existsSync(file) && !isLink(file)) return {state: 'empty'}
+  const fd = openForRead(file)
   try {
     if (fstatSync(fd).size === 0) return {state: 'empty'}
     const line = linesFromEnd(fd).next().value
@@ -214,7 +283,7 @@ function* linesFromEnd(fd: number, chunk = 1 << 20): Generator<string> {
  * megabytes).
  */
 export function hashOfRecord(file: string, seq: number, chunk = 1 << 20): string | undefined {
-  const fd = openSync(file, 'r')
+  const fd = openForRead(file)
   try {
     for (const line of linesFromEnd(fd, chunk)) {
       let rec: AuditRecord
@@ -264,9 +333,25 @@ function trailError(dir: string, problem: string): AuditTrailError {
   return new AuditTrailError(`the audit trail in ${dir} ${problem}: run \`payops audit verify\`, then move ${AUDIT_FILE} and ${AUDIT_HEAD} aside to start a new trail`)
 }
 
+/**
+ * A check made under the trail's lock, right before a record is written: it reads the trail as it
+ * is then (every record on disk, and those of the same group before it) and throws to refuse the
+ * record, which is then not written. Daily caps and maker-checker are decided so, together with the
+ * intent they allow: two runs at once cannot both pass on a trail that shows neither.
+ */
+export type TrailCheck = (records: AuditRecord[]) => void
+
+interface Queued {
+  fields: AuditFields
+  check?: TrailCheck
+  resolve: () => void
+  reject: (e: unknown) => void
+  done?: boolean
+}
+
 export class AuditLog {
   readonly file: string
-  private queue: Array<{fields: AuditFields; resolve: () => void; reject: (e: unknown) => void}> = []
+  private queue: Queued[] = []
   private flushing?: Promise<void>
   /** Where this writer left the log (see unchangedTail). */
   private last?: {seq: number; hash: string; ino: number; size: number; mtimeMs: number}
@@ -277,11 +362,12 @@ export class AuditLog {
 
   /**
    * Appends a record; resolves once it is on disk (grouped with others queued meanwhile). Rejects
-   * with {@link AuditTrailError}, writing nothing, when the log's end does not match the head.
+   * with {@link AuditTrailError}, writing nothing, when the log's end does not match the head, and
+   * with what `check` threw when it refuses the record (see {@link TrailCheck}).
    */
-  append(fields: AuditFields): Promise<void> {
+  append(fields: AuditFields, check?: TrailCheck): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.queue.push({fields, resolve, reject})
+      this.queue.push({fields, check, resolve, reject})
       if (!this.flushing) this.flushing = this.flushLoop()
     })
   }
@@ -299,18 +385,10 @@ export class AuditLog {
       while (this.queue.length) {
         const batch = this.queue
         this.queue = []
-        let written = false
-        const durable = () => {
-          written = true
-          for (const b of batch) b.resolve()
-        }
         try {
-          await this.write(
-            batch.map((b) => b.fields),
-            durable,
-          )
+          await this.write(batch)
         } catch (err) {
-          if (!written) for (const b of batch) b.reject(err)
+          for (const b of batch) if (!b.done) b.reject(err)
         }
       }
     } finally {
@@ -327,8 +405,8 @@ export class AuditLog {
     const last = this.last
     if (!last) return undefined
     try {
-      const st = statSync(this.file)
-      if (st.ino !== last.ino || st.size !== last.size || st.mtimeMs !== last.mtimeMs) return undefined
+      const st = lstatSync(this.file)
+      if (!st.isFile() || st.ino !== last.ino || st.size !== last.size || st.mtimeMs !== last.mtimeMs) return undefined
     } catch {
       return undefined
     }
@@ -338,11 +416,11 @@ export class AuditLog {
   }
 
   /**
-   * Appends a group under the lock: the records, fsync'd, then the head; then `durable` is called
-   * (the group and its head are on disk) before the lock is released, so the callers do not wait
-   * for the release.
+   * Appends a group under the lock: each record's check (if any) on the trail as it is, the records
+   * it allows, fsync'd, then the head; then each written record's caller is told (the group and its
+   * head are on disk) before the lock is released, so the callers do not wait for the release.
    */
-  private async write(batch: AuditFields[], durable: () => void): Promise<void> {
+  private async write(batch: Queued[]): Promise<void> {
     // The config dir exists once this writer has written to it.
     if (!this.last) mkdirSync(this.dir, {recursive: true, mode: 0o700})
     // The log need not exist yet: a refused write leaves no empty log behind.
@@ -351,22 +429,42 @@ export class AuditLog {
       // The chain continues from the log's last record, and only when that is the record the head names.
       const tail = this.unchangedTail() ?? checkTail(this.dir, this.file)
       if (!tail.ok) throw trailError(this.dir, tail.problem)
-      // A new trail gets its head first, so a crash during the first append leaves a head behind the log, not none.
-      if (tail.fresh) await writeHead(this.dir, {seq: 0, hash: GENESIS})
       let {prev, seq} = tail
       const lines: string[] = []
+      const written: Queued[] = []
+      const group: AuditRecord[] = []
+      let onDisk: AuditRecord[] | undefined
       const time = new Date().toISOString()
-      for (const fields of batch) {
-        const base = {...fields, seq: ++seq, time, pid: process.pid, prev}
+      for (const entry of batch) {
+        if (entry.check) {
+          try {
+            entry.check([...(onDisk ??= readRecords(this.file, true)), ...group])
+          } catch (err) {
+            entry.done = true
+            entry.reject(err)
+            continue
+          }
+        }
+        const base = {...entry.fields, seq: seq + 1, time, pid: process.pid, prev}
         const hash = recordHash(base)
-        lines.push(JSON.stringify({...base, hash}))
+        const rec = {...base, hash}
+        lines.push(JSON.stringify(rec))
+        group.push(rec)
+        written.push(entry)
+        seq++
         prev = hash
       }
+      if (!lines.length) return
+      // A new trail gets its head first, so a crash during the first append leaves a head behind the log, not none.
+      if (tail.fresh) await writeHead(this.dir, {seq: 0, hash: GENESIS})
       this.last = undefined
       await appendDurably(this.file, lines.join('\n') + '\n', 'a')
       await writeHead(this.dir, {seq, hash: prev})
-      durable()
-      const st = statSync(this.file)
+      for (const entry of written) {
+        entry.done = true
+        entry.resolve()
+      }
+      const st = lstatSync(this.file)
       this.last = {seq, hash: prev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs}
     } finally {
       await release()
@@ -384,6 +482,20 @@ export interface VerifyResult {
   message?: string
   /** The end of the verified trail (its last record's sequence number and hash): what to keep elsewhere as an anchor. */
   head?: AuditHead
+  /**
+   * Records dated earlier than a record before them (a clock set back while they were written): the
+   * first ten, and how many in all. Daily caps read such a record by its place in the trail.
+   */
+  backwards?: {count: number; first: BackwardTime[]}
+}
+
+/** A record whose time is earlier than that of a record before it. */
+export interface BackwardTime {
+  line: number
+  seq: number
+  time: string
+  /** The latest time of the records before it. */
+  after: string
 }
 
 export interface VerifyOptions {
@@ -410,10 +522,12 @@ export function verifyAudit(dir: string, opts: VerifyOptions = {}): VerifyResult
   // The head first: a writer appends to the log before it moves the head, so a head read before
   // the log never names a record the log does not hold yet.
   const headState = readAuditHead(dir)
-  const logExists = existsSync(file)
+  const logExists = existsSync(file) || isLink(file)
   let prev = GENESIS
   let seq = 0
   const hashes: string[] = [GENESIS]
+  const backwards: {count: number; first: BackwardTime[]} = {count: 0, first: []}
+  let latest = {ms: -Infinity, time: ''}
   let i = 0
   for (const line of logExists ? linesOf(file) : []) {
     const n = ++i
@@ -432,6 +546,10 @@ export function verifyAudit(dir: string, opts: VerifyOptions = {}): VerifyResult
     prev = hash
     seq = rec.seq
     hashes.push(hash)
+    const ms = Date.parse(rec.time)
+    if (ms < latest.ms) {
+      if (++backwards.count <= 10) backwards.first.push({line: n, seq: rec.seq, time: rec.time, after: latest.time})
+    } else if (Number.isFinite(ms)) latest = {ms, time: rec.time}
   }
   const n = i
   if (headState.state === 'garbled') {
@@ -466,7 +584,7 @@ export function verifyAudit(dir: string, opts: VerifyOptions = {}): VerifyResult
       return {...fail(seq, undefined, reason, `${file}: ${reason}.`), head}
     }
   }
-  return {ok: true, records: n, head}
+  return {ok: true, records: n, head, ...(backwards.count ? {backwards} : {})}
 }
 
 /** Every record of the log in the config dir `dir` (lines that are not JSON are skipped). */
@@ -479,7 +597,7 @@ export function readAudit(dir: string): AuditRecord[] {
  * (about 512 MB, some million imported rows). A last line without its line end is a line too.
  */
 export function* linesOf(file: string): Generator<string> {
-  const fd = openSync(file, 'r')
+  const fd = openForRead(file)
   try {
     const buf = Buffer.alloc(8 << 20)
     let rest = Buffer.alloc(0)
@@ -501,15 +619,77 @@ export function* linesOf(file: string): Generator<string> {
   }
 }
 
-function readRecords(file: string): AuditRecord[] {
-  if (!existsSync(file)) return []
-  return [...linesOf(file)]
-    .filter((l) => l.trim())
-    .flatMap((l) => {
-      try {
-        return [JSON.parse(l) as AuditRecord]
-      } catch {
-        return []
+/**
+ * What was last read of each log: its identity, how far it was read (the end of its last whole
+ * line), that line and the records up to it. The trail read again under its lock, right before an
+ * intent is written (a moment after the command read it whole), parses only what was appended
+ * since, when the file is the same one and still holds that line where it ended; every other read
+ * is whole.
+ */
+const lastRead = new Map<string, {dev: number; ino: number; bytes: number; lastLine: string; records: AuditRecord[]}>()
+
+/** The text of the `length` bytes before `end`. */
+function bytesBefore(fd: number, end: number, length: number): string {
+  const buf = Buffer.alloc(Math.min(length, end))
+  readSync(fd, buf, 0, buf.length, end - buf.length)
+  return buf.toString('utf8')
+}
+
+/** The lines from byte `start` on, each with the offset after its line end (none for a last line without one). */
+function* linesAt(fd: number, start: number): Generator<{line: string; end?: number}> {
+  const buf = Buffer.alloc(8 << 20)
+  let rest = Buffer.alloc(0)
+  let pos = start
+  for (;;) {
+    const got = readSync(fd, buf, 0, buf.length, pos)
+    if (got === 0) break
+    const chunk = rest.length ? Buffer.concat([rest, buf.subarray(0, got)]) : buf.subarray(0, got)
+    const base = pos - rest.length
+    pos += got
+    let from = 0
+    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, from)) {
+      yield {line: chunk.toString('utf8', from, nl), end: base + nl + 1}
+      from = nl + 1
+    }
+    rest = Buffer.from(chunk.subarray(from))
+  }
+  if (rest.length) yield {line: rest.toString('utf8')}
+}
+
+const parsed = (line: string): AuditRecord | undefined => {
+  if (!line.trim()) return undefined
+  try {
+    return JSON.parse(line) as AuditRecord
+  } catch {
+    return undefined
+  }
+}
+
+function readRecords(file: string, appendedOnly = false): AuditRecord[] {
+  if (!existsSync(file) && !isLink(file)) return []
+  const fd = openForRead(file)
+  try {
+    const st = fstatSync(fd)
+    const known = appendedOnly ? lastRead.get(file) : undefined
+    const same = known && known.dev === st.dev && known.ino === st.ino && st.size >= known.bytes && bytesBefore(fd, known.bytes, Buffer.byteLength(known.lastLine) + 1) === `${known.lastLine}\n`
+    const records = same ? [...known.records] : []
+    let bytes = same ? known.bytes : 0
+    let lastLine = same ? known.lastLine : ''
+    let unended: AuditRecord | undefined
+    for (const {line, end} of linesAt(fd, bytes)) {
+      const rec = parsed(line)
+      // A last line without its line end (a write under way) is read, not kept as read.
+      if (end === undefined) {
+        unended = rec
+        continue
       }
-    })
+      if (rec) records.push(rec)
+      bytes = end
+      lastLine = line
+    }
+    lastRead.set(file, {dev: st.dev, ino: st.ino, bytes, lastLine, records: [...records]})
+    return unended ? [...records, unended] : records
+  } finally {
+    closeSync(fd)
+  }
 }

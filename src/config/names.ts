@@ -13,7 +13,7 @@
  * the one rule of src/output/safe.ts and shows its control and format characters escaped.
  */
 import {randomBytes} from 'node:crypto'
-import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {readTail} from '../files.js'
 
@@ -43,7 +43,15 @@ export class NameBook {
     const file = join(this.dir, NAMES_FILE)
     try {
       if (existsSync(file)) {
-        const data = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>
+        // Never through a symbolic link (ELOOP: the book starts afresh, and its save replaces the link).
+        const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
+        let text: string
+        try {
+          text = readFileSync(fd, 'utf8')
+        } finally {
+          closeSync(fd)
+        }
+        const data = JSON.parse(text) as Record<string, unknown>
         for (const [id, value] of Object.entries(data)) {
           if (typeof value === 'string') this.names.set(id, {name: value})
           else if (Array.isArray(value) && typeof value[0] === 'string') this.names.set(id, KINDS.includes(value[1]) ? {name: value[0], kind: value[1] as NameKind} : {name: value[0]})

@@ -4,13 +4,15 @@
  * amount shown, or, when this machine does not know the amount, the id's last 6 characters.
  * Without a terminal --yes confirms what needs no override; nothing else passes.
  */
+import type {IntentCheck} from '../api/audit-info.js'
 import {NotConfirmedError} from '../errors.js'
 import {addTotals, dailyViolations, hasDailyCap, violationsOfSets, type Totals} from '../guardrails.js'
 import {toDecimalString} from '../money.js'
+import {refuseOwnApproval} from './maker-checker.js'
 import type {History, MovementPorts, Plan} from './types.js'
 
 /** What the guard reads of a plan (bulk callers build one for a whole batch). */
-export type Guarded = Pick<Plan, 'summary' | 'checks' | 'typed' | 'unknown' | 'evenOnTest' | 'plainConfirm' | 'alwaysTyped'> & {autoApprove?: boolean | null}
+export type Guarded = Pick<Plan, 'summary' | 'checks' | 'typed' | 'unknown' | 'evenOnTest' | 'plainConfirm' | 'alwaysTyped' | 'overridden'> & {autoApprove?: boolean | null}
 
 const plainPaint = {live: (s: string) => s, bold: (s: string) => s, red: (s: string) => s}
 
@@ -34,10 +36,46 @@ export function violationsOf(plans: Guarded[], ports: MovementPorts): string[] {
   return out
 }
 
-/** The daily caps `asked` (per currency) breaks with what moved today (UTC, as the audit trail's times) under the key. */
-export function dailyCapsBroken(sets: MovementPorts['profile']['limitSets'], asked: Totals, history: Pick<History, 'movedSince'>): string[] {
+/** The daily caps `asked` (per currency) breaks with what moved today (UTC, the trail read by position) under the key. */
+export function dailyCapsBroken(sets: MovementPorts['profile']['limitSets'], asked: Totals, history: Pick<History, 'movedSince' | 'spentSince'>): string[] {
   if (!hasDailyCap(sets) || asked.size === 0) return []
-  return dailyViolations(sets, asked, history.movedSince(utcDayStart(Date.now())))
+  const since = utcDayStart(Date.now())
+  return dailyViolations(sets, asked, history.spentSince?.(since) ?? {moved: history.movedSince(since), unknown: new Map()})
+}
+
+/** The one-line refusal of broken limits (exit 3, nothing sent). */
+function refusal(violations: string[], when = ''): NotConfirmedError {
+  const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : ''
+  return new NotConfirmedError(`Refused by profile limits: ${violations[0]}${more}${when}. Nothing was sent; --override-limits overrides it after confirmation.`)
+}
+
+/**
+ * The decisions that read the audit trail, taken again under its lock right before the intent is
+ * written (after any confirmation, which is never asked under the lock): the daily caps, with what
+ * every run recorded until then (another run's intent in flight counts as unknown), and
+ * maker-checker's refusal of an approval by the movement's maker. Undefined when neither applies,
+ * and for a batch's rows (the batch was checked as a whole before its first row).
+ */
+export function recheckUnderLock(p: Plan, ports: MovementPorts): IntentCheck | undefined {
+  const history = ports.history
+  if (!history.at || p.batchRow) return undefined
+  const sets = ports.profile.limitSets
+  const r = p.request
+  const capped = hasDailyCap(sets) && p.autoApprove !== false && p.checks.length > 0 && !p.overridden
+  const approval = (r.kind === 'move.approve' || r.kind === 'transfer.approve') && !r.known && sets.some((s) => s.limits.approval)
+  if (!capped && !approval) return undefined
+  return (records) => {
+    const now = history.at!(records)
+    if (capped) {
+      const broken = dailyCapsBroken(sets, addTotals(new Map(), p.checks), now)
+      if (broken.length) throw refusal(broken, ' (decided under the audit trail\'s lock, with what other runs recorded meanwhile)')
+    }
+    if (approval) {
+      const k = now.byResource(r.id)
+      const known = k && {...k, amount_in_minor_units: p.audit.amount_in_minor_units ?? k.amount_in_minor_units, currency_code: p.audit.currency_code ?? k.currency_code}
+      refuseOwnApproval(sets, known, ports.profile.operator, p.noun, r.id)
+    }
+  }
 }
 
 /** Midnight UTC of the day `ms` falls in. */
@@ -114,10 +152,9 @@ export interface GuardOptions {
 export async function guard(plans: Guarded[], ports: MovementPorts, opts: GuardOptions = {}): Promise<void> {
   if (plans.length === 0) return
   const violations = violationsOf(plans, ports)
-  if (violations.length && !ports.overrideLimits) {
-    const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : ''
-    throw new NotConfirmedError(`Refused by profile limits: ${violations[0]}${more}. Nothing was sent; --override-limits overrides it after confirmation.`)
-  }
+  if (violations.length && !ports.overrideLimits) throw refusal(violations)
+  // Confirmed over the limits (or refused below): the check under the trail's lock does not ask again.
+  if (violations.length) for (const plan of plans) plan.overridden = true
   const live = ports.profile.live
   const evenOnTest = plans.some((p) => p.evenOnTest)
   if (!live && !violations.length && !evenOnTest) return

@@ -7,7 +7,8 @@
 import {createHash} from 'node:crypto'
 import {readAudit, type AuditRecord} from '../audit/index.js'
 import type {History, Known, LostAnswer} from './types.js'
-import type {Totals} from '../guardrails.js'
+import type {SpentToday, Totals} from '../guardrails.js'
+import {SCHEDULE_TIME_ZONE} from '../api/assumptions.js'
 
 /**
  * A digest of what a movement asks: route, amount, currency and client metadata (keys sorted).
@@ -54,40 +55,113 @@ const CREATES = new Set(['POST /api/subaccounts/move', 'POST /api/treasury/accou
 
 /** The requests that move money out of an account: creates and approvals of moves and transfers. */
 const OUTFLOW = [/^POST \/api\/subaccounts\/move$/, /^POST \/api\/subaccounts\/move\/[^/]+\/approve$/, /^POST \/api\/treasury\/account-transfers$/, /^POST \/api\/treasury\/account-transfers\/[^/]+\/approve$/]
-/** States in which the money of a movement is moved or committed to move. */
-const MOVED = new Set(['approved', 'initiated', 'debited', 'settled'])
+/** The states in which a move's money moved: settled (an `approved` move is one whose settlement failed; nothing continues it). */
+const MOVE_MOVED = new Set(['settled'])
+/** The states in which a transfer's money moved or is committed to move (queued, in transit, done). */
+const TRANSFER_MOVED = new Set(['approved', 'initiated', 'debited', 'settled'])
+/** The states in which a movement will not move money, whatever an earlier answer said. */
+const ENDED = new Set(['failed', 'canceled'])
+
+/** What moved out today under a key, and what was sent and may have moved (its outcome unknown), per currency. */
+export type Spent = SpentToday
+
+/** The calendar date (YYYY-MM-DD) of `ms` in the time zone a transfer's send day is given in. */
+const scheduleDay = (() => {
+  let fmt: Intl.DateTimeFormat | undefined
+  return (ms: number) => (fmt ??= new Intl.DateTimeFormat('en-CA', {timeZone: SCHEDULE_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit'})).format(ms)
+})()
+
+const isTransfer = (r: AuditRecord) => r.path.startsWith('/api/treasury/account-transfers')
+
+/** The resource an approval's path names. */
+const approvedId = (r: AuditRecord) => /\/([^/]+)\/approve$/.exec(r.path)?.[1]
 
 /**
- * The money moved out since `since` (ms) by the records' key, per currency: every outflow this
- * machine made (`created` or `advanced`, in a moved or committed state), and, on the careful side,
- * every one whose outcome is unknown (no outcome, a network error or a 5XX) unless a later record
- * of the same key or path settled what it did.
+ * Each record's time by its place in the trail: no earlier than any record before it. A record
+ * written with a clock set back is read as written when the records before it were, so a
+ * back-dated command hides neither the day's earlier spending nor its own.
  */
-export function movedSince(records: AuditRecord[], since: number): Totals {
-  const totals: Totals = new Map()
-  const resolved = new Set<string>()
-  const add = (r: AuditRecord) => {
+export function positionTimes(records: AuditRecord[]): number[] {
+  let max = -Infinity
+  return records.map((r) => {
+    const t = Date.parse(r.time)
+    if (Number.isFinite(t) && t > max) max = t
+    return max
+  })
+}
+
+/**
+ * What moved out since `since` (ms: the start of today, UTC), per currency, by the records' key, as the
+ * ledger would say it: moves that settled (not one whose settlement failed, nor one created to
+ * await approval: its approval counts), account transfers approved, initiated or settled and not
+ * since recorded failed or canceled; every approval that did so. A transfer scheduled for a later
+ * day (in the schedule time zone) counts on its send day, not on the day it was made. An attempt
+ * whose outcome is unknown (no outcome yet, a network error, a 5XX) is `unknown`, unless a later
+ * answer for its key (or path) settled it: an answer that calls it made earlier (a replay) counts
+ * it as moved, one that made it now counts itself. Records count by their place in the trail (see
+ * positionTimes), never stopping at the first earlier timestamp.
+ */
+export function spentSince(records: AuditRecord[], since: number): Spent {
+  const spent: Spent = {moved: new Map(), unknown: new Map()}
+  const add = (into: Totals, r: AuditRecord) => {
     if (r.amount_in_minor_units == null || !r.currency_code) return
     const c = r.currency_code.toUpperCase()
-    totals.set(c, (totals.get(c) ?? 0n) + BigInt(r.amount_in_minor_units))
+    into.set(c, (into.get(c) ?? 0n) + BigInt(r.amount_in_minor_units))
   }
   const outcomes = new Map<string, AuditRecord>()
-  for (const r of records) if (r.kind === 'outcome') outcomes.set(r.op, r)
+  const latest = new Map<string, string>()
+  const scheduled = new Map<string, string>()
+  for (const r of records) {
+    // The answer: a later record of the op (the state --wait saw) only tells what the movement became.
+    if (r.kind === 'outcome' && !outcomes.has(r.op)) outcomes.set(r.op, r)
+    if (r.resource_id && r.resource_status) latest.set(r.resource_id, r.resource_status.toLowerCase())
+    if (r.resource_id && r.scheduled_date) scheduled.set(r.resource_id, r.scheduled_date)
+  }
+  const times = positionTimes(records)
+  const today = new Date(since).toISOString().slice(0, 10)
+  const countsToday = (r: AuditRecord, i: number) => {
+    const sendDay = r.scheduled_date ?? (isTransfer(r) ? (scheduled.get(r.resource_id ?? '') ?? scheduled.get(approvedId(r) ?? '')) : undefined)
+    if (sendDay && sendDay > scheduleDay(times[i])) return sendDay === today
+    // A record dated after today (a clock set forward) counts today, and so do those after it.
+    return times[i] >= since
+  }
+  /** The answer moved money: a state that moved or committed it, and no later record showing it ended. */
+  const moved = (o: AuditRecord) => {
+    const status = String(o.resource_status ?? '').toLowerCase()
+    if (!(isTransfer(o) ? TRANSFER_MOVED : MOVE_MOVED).has(status)) return false
+    return !o.resource_id || !ENDED.has(latest.get(o.resource_id) ?? '')
+  }
+  // The first later answer that made, moved or found each key's (or path's) movement.
+  const answeredLater = new Map<string, AuditRecord>()
   for (let i = records.length - 1; i >= 0; i--) {
     const r = records[i]
-    if (Date.parse(r.time) < since) break
     if (!OUTFLOW.some((re) => re.test(`${r.method} ${r.path}`))) continue
     const tag = r.idempotency_key ?? r.path
     if (r.kind === 'outcome') {
-      // A later answer that made or moved it (not one that calls it an earlier request's) settles an unknown attempt.
-      if (succeeded(r) && r.outcome !== 'replayed') resolved.add(tag)
-      if (succeeded(r) && (r.outcome === 'created' || r.outcome === 'advanced') && MOVED.has(String(r.resource_status ?? '').toLowerCase())) add(r)
+      if (succeeded(r)) answeredLater.set(tag, r)
       continue
     }
+    if (!countsToday(r, i)) continue
     const o = outcomes.get(r.op)
-    const unknown = !o || (o.status == null && o.error_code !== NOT_SENT) || (typeof o.status === 'number' && o.status >= 500)
-    if (unknown && !resolved.has(tag)) add(r)
+    if (o && succeeded(o)) {
+      // A replay names a movement an earlier request made: that request counts it.
+      if ((o.outcome === 'created' || o.outcome === 'advanced') && moved(o)) add(spent.moved, o)
+      continue
+    }
+    const unknown = !o || (o.status == null && o.error_code !== NOT_SENT) || (typeof o.status === 'number' && o.status >= 500) || o.outcome === 'unknown'
+    if (!unknown || o?.outcome === 'conflict') continue
+    const later = answeredLater.get(tag)
+    if (!later) add(spent.unknown, r)
+    else if (later.outcome === 'replayed' && moved(later)) add(spent.moved, r)
   }
+  return spent
+}
+
+/** What moved out since `since` (ms) by the records' key, per currency, counting unknown outcomes in (see spentSince). */
+export function movedSince(records: AuditRecord[], since: number): Totals {
+  const {moved, unknown} = spentSince(records, since)
+  const totals: Totals = new Map(moved)
+  for (const [c, v] of unknown) totals.set(c, (totals.get(c) ?? 0n) + v)
   return totals
 }
 
@@ -98,6 +172,12 @@ export function historyOf(read: () => AuditRecord[], keyId?: string | null): His
   return {
     movedSince(since) {
       return movedSince(all(), since)
+    },
+    spentSince(since) {
+      return spentSince(all(), since)
+    },
+    at(records) {
+      return historyOf(() => records, keyId)
     },
     claimOf(key) {
       const list = all()

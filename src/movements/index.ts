@@ -4,12 +4,12 @@
  * endpoints) goes plan -> guard -> record intent -> send -> classify -> record outcome, and the
  * caller renders the outcome. Nothing here prints or parses flags: the world comes in as ports.
  */
-import {ApiError, ConflictError, PayopsError} from '../errors.js'
+import {ApiError, ConflictError, PayopsError, UnrecordedOutcomeError} from '../errors.js'
 import {leavesOutcomeUnknown} from '../api/retry.js'
 import {alreadyDone, stateInRefusal, unknownExplanation, unknownOutcome} from './settle.js'
-import {newOpId, type ApiResponse, type AuditInfo} from '../api/client.js'
+import {newOpId, type ApiResponse, type AuditInfo, type AuditOutcome} from '../api/client.js'
 import {classifyOutcome, mismatches, requestWindowStart, timeOf} from './classify.js'
-import {guard, type GuardOptions} from './guard.js'
+import {guard, recheckUnderLock, type GuardOptions} from './guard.js'
 import {plan} from './plan.js'
 import {describe, seenOf, sentence} from './sentence.js'
 import {heldForApproval, makerCheckerFor} from './maker-checker.js'
@@ -91,6 +91,16 @@ function checkerOf(p: Plan, ports: MovementPorts): string | undefined {
   return makerCheckerFor(ports.profile.limitSets, p.expected.amount_in_minor_units, p.currency)
 }
 
+/** Records an outcome; outside a batch, the error when it could not be written (a batch row's is a warning). */
+async function recordOutcome(ports: MovementPorts, p: Plan, info: AuditOutcome): Promise<unknown> {
+  try {
+    await ports.audit?.outcome(info, {strict: !p.batchRow})
+    return undefined
+  } catch (err) {
+    return err ?? new Error('unknown error')
+  }
+}
+
 /** Sends one planned movement, records it, and classifies the answer. */
 export async function execute(p: Plan, ports: MovementPorts): Promise<Outcome> {
   return (await prepare(p, ports, {unknownAsError: true})).send()
@@ -118,7 +128,8 @@ export interface PrepareOptions {
  */
 export async function prepare(p: Plan, ports: MovementPorts, opts: PrepareOptions = {}): Promise<Prepared> {
   const info = {op: newOpId(), ...p.audit, idempotency_key: p.idempotencyKey}
-  await ports.audit?.intent(info)
+  // The limits that depend on the trail are decided again under its lock, with the intent.
+  await ports.audit?.intent(info, recheckUnderLock(p, ports))
   return {
     send: () => sendPlanned(p, ports, info, opts),
     abandon: async (reason) => ports.audit?.outcome({...info, status: null, error_code: reason}),
@@ -294,7 +305,8 @@ async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: Api
   // settlement failed earlier: the API returns it as it is, so what was asked did not all happen).
   const partial = res.status === 207 || (op === 'move.create' && p.autoApprove === true && seen.status === 'approved')
   const differs = create && p.expected && !est?.sentence ? mismatches(p.expected, seen) : []
-  await ports.audit?.outcome({
+  // Outside a batch, an outcome that cannot be written ends the command (see unrecordedError).
+  const unrecorded = await recordOutcome(ports, p, {
     ...info,
     status: res.status,
     request_id: res.requestId ?? null,
@@ -307,6 +319,7 @@ async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: Api
     currency_code: seen.currency_code ?? info.currency_code,
     from: seen.from ?? info.from,
     to: seen.to ?? info.to,
+    ...(typeof resource.scheduled_date === 'string' ? {scheduled_date: resource.scheduled_date} : {}),
     attempts: res.attempts,
   })
   if (differs.length) {
@@ -344,8 +357,28 @@ async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: Api
       if (!s2.id) s2.id = s.id
       return outcome(now, s2)
     },
+    observe: async (now) => {
+      const s2 = seenOf(p.noun, now)
+      if (!s2.status || s2.status === s.status) return
+      // Not an answer to a request (no status, outcome "observed"): read only for what the movement became.
+      await ports.audit?.outcome({...info, status: null, request_id: null, error_code: null, resource_id: s2.id || s.id || null, resource_status: s2.status, outcome: 'observed'})
+    },
   })
-  return outcome(resource, seen)
+  const told = outcome(resource, seen)
+  if (unrecorded !== undefined) throw unrecordedError(told, p, unrecorded)
+  return told
+}
+
+/**
+ * What moved, when its outcome could not be written to the audit trail (the disk full): the trail
+ * ends on its intent, read as an outcome unknown (daily caps count it so) until the command that
+ * finds it out (the plan's settle command: the same create with its key, the same approve or
+ * cancel) records it. Exit 1, so that no script takes the run for a clean one.
+ */
+function unrecordedError(o: Outcome, p: Plan, err: unknown): UnrecordedOutcomeError {
+  return new UnrecordedOutcomeError(
+    `${o.sentence} But its outcome could not be written (${(err as Error).message}): the audit trail shows this request as sent with its outcome unknown, and daily caps count it so. Once the trail can be written, run \`${p.settle}\` to record it: it finds what this run did and moves nothing again.`,
+  )
 }
 
 /** Plan, guard and send one movement. */

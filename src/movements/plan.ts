@@ -230,7 +230,7 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
     keyGenerated: r.idempotencyKey === undefined,
-    audit: {method: 'POST', path: '/api/treasury/account-transfers', details, amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to},
+    audit: {method: 'POST', path: '/api/treasury/account-transfers', details, amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to, ...(r.scheduledDate ? {scheduled_date: r.scheduledDate} : {})},
     expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, rail: r.rail},
     currency,
     autoApprove,

@@ -36,6 +36,7 @@ export async function runTransferCreate(opts: TransferCreateOptions, ctx: Comman
     // Accepted without an id (a 202 with no body): found in the list first, then followed.
     if (!outcome.id) transfer = await identify(outcome, opts, ctx, started)
     transfer = await follow(transfer, opts, ctx, spinner)
+    await outcome.observe?.(transfer as unknown as Record<string, unknown>)
     // The table, the sentence and the outcome line all tell the state the wait ended in.
     outcome = outcome.restate?.(transfer as unknown as Record<string, unknown>) ?? outcome
   }

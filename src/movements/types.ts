@@ -4,7 +4,8 @@
  */
 import type {LimitSet} from '../config/resolve.js'
 import type {Operator} from '../config/identity.js'
-import type {Totals} from '../guardrails.js'
+import type {SpentToday, Totals} from '../guardrails.js'
+import type {AuditRecord} from '../audit/index.js'
 import type {AuditHook, ApiResponse} from '../api/client.js'
 import type {MovesApi} from '../api/moves.js'
 import type {SubaccountsApi} from '../api/subaccounts.js'
@@ -100,6 +101,10 @@ export interface History {
   claimOf(key: string): Claim | undefined
   /** The money moved out since `since` (ms), per currency (see movedSince). */
   movedSince(since: number): Totals
+  /** What moved out on the UTC day starting at `since`, and what may have (outcome unknown), apart (see spentSince). */
+  spentSince?(since: number): SpentToday
+  /** The same lookups over these records (the trail as read under its lock). */
+  at?(records: AuditRecord[]): History
   /** The status the latest successful request on this resource recorded (an approve after its create, say). */
   lastStatus?(id: string): string | undefined
   /**
@@ -204,10 +209,12 @@ export interface Plan {
   alwaysTyped?: boolean
   /** The LIVE confirmation is a yes/no (cancel moves no money). */
   plainConfirm?: boolean
+  /** Over a limit, confirmed with --override-limits: the check under the trail's lock lets it pass. */
+  overridden?: boolean
   idempotencyKey: string | null
   keyGenerated: boolean
   /** What the audit trail records before sending. */
-  audit: {method: string; path: string; details?: string; maker?: string | null; amount_in_minor_units: number | null; currency_code: string | null; from: string | null; to: string | null}
+  audit: {method: string; path: string; details?: string; maker?: string | null; amount_in_minor_units: number | null; currency_code: string | null; from: string | null; to: string | null; scheduled_date?: string | null}
   /** For create kinds: what the answer must describe, else the key names another movement. */
   expected?: Described
   currency: string | null
@@ -264,4 +271,9 @@ export interface Outcome {
   sentence: string
   /** The same outcome told of the movement as it is now (after `--wait` followed it). */
   restate?(resource: Record<string, unknown>): Outcome
+  /**
+   * Records in the audit trail the state the movement was later seen in (`--wait`), when it
+   * changed: a transfer that failed after its create answered no longer counts as moved.
+   */
+  observe?(resource: Record<string, unknown>): Promise<void>
 }

@@ -78,7 +78,7 @@ class Registrations {
     if (isSymlink(this.file)) throw new UsageError(`${this.file} is a symbolic link; payops does not write a state file through one.`)
     mkdirSync(this.dir, {recursive: true, mode: 0o700})
     const tmp = `${this.file}.${randomUUID()}.tmp`
-    writeFileSync(tmp, JSON.stringify({registrations: list}, null, 2) + '\n', {mode: 0o600})
+    writeFileSync(tmp, JSON.stringify({registrations: list}, null, 2) + '\n', {mode: 0o600, flag: 'wx'})
     renameSync(tmp, this.file)
   }
 }

@@ -3,6 +3,7 @@
  * twin endpoint was created is resumed (the twin reused) instead of creating a second twin. One
  * small JSON file in the config dir, keyed by base URL and old endpoint id; no secrets in it.
  */
+import {randomUUID} from 'node:crypto'
 import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -44,8 +45,9 @@ export class RotationState {
 
   private write(rotations: PendingRotation[]): void {
     mkdirSync(this.dir, {recursive: true, mode: 0o700})
-    const tmp = `${this.file}.${process.pid}.tmp`
-    writeFileSync(tmp, JSON.stringify({rotations}, null, 2) + '\n', {mode: 0o600})
+    // A fresh name, created exclusively: a link planted at a temporary name is never written through.
+    const tmp = `${this.file}.${randomUUID()}.tmp`
+    writeFileSync(tmp, JSON.stringify({rotations}, null, 2) + '\n', {mode: 0o600, flag: 'wx'})
     renameSync(tmp, this.file)
   }
 }
