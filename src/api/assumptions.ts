@@ -178,7 +178,12 @@ export const ASSUMPTIONS: Assumption[] = [
     assumed:
       '200 `{data: {account_id, currency_code, current_balance_in_minor_units, available_balance_in_minor_units, as_of}}` (`…_in_cents` names are also read). `current` is what the account\'s bank lines add up to (credits minus debits; a line without a direction is not counted); `available` also sets aside transfers out that are approved or initiated but not yet booked; `as_of` is the time they stand at. Unknown or another entity\'s account: 404 NOT_FOUND ("balance not found"). The spec shows no balance fields, so only `current_balance_in_minor_units` and `currency_code` are required (`--strict` answers only those); the others are shown when given, else left empty.',
   },
-  {topic: '`scheduled_date`', assumed: 'Stored and returned as given; the emulator does not hold the transfer until that day.'},
+  {topic: '`scheduled_date`', assumed: 'Stored and returned as given; an auto-approved transfer scheduled for a later day stays `approved` until its send day (America/New_York), then is initiated.'},
+  {
+    topic: "The service's clock (HTTP `Date`)",
+    assumed:
+      "Answers carry the standard HTTP `Date` header of the service's clock. The books' \"today\" (due, scheduled, pending, stuck, a statement `complete`) and watch's hours are taken on that clock when it differs from this machine's by more than two minutes (an emulator whose clock was moved, a machine whose clock is wrong), else on this machine's. No control reads it: daily caps count by the audit trail, on this machine's day.",
+  },
   {topic: 'Rail filter grouped literals', assumed: '`ach` = same_day_ach + standard_ach, `instant` = instant_card + instant_bank, `all` = every rail.'},
   {topic: 'Account-transfer list errors', assumed: 'Invalid filter values (unknown rail or status, non-integer amounts, malformed date-times, bad cursor) are 400 VALIDATION_ERROR.'},
   {topic: 'Rail options', assumed: 'Two USD accounts: `ACH`, `RTP`, `Wire`; any other pair: `Wire`. Same account 400, unknown account 404.'},
@@ -212,9 +217,3 @@ export const ASSUMPTIONS: Assumption[] = [
       'Up to 6 attempts; the n-th retry waits base × 2^(n-1) (base 5 s: 5, 10, 20, 40, 80 s). Every attempt carries the same event id and body and is re-signed with a fresh timestamp. Retries stop when the endpoint is deleted or disabled. A receiver that does not answer 2XX within 10 s fails the attempt.',
   },
 ]
-
-/**
- * The time zone of a transfer's `scheduled_date` (its send day): the spec's "schedule timezone
- * (currently America/New_York)".
- */
-export const SCHEDULE_TIME_ZONE = 'America/New_York'

@@ -160,6 +160,9 @@ export function baseUrlPath(baseUrl: string): string {
   return url.pathname.replace(/\/+$/, '')
 }
 
+/** A `Date` header this close to the machine's clock (ms) is the same clock: HTTP dates are whole seconds. */
+export const SERVICE_SKEW_TOLERANCE_MS = 120_000
+
 export class ApiClient {
   readonly baseUrl: URL
   private readonly apiKey?: string
@@ -236,6 +239,23 @@ export class ApiClient {
         `${opts.method} ${resolved} reaches ${routeLabel(hit.route)}${hit.prefix.length ? ` (behind /${hit.prefix.join('/')})` : ''}, an endpoint that moves money, outside payops' money checks (limits, confirmation, audit); nothing was sent. Check the base URL.`,
       )
     }
+  }
+
+  /**
+   * How far the service's clock runs from this machine's, as the `Date` header of its latest answer
+   * shows it (ms; 0 until an answer carries one, and within SERVICE_SKEW_TOLERANCE_MS of this
+   * machine). What a command takes as the service's day ("today" in the books) reads it; no
+   * control does (daily caps count by the trail, on this machine's day).
+   */
+  serviceSkew(): number {
+    return Math.abs(this.serviceSkewMs) > SERVICE_SKEW_TOLERANCE_MS ? this.serviceSkewMs : 0
+  }
+
+  private serviceSkewMs = 0
+
+  private noteServiceDate(date: string | undefined): void {
+    const at = date === undefined || date.length > 64 ? NaN : Date.parse(date)
+    if (Number.isFinite(at)) this.serviceSkewMs = at - Date.now()
   }
 
   private log(line: string): void {
@@ -334,6 +354,7 @@ export class ApiClient {
         if (uncertain) Object.assign(failed, {earlierAttemptUncertain: true})
         throw failed
       }
+      this.noteServiceDate(headerValue(resHeaders.date))
       const requestId = headerValue(resHeaders['x-request-id'])
       this.log(`← ${status} ${display} in ${Date.now() - started}ms (attempt ${attempt}/${shown})${requestId ? ` request ${requestId}` : ''}` + (text ? ` body ${truncate(text, 500)}` : ''))
 

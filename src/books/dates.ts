@@ -25,6 +25,15 @@ export const todayOf = (nowMs: number): string => new Date(nowMs).toISOString().
 
 const scheduleDays = new Intl.DateTimeFormat('en-US', {timeZone: SCHEDULE_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit'})
 
+/**
+ * The service's now: this machine's clock moved by how far the service's own runs from it, as the
+ * HTTP `Date` of its answers shows it (0 within two minutes). Read after a first answer; the books'
+ * "today" follows the service's day (an emulator's moved clock too), never a control's.
+ */
+export function serviceNow(ctx: {clock: {now(): number}}, api: {client: {serviceSkew(): number}}): number {
+  return ctx.clock.now() + api.client.serviceSkew()
+}
+
 /** The day `ms` falls on in the schedule time zone (America/New_York), `YYYY-MM-DD`. */
 export function scheduleDayOf(ms: number): string {
   const parts = Object.fromEntries(scheduleDays.formatToParts(ms).map((p) => [p.type, p.value]))

@@ -16,7 +16,7 @@
 import type {CommandContext} from '../context/index.js'
 import {ResponseError, UsageError} from '../errors.js'
 import {normalizeCurrency, readableMinor, subtractMinor, unreadableFigure} from '../money.js'
-import {addDays, scheduleDayOf} from './dates.js'
+import {addDays, scheduleDayOf, serviceNow} from './dates.js'
 import {BooksStore} from './store.js'
 
 export const DEFAULT_HORIZON_DAYS = 14
@@ -90,11 +90,13 @@ export function validate(opts: PositionOptions): string | undefined {
 export async function position(opts: PositionOptions, ctx: CommandContext): Promise<Position> {
   const reporting = validate(opts)
   const api = await ctx.api(['treasury', 'transfers', 'subaccounts'])
-  // scheduled_date is a day in the schedule time zone: so is the today it is compared with.
-  const today = scheduleDayOf(ctx.clock.now())
-  const end = addDays(today, opts.horizon)
   const accounts = []
   for await (const a of api.treasury.accounts({limit: 500, order: 'asc'}, {all: true})) accounts.push(a)
+  // scheduled_date is a day in the schedule time zone: so is the today it is compared with, the
+  // service's (read once it has answered).
+  const now = serviceNow(ctx, api)
+  const today = scheduleDayOf(now)
+  const end = addDays(today, opts.horizon)
   const byCurrency = new Map<string, string>()
   for (const a of accounts) if (!byCurrency.has(a.currency_code.toUpperCase())) byCurrency.set(a.currency_code.toUpperCase(), a.id)
   if (reporting !== undefined && !byCurrency.has(reporting)) {
@@ -179,7 +181,7 @@ export async function position(opts: PositionOptions, ctx: CommandContext): Prom
     const unreadable = balance === null ? unreadableFigure(`The balance of subaccount ${s.name} (${s.id})`, exact) : undefined
     subaccounts.push({subaccount_id: s.id, name: s.name, currency_code: s.currency_code ? s.currency_code.toUpperCase() : null, balance_in_minor_units: balance, ...(unreadable ? {unreadable} : {})})
   }
-  return {as_of: new Date(ctx.clock.now()).toISOString(), today, horizon_days: opts.horizon, horizon_end: end, accounts: [...rows.values()], subaccounts, totals}
+  return {as_of: new Date(now).toISOString(), today, horizon_days: opts.horizon, horizon_end: end, accounts: [...rows.values()], subaccounts, totals}
 }
 
 /**

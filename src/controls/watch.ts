@@ -12,6 +12,7 @@ import type {Api} from '../api/index.js'
 import type {CommandContext} from '../context/index.js'
 import {openDatabase, type Database} from '../db/index.js'
 import {ExceptionsFound, ExitCode, InterruptedError, PayopsError, UsageError} from '../errors.js'
+import {serviceNow} from '../books/dates.js'
 import {formatMoney, subtractMinor} from '../money.js'
 import {listPending} from '../movements/approvals.js'
 import {isLoopbackHost, runFetch} from '../net.js'
@@ -61,7 +62,7 @@ const EXEC_OUTPUT_BYTES = 64 * 1024
 const short = (id: string) => `${id.slice(0, 8)}…`
 
 /** What each rule finds crossed now. */
-async function evaluate(rule: WatchRule, api: Api, ctx: CommandContext, now: number): Promise<Condition[]> {
+async function evaluate(rule: WatchRule, api: Api, ctx: CommandContext, clock: () => number): Promise<Condition[]> {
   switch (rule.rule) {
     case 'min-balance': {
       const s = (await api.subaccounts.get(rule.subaccount)).data
@@ -92,6 +93,7 @@ async function evaluate(rule: WatchRule, api: Api, ctx: CommandContext, now: num
     case 'transfer-stuck': {
       const out: Condition[] = []
       for await (const t of api.transfers.list({status: ['approved', 'initiated'], limit: 500}, {all: true})) {
+        const now = clock()
         const since = Date.parse(t.updated_at ?? t.created_at ?? '')
         if (Number.isNaN(since) || now - since <= rule.hours * HOUR) continue
         const hours = Math.floor((now - since) / HOUR)
@@ -105,7 +107,9 @@ async function evaluate(rule: WatchRule, api: Api, ctx: CommandContext, now: num
     }
     case 'approval-waiting': {
       const out: Condition[] = []
-      for (const item of await listPending(ctx, {moves: true, transfers: true})) {
+      const pending = await listPending(ctx, {moves: true, transfers: true})
+      const now = clock()
+      for (const item of pending) {
         const since = Date.parse(item.created_at ?? '')
         if (Number.isNaN(since) || now - since <= rule.hours * HOUR) continue
         const what = item.kind === 'move' ? 'Move' : 'Account transfer'
@@ -118,7 +122,7 @@ async function evaluate(rule: WatchRule, api: Api, ctx: CommandContext, now: num
       return out
     }
     case 'reconcile-exceptions':
-      return reconcileExceptions(rule.account, ctx, now)
+      return reconcileExceptions(rule.account, ctx, clock())
   }
 }
 
@@ -299,7 +303,8 @@ async function cycle(rules: WatchRule[], api: Api, ctx: CommandContext, store: A
     const now = ctx.clock.now()
     let crossed: Condition[]
     try {
-      crossed = await evaluate(rule, api, ctx, now)
+      // Times of the service's items are compared with the service's clock (its answers' HTTP Date).
+      crossed = await evaluate(rule, api, ctx, () => serviceNow(ctx, api))
     } catch (err) {
       // A rule that cannot be checked keeps its alerts as they were.
       failed++

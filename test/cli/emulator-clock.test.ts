@@ -182,3 +182,28 @@ describe('the clock and --state', () => {
     }
   })
 })
+
+describe('the books see the moved clock, with no special case', () => {
+  it("position's today and a transfer's due day follow the service's clock (its answers' HTTP Date), not this machine's", async () => {
+    const before = (await runAs(emu, 'test', ['position', '-o', 'json'])).json<{today: string; as_of: string}>()
+    const c = await clock()
+    expect(before.today).toBe(c.day)
+    // The machine's own day is months later: the books did not take it.
+    expect(before.today).not.toBe(new Date().toISOString().slice(0, 10))
+    const due = await transfer(['--amount-minor', '700', '--rail', 'wire', '--scheduled-date', addDay(c.day, 3)])
+    const scheduled = (await runAs(emu, 'test', ['position', '-o', 'json'])).json<any>()
+    const row = scheduled.accounts.find((a: any) => a.account_id === main)
+    expect(row.scheduled.map((d: any) => d.date)).toContain(addDay(c.day, 3))
+    expect(await advance('4d')).toMatchObject({code: 0})
+    const after = (await runAs(emu, 'test', ['position', '-o', 'json'])).json<any>()
+    expect(after.today).toBe((await clock()).day)
+    expect(after.today > before.today).toBe(true)
+    // Its send day came and went on the moved clock: no longer scheduled for a later day.
+    expect(after.accounts.find((a: any) => a.account_id === main).scheduled.map((d: any) => d.date)).not.toContain(addDay(c.day, 3))
+    expect((await getTransfer(due.id)).status).not.toBe('approved')
+  })
+})
+
+function addDay(day: string, n: number): string {
+  return new Date(Date.parse(`${day}T12:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10)
+}
