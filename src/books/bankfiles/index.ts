@@ -1,0 +1,75 @@
+/**
+ * The bank's own statement files: which format a file is (by its content, never its name), the
+ * readers, and the writers `report statement --format` chooses from.
+ */
+import {createHash} from 'node:crypto'
+import {UsageError} from '../../errors.js'
+import {oneLine, replaceUnsafeChars} from '../../text.js'
+import type {Statement} from '../statement.js'
+import {readBai2} from './bai2.js'
+import {writeBai2} from './bai2-write.js'
+import {readCamt} from './camt.js'
+import {writeCamt053} from './camt-write.js'
+import {readMt940} from './mt940.js'
+import {writeMt940} from './mt940-write.js'
+import {MAX_BANK_FILE_BYTES, type BankFile, type BankFileFormat} from './types.js'
+
+export type {BankFile, BankFileAccount, BankFileLine} from './types.js'
+
+export type Sniffed = 'bai2' | 'camt' | 'mt940'
+
+/** The format of a file's text, from its first records; undefined when it is none of them. */
+export function sniff(text: string): Sniffed | undefined {
+  const head = text.replace(/^\uFEFF/, '').trimStart().slice(0, 4096)
+  if (/^01,[^\n]*\/\s*(\r?\n|$)/.test(head)) return 'bai2'
+  if (head.startsWith('<') && /urn:iso:std:iso:20022:tech:xsd:camt\.05[234]\./.test(head)) return 'camt'
+  if (/^(\{1:[^}]*\}(\{2:[^}]*\})?(\{3:[^}]*\})?\{4:\s*)?:20:/.test(head) && /(^|\n):25:/.test(head)) return 'mt940'
+  return undefined
+}
+
+/**
+ * The digest that recognises a file by its content: SHA-256 of its text with any byte-order mark
+ * dropped, line ends made LF, trailing spaces of each line and blank lines removed (a file passed
+ * through another system's line endings is the same file).
+ */
+export function contentDigest(text: string): string {
+  const norm = text
+    .replace(/^\uFEFF/, '')
+    .split(/\r\n|\r|\n/)
+    .map((l) => l.replace(/[ \t]+$/, ''))
+    .filter((l) => l !== '')
+    .join('\n')
+  return createHash('sha256').update(norm).digest('hex')
+}
+
+export interface ReadBankFile extends BankFile {
+  digest: string
+}
+
+/** Reads a statement file's bytes: its format recognised by content, checked whole, or one line saying why not (exit 2). */
+export function readBankFile(bytes: Buffer, file: string): ReadBankFile {
+  const name = oneLine(replaceUnsafeChars(file), 200)
+  if (bytes.length > MAX_BANK_FILE_BYTES) throw new UsageError(`${name} is ${bytes.length} bytes, more than the ${MAX_BANK_FILE_BYTES / 1024 / 1024} MiB a statement file may be.`)
+  const text = bytes.toString('utf8')
+  if (text.includes('\uFFFD')) throw new UsageError(`${name} is not UTF-8 (or ASCII) text: a statement file is read as text.`)
+  const kind = sniff(text)
+  if (!kind) {
+    const start = oneLine(replaceUnsafeChars(text.replace(/^\uFEFF/, '').trimStart().slice(0, 24)), 24)
+    throw new UsageError(`${name} is not a BAI2, camt.052/053/054 or MT940 file (it begins "${start}"): payops recognises them by their content.`)
+  }
+  const clean = text.replace(/^\uFEFF/, '')
+  const read = kind === 'bai2' ? readBai2(clean, name) : kind === 'camt' ? readCamt(clean, name) : readMt940(clean, name)
+  return Object.assign(read, {digest: contentDigest(text)})
+}
+
+export const STATEMENT_FORMATS = ['ofx', 'camt053', 'bai2', 'mt940'] as const
+export type StatementFormat = (typeof STATEMENT_FORMATS)[number]
+
+/** The writer of a bank file format (OFX is written by ../ofx.ts). */
+export const BANK_FILE_WRITERS: Record<Exclude<StatementFormat, 'ofx'>, (s: Statement, nowIso: string) => string> = {
+  camt053: writeCamt053,
+  bai2: writeBai2,
+  mt940: writeMt940,
+}
+
+export const FORMAT_NAMES: Record<BankFileFormat, string> = {bai2: 'BAI2', 'camt.052': 'camt.052', 'camt.053': 'camt.053', 'camt.054': 'camt.054', mt940: 'MT940'}
