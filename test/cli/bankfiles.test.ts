@@ -251,7 +251,7 @@ describe('reconcile --statement', () => {
     const camt = (await statementFile('camt053')).text.split('\n')
     const amt = camt.findIndex((l, i) => i > camt.findIndex((x) => x.includes('<Ntry>')) && l.includes('<Amt Ccy="USD">'))
     camt[amt] = camt[amt].replace(/>[\d.]+</, '>12.3.4<')
-    const entry = camt.slice(0, amt).findLastIndex((l) => l.includes('<Ntry>'))
+    const entry = camt.slice(0, amt).map((l) => l.includes('<Ntry>')).lastIndexOf(true)
     const mt = (await statementFile('mt940')).text.split('\r\n')
     const cases: Array<[string, string, RegExp]> = [
       ['bad.bai2', bai2.join('\n'), new RegExp(`not a well-formed BAI2 file: line ${at + 1} \\(49 account trailer\\): control total`)],

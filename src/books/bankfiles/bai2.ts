@@ -63,17 +63,27 @@ function fundsExtra(r: Rec, fields: string[], at: number): number {
 /** A 16 record: type code, amount, funds type and its fields, bank reference, customer reference, then the text. */
 function split16(r: Rec, raw: string): void {
   const parts = raw.split(',')
+  // A record may end early with "/" (never inside the text): the fields left out are empty.
+  const cut = (limit: number): boolean => {
+    for (let i = 1; i < Math.min(parts.length, limit); i++) {
+      const k = parts[i].indexOf('/')
+      if (k >= 0) {
+        parts[i] = parts[i].slice(0, k)
+        parts.length = i + 1
+        return true
+      }
+    }
+    return false
+  }
+  let ended = cut(4)
   if (parts.length < 3) fail(r, 'too few fields')
-  const extra = fundsExtra(r, parts, 3)
-  const fixed = 4 + extra + 2
-  // A record may end early with "/": the fields left out are empty.
+  const fixed = 6 + fundsExtra(r, parts, 3)
+  ended = ended || cut(fixed)
   if (parts.length < fixed) {
-    if (!raw.endsWith('/')) fail(r, 'too few fields (its references must be on the record itself)')
-    parts[parts.length - 1] = parts[parts.length - 1].replace(/\/$/, '')
+    if (!ended) fail(r, 'too few fields (its references must be on the record itself)')
     while (parts.length < fixed) parts.push('')
   }
   r.fields = parts.slice(0, fixed).map((s) => s.trim())
-  r.fields[fixed - 1] = r.fields[fixed - 1].replace(/\/$/, '')
   r.text = parts.slice(fixed).join(',').replace(/\s+$/, '').replace(/\/$/, '')
 }
 
@@ -145,7 +155,7 @@ function currencyOf(r: Rec, code: string, fallback: string): string {
 }
 
 function counterparty(text: string): {description: string | null; tag: 'ORIG' | 'BNF' | null; name: string | null} {
-  const m = /(?:^|;\s*)(ORIG|BNF):\s*([^;]*)/i.exec(text)
+  const m = /(?:^|[;\s])(ORIG|BNF):\s*([^;]*)/i.exec(text)
   if (!m) return {description: fileText(text), tag: null, name: null}
   const rest = (text.slice(0, m.index) + text.slice(m.index + m[0].length)).replace(/^;\s*|;\s*$/g, '')
   return {description: fileText(rest), tag: m[1].toUpperCase() as 'ORIG' | 'BNF', name: fileText(m[2], 200)}
