@@ -219,6 +219,37 @@ describe('reconcile --statement', () => {
     expect(table.stderr).toMatch(/camt\.053 statement .*; reconciled before \(first on \d{4}-\d{2}-\d{2}\), its lines are counted once\./)
   })
 
+  it('a line an earlier file gave (an intraday camt.052 line again in the day\'s camt.053) counts once', async () => {
+    await scenario()
+    const {path, text} = await statementFile('camt053')
+    const intraday = write(
+      'intraday.xml',
+      text.replace('camt.053.001.08', 'camt.052.001.08').replace(/BkToCstmrStmt/g, 'BkToCstmrAcctRpt').replace(/<(\/?)Stmt>/g, '<$1Rpt>').replace(/<MsgId>[^<]+</, '<MsgId>INTRADAY-1<'),
+    )
+    const one = (await reconcileRun([main, ...PERIOD, '--statement', path, '-o', 'json'])).json()
+    const both = await reconcileRun([main, ...PERIOD, '--statement', intraday, '--statement', path, '-o', 'json'])
+    expect(both.code).toBe(9)
+    expect(both.json().summary).toEqual(one.summary)
+    expect(both.json().bank_files.map((f: any) => [f.format, f.counted])).toEqual([['camt.052', true], ['camt.053', true]])
+  })
+
+  it('text from the file is data: a terminal gets no control or bidi characters from it', async () => {
+    const text = [
+      `01,BANK,${four},260302,0400,1,,,2/`,
+      `02,${four},BANK,1,260301,,USD,2/`,
+      `03,${four},USD,010,0,,/`,
+      '16,699,700,Z,R-1,,WIRE \u001b[2J\u001b]0;owned\u0007 FEE\u202e',
+      '49,700,3/',
+      '98,700,1,5/',
+      '99,700,1,7/',
+    ].join('\n')
+    const path = write('hostile.bai2', text)
+    const r = await reconcileRun([main, '--from', '2026-03-01', '--to', '2026-03-01', '--statement', path, '-o', 'table'], {tty: true, columns: 200})
+    expect(r.code, r.stderr).toBe(9)
+    expect(r.stdout).toContain('bank_only:R-1')
+    expect(r.stdout).not.toMatch(/\u001b\[2J|\u001b\]0|\u0007|\u202e/)
+  })
+
   it('two files of one statement id with other content are refused (exit 2) before any request', async () => {
     await scenario()
     const {path, text} = await statementFile('bai2')
