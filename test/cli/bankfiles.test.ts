@@ -167,6 +167,33 @@ describe('report statement: the bank\'s formats, read back by parsers payops did
     expect(st.transactions.find((x: any) => x.structuredDetails.TRID === lines.short).structuredDetails.BENM).toBe(reserveLabel)
   })
 
+  it('a subaccount\'s month in each format: its account number, and the balances -o json gives', async () => {
+    await scenario()
+    const sub = (await emu.control('GET', '/_emulator/entities')).data.find((e: any) => e.role === 'test').subaccount_ids[0]
+    const args = ['--subaccount', sub, '--month', '2026-03']
+    const json = (await statementRun([...args, '-o', 'json'])).json()
+    expect(json.lines.length).toBeGreaterThan(0)
+    const number = json.account_number ?? sub.replace(/-/g, '')
+    const out = async (format: string) => {
+      const r = await statementRun([...args, '--format', format])
+      expect(r.code, r.stderr).toBe(0)
+      return r.stdout
+    }
+    const bai2 = readBai2ForTest(await out('bai2'))
+    expect(bai2.accounts[0]).toMatchObject({number})
+    expect([bai2.accounts[0].amounts['010'], bai2.accounts.at(-1)!.amounts['015']]).toEqual([BigInt(json.opening_balance_in_minor_units), BigInt(json.closing_balance_in_minor_units)])
+    expect(bai2.accounts.flatMap((a) => a.details).map((d) => d.bankReference).sort()).toEqual(json.lines.map((l: any) => l.id).sort())
+    const {parseCamt053} = await import('camt-parser')
+    const camt = (await parseCamt053(await out('camt053'))).statements[0]
+    expect(camt.transactions).toHaveLength(json.lines.length)
+    expect(camt.balances.map((b: any) => Math.round(Number(b.amount.value) * 100) * (b.creditDebitIndicator === 'DBIT' ? -1 : 1))).toEqual([json.opening_balance_in_minor_units, json.closing_balance_in_minor_units])
+    const mt940 = await import('mt940js')
+    const [st] = new mt940.Parser().parse(await out('mt940'))
+    expect(st.accountIdentification).toBe(number)
+    expect([Math.round(st.openingBalance * 100), Math.round(st.closingBalance * 100)]).toEqual([json.opening_balance_in_minor_units, json.closing_balance_in_minor_units])
+    expect(st.transactions).toHaveLength(json.lines.length)
+  })
+
   it('a format with --columns or --query is refused (exit 2) before any request', async () => {
     for (const format of ['bai2', 'camt053', 'mt940']) {
       const r = await expectNothingSent(emu, () => statementRun(['--account', main, '--month', '2026-03', '--format', format, '--columns', 'id']))
@@ -301,5 +328,8 @@ describe('reconcile --statement', () => {
       expect(r.stderr, name).toMatch(want)
       expect(r.stderr).not.toContain('\x1b')
     }
+    const missing = await expectNothingSent(emu, () => reconcileRun([main, ...PERIOD, '--statement', join(dir.path, 'nope.bai2'), '-o', 'table']))
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/--statement .*nope\.bai2: no such file\./)
   })
 })

@@ -192,6 +192,7 @@ export function readCamt(xml: string, file: string): BankFile {
     statement_id: parsed.statementId,
     accounts: [...parsed.accounts.values()],
     lines: (number: string) => parsed.lines.get(number) ?? [],
+    release: () => parsed.lines.clear(),
   }
 }
 

@@ -20,7 +20,7 @@ export type Sniffed = 'bai2' | 'camt' | 'mt940'
 
 /** The format of a file's text, from its first records; undefined when it is none of them. */
 export function sniff(text: string): Sniffed | undefined {
-  const head = text.replace(/^\uFEFF/, '').trimStart().slice(0, 4096)
+  const head = text.slice(0, 4096).replace(/^\uFEFF/, '').trimStart()
   if (/^01,[^\n]*\/\s*(\r?\n|$)/.test(head)) return 'bai2'
   if (head.startsWith('<') && /urn:iso:std:iso:20022:tech:xsd:camt\.05[234]\./.test(head)) return 'camt'
   if (/^(\{1:[^}]*\}(\{2:[^}]*\})?(\{3:[^}]*\})?\{4:\s*)?:20:/.test(head) && /(^|\n):25:/.test(head)) return 'mt940'
@@ -33,13 +33,25 @@ export function sniff(text: string): Sniffed | undefined {
  * through another system's line endings is the same file).
  */
 export function contentDigest(text: string): string {
-  const norm = text
-    .replace(/^\uFEFF/, '')
-    .split(/\r\n|\r|\n/)
-    .map((l) => l.replace(/[ \t]+$/, ''))
-    .filter((l) => l !== '')
-    .join('\n')
-  return createHash('sha256').update(norm).digest('hex')
+  const hash = createHash('sha256')
+  const body = text.startsWith('\uFEFF') ? 1 : 0
+  // Line by line, so no second copy of the file is made: each line less its end and trailing spaces, then LF.
+  for (let start = body; start < text.length; ) {
+    let end = text.indexOf('\n', start)
+    if (end === -1) end = text.length
+    let last = end
+    while (last > start && (text[last - 1] === '\r' || text[last - 1] === ' ' || text[last - 1] === '\t')) last--
+    const cr = text.indexOf('\r', start)
+    if (cr !== -1 && cr < last) {
+      // A lone CR ends a line too (old Mac files): the rest of this segment is split on it.
+      for (const part of text.slice(start, last).split('\r')) {
+        const t = part.replace(/[ \t]+$/, '')
+        if (t !== '') hash.update(`${t}\n`)
+      }
+    } else if (last > start) hash.update(`${text.slice(start, last)}\n`)
+    start = end + 1
+  }
+  return hash.digest('hex')
 }
 
 export interface ReadBankFile extends BankFile {
@@ -57,7 +69,7 @@ export function readBankFile(bytes: Buffer, file: string): ReadBankFile {
     const start = oneLine(replaceUnsafeChars(text.replace(/^\uFEFF/, '').trimStart().slice(0, 24)), 24)
     throw new UsageError(`${name} is not a BAI2, camt.052/053/054 or MT940 file (it begins "${start}"): payops recognises them by their content.`)
   }
-  const clean = text.replace(/^\uFEFF/, '')
+  const clean = text.startsWith('\uFEFF') ? text.slice(1) : text
   const read = kind === 'bai2' ? readBai2(clean, name) : kind === 'camt' ? readCamt(clean, name) : readMt940(clean, name)
   return Object.assign(read, {digest: contentDigest(text)})
 }

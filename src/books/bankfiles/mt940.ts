@@ -130,5 +130,5 @@ export function readMt940(text: string, file: string): BankFile {
       })
     }
   })
-  return {format: 'mt940', statement_id: ids.join('+'), accounts: [...accounts.values()], lines: (n: string) => lines.get(n) ?? []}
+  return {format: 'mt940', statement_id: ids.join('+'), accounts: [...accounts.values()], lines: (n: string) => lines.get(n) ?? [], release: () => lines.clear()}
 }

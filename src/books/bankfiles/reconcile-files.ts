@@ -12,6 +12,7 @@
  * reconciled.
  */
 import {statSync} from 'node:fs'
+import {favourMemory} from '../../memory.js'
 import type {CommandContext} from '../../context/index.js'
 import {UsageError} from '../../errors.js'
 import {readFileArg} from '../../files.js'
@@ -47,13 +48,17 @@ const lastFour = (n: string) => `…${accountDigits(n).slice(-4)}`
 
 /** Reads every file named, whole, before anything is sent. */
 export function loadStatements(paths: string[]): ReadBankFile[] {
-  return paths.map((p) => {
-    let size: number
+  // The command reads whole lists after the files: keep the heap near what is live from here on.
+  if (paths.length > 0) favourMemory()
+  const sizeOf = (p: string): number => {
     try {
-      size = statSync(p).size
+      return statSync(p).size
     } catch {
-      return readFileArg(p, '--statement') as never // names the file and why it cannot be read
+      return -1 // reading it below names the file and why it cannot be read
     }
+  }
+  return paths.map((p) => {
+    const size = sizeOf(p)
     if (size > MAX_BANK_FILE_BYTES) throw new UsageError(`--statement ${shown(p)} is ${size} bytes, more than the ${MAX_BANK_FILE_BYTES / 1024 / 1024} MiB a statement file may be.`)
     return readBankFile(readFileArg(p, '--statement'), p)
   })
@@ -138,6 +143,8 @@ function* linesOf(files: ReadBankFile[], chosen: BankFileAccount[], counted: boo
       yield l
     }
   }
+  // Read: the files' text is not held while the transfers are matched.
+  for (const f of files) f.release()
 }
 
 /** Keeps each file reconciled in the books; says which were reconciled before, and a statement seen before with other content. */

@@ -50,6 +50,8 @@ export interface BankFile {
   accounts: BankFileAccount[]
   /** The lines of one account (by its number as the file gives it), in file order. */
   lines(accountNumber: string): Iterable<BankFileLine>
+  /** Lets go of the file's text and lines once they have been read (lines() is then empty). */
+  release(): void
 }
 
 /** The refusal of a malformed file: one line naming the file, the record and the line. */
