@@ -16,7 +16,7 @@ export const BOOKS_SCHEMA: Schema = {
   migrations: [
     `CREATE TABLE decisions (key TEXT PRIMARY KEY, label TEXT NOT NULL, note TEXT, decided_at TEXT NOT NULL, profile TEXT) WITHOUT ROWID;
      CREATE TABLE snapshots (id INTEGER PRIMARY KEY, taken_at TEXT NOT NULL, profile TEXT, reporting_currency TEXT, body TEXT NOT NULL);`,
-    // The bank's statement files reconciled, by the digest of their content (bankfiles/record.ts).
+    // The bank's statement files reconciled, by the digest of their content (bankfiles/reconcile-files.ts).
     `CREATE TABLE bank_files (digest TEXT PRIMARY KEY, statement_id TEXT NOT NULL, format TEXT NOT NULL, account_id TEXT NOT NULL, lines INTEGER NOT NULL,
        first_at TEXT NOT NULL, last_at TEXT NOT NULL) WITHOUT ROWID;
      CREATE INDEX bank_files_statement ON bank_files (statement_id);`,

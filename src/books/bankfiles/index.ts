@@ -1,18 +1,14 @@
 /**
- * The bank's own statement files: which format a file is (by its content, never its name), the
- * readers, and the writers `report statement --format` chooses from.
+ * The bank's own statement files in: which format a file is (by its content, never its name), and
+ * the reader of each (the writers are in ./writers.ts, the format names in ./formats.ts).
  */
 import {createHash} from 'node:crypto'
 import {UsageError} from '../../errors.js'
 import {oneLine, replaceUnsafeChars} from '../../text.js'
-import type {Statement} from '../statement.js'
 import {readBai2} from './bai2.js'
-import {writeBai2} from './bai2-write.js'
 import {readCamt} from './camt.js'
-import {writeCamt053} from './camt-write.js'
 import {readMt940} from './mt940.js'
-import {writeMt940} from './mt940-write.js'
-import {MAX_BANK_FILE_BYTES, type BankFile, type BankFileFormat} from './types.js'
+import {MAX_BANK_FILE_BYTES, type BankFile} from './types.js'
 
 export type {BankFile, BankFileAccount, BankFileLine} from './types.js'
 
@@ -41,14 +37,14 @@ export function contentDigest(text: string): string {
     if (end === -1) end = text.length
     let last = end
     while (last > start && (text[last - 1] === '\r' || text[last - 1] === ' ' || text[last - 1] === '\t')) last--
-    const cr = text.indexOf('\r', start)
-    if (cr !== -1 && cr < last) {
-      // A lone CR ends a line too (old Mac files): the rest of this segment is split on it.
-      for (const part of text.slice(start, last).split('\r')) {
+    const line = text.slice(start, last)
+    if (line.includes('\r')) {
+      // A lone CR ends a line too (old Mac files): the line is split on it.
+      for (const part of line.split('\r')) {
         const t = part.replace(/[ \t]+$/, '')
         if (t !== '') hash.update(`${t}\n`)
       }
-    } else if (last > start) hash.update(`${text.slice(start, last)}\n`)
+    } else if (line !== '') hash.update(`${line}\n`)
     start = end + 1
   }
   return hash.digest('hex')
@@ -73,15 +69,3 @@ export function readBankFile(bytes: Buffer, file: string): ReadBankFile {
   const read = kind === 'bai2' ? readBai2(clean, name) : kind === 'camt' ? readCamt(clean, name) : readMt940(clean, name)
   return Object.assign(read, {digest: contentDigest(text)})
 }
-
-export const STATEMENT_FORMATS = ['ofx', 'camt053', 'bai2', 'mt940'] as const
-export type StatementFormat = (typeof STATEMENT_FORMATS)[number]
-
-/** The writer of a bank file format (OFX is written by ../ofx.ts). */
-export const BANK_FILE_WRITERS: Record<Exclude<StatementFormat, 'ofx'>, (s: Statement, nowIso: string) => string> = {
-  camt053: writeCamt053,
-  bai2: writeBai2,
-  mt940: writeMt940,
-}
-
-export const FORMAT_NAMES: Record<BankFileFormat, string> = {bai2: 'BAI2', 'camt.052': 'camt.052', 'camt.053': 'camt.053', 'camt.054': 'camt.054', mt940: 'MT940'}

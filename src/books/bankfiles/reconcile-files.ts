@@ -20,7 +20,8 @@ import {oneLine, replaceUnsafeChars} from '../../text.js'
 import type {TreasuryAccount} from '../../api/schemas/treasury.js'
 import {reconcile, type ReconcileOptions, type ReconcileReport} from '../reconcile.js'
 import {BooksStore} from '../store.js'
-import {FORMAT_NAMES, readBankFile, type ReadBankFile} from './index.js'
+import {FORMAT_NAMES} from './formats.js'
+import {readBankFile, type ReadBankFile} from './index.js'
 import {MAX_BANK_FILE_BYTES, accountDigits, type BankFileAccount, type BankFileLine} from './types.js'
 
 export interface BankFileUsed {

@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
 import {STATEMENT_COLUMNS, STATEMENT_KNOWN} from '../../books/columns.js'
 import {toOfx} from '../../books/ofx.js'
-import {BANK_FILE_WRITERS, STATEMENT_FORMATS} from '../../books/bankfiles/index.js'
+import {STATEMENT_FORMATS} from '../../books/bankfiles/formats.js'
 import {statement, statementRows} from '../../books/statement.js'
 import {formatMoney} from '../../money.js'
 
@@ -32,7 +32,8 @@ export default class ReportStatement extends ApiCommand<typeof ReportStatement> 
     if (f.format !== undefined) this.out.refuseSelection(`${f.format === 'ofx' ? 'an OFX' : `a ${f.format}`} statement`)
     const s = await statement({account: f.account, subaccount: f.subaccount, bankAccount: f['bank-account'], month: f.month}, this.ctx)
     if (f.format !== undefined) {
-      const write = f.format === 'ofx' ? toOfx : BANK_FILE_WRITERS[f.format]
+      // The bank formats' writers load only when one is asked for.
+      const write = f.format === 'ofx' ? toOfx : (await import('../../books/bankfiles/writers.js')).BANK_FILE_WRITERS[f.format]
       await this.out.document(write(s, new Date(this.ctx.clock.now()).toISOString()))
       return
     }
