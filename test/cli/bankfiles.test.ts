@@ -196,8 +196,11 @@ describe('report statement: the bank\'s formats, read back by parsers payops did
 
   it('a format with --columns or --query is refused (exit 2) before any request', async () => {
     for (const format of ['bai2', 'camt053', 'mt940']) {
-      const r = await expectNothingSent(emu, () => statementRun(['--account', main, '--month', '2026-03', '--format', format, '--columns', 'id']))
+      const r = await expectNothingSent(emu, () => statementRun(['--account', main, '--month', '2026-03', '--format', format, '--columns', 'id', '-o', 'table']))
       expect(r.code).toBe(2)
+      expect(r.stderr).toContain(`--columns does not apply to a ${format} statement.`)
+      const q = await expectNothingSent(emu, () => statementRun(['--account', main, '--month', '2026-03', '--format', format, '--query', 'lines', '-o', 'table']))
+      expect(q.stderr).toContain(`--query does not apply to a ${format} statement.`)
     }
   })
 })
