@@ -8,7 +8,7 @@
 import autocannon from 'autocannon'
 import {spawn} from 'node:child_process'
 import {createHmac, randomUUID} from 'node:crypto'
-import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {BIN, ROOT, cleanEnv, procKb, startEmulator as start} from './measure.mjs'
 
@@ -235,12 +235,20 @@ async function reconcileAtScale() {
   const inr = accounts.find((a) => a.currency_code === 'INR')
   await api(emu, 'POST', '/_emulator/bulk/transfers', {from_account_id: usd[0].id, to_account_id: usd[1].id, count: RECONCILE_N, first_date: '2025-01-01'})
   await api(emu, 'POST', '/_emulator/bulk/transfers', {from_account_id: gbp.id, to_account_id: inr.id, count: RECONCILE_SMALL, first_date: '2025-01-01'})
-  const run = (account) => [process.execPath, [BIN, 'reconcile', account, '--from', '2025-01-01', '--to', '2025-01-31', '--hide-matched', '-o', 'json'], cliEnv]
+  const run = (account, ...more) => [process.execPath, [BIN, 'reconcile', account, '--from', '2025-01-01', '--to', '2025-01-31', '--hide-matched', '-o', 'json', ...more], cliEnv]
+  // The same bank lines as the bank's own BAI2 file (January's statement of the account, as payops writes it).
+  const bai2 = join(work, 'january.bai2')
+  const fd = openSync(bai2, 'w')
+  await runOnce(process.execPath, [BIN, 'report', 'statement', '--account', usd[0].id, '--month', '2025-01', '--format', 'bai2'], cliEnv, fd)
+  closeSync(fd)
+  const fileLines = readFileSync(bai2, 'utf8').split('\n').filter((l) => l.startsWith('16,')).length
   const bigRuns = []
   const smallRuns = []
+  const fileRuns = []
   for (let i = 0; i < 3; i++) {
     bigRuns.push(await runOnce(...run(usd[0].id)))
     smallRuns.push(await runOnce(...run(gbp.id)))
+    fileRuns.push(await runOnce(...run(usd[0].id, '--statement', bai2)))
   }
   const wall = median(bigRuns.map((r) => r.wallMs)) / 1000
   const n = RECONCILE_N.toLocaleString('en-US')
@@ -250,6 +258,14 @@ async function reconcileAtScale() {
     big_peak_mib: median(bigRuns.map((r) => r.peakKb)) / 1024,
     small_peak_mib: median(smallRuns.map((r) => r.peakKb)) / 1024,
   })
+  // From the bank's file instead of the API: held to the API reconcile's own bounds, and shown beside it.
+  const lines = fileLines.toLocaleString('en-US')
+  const fileWall = median(fileRuns.map((r) => r.wallMs)) / 1000
+  const filePeak = median(fileRuns.map((r) => r.peakKb))
+  record(`reconcile ${lines} lines of a BAI2 file × ${n} transfers`, fileWall, 's', '≤ 30 s', fileWall <= 30 && fileLines === RECONCILE_N, {wall_ms: fileWall * 1000, file_lines: fileLines})
+  record(`peak RSS, reconcile from the ${lines}-line BAI2 file vs ${RECONCILE_SMALL.toLocaleString('en-US')} × ${RECONCILE_SMALL.toLocaleString('en-US')}`, filePeak / median(smallRuns.map((r) => r.peakKb)), '×', '≤ 1.5×', filePeak / median(smallRuns.map((r) => r.peakKb)) <= 1.5, {file_peak_mib: filePeak / 1024})
+  record(`  BAI2 file vs the API's bank lines, same lines: time`, fileWall / wall, '×', undefined, undefined)
+  record(`  BAI2 file vs the API's bank lines, same lines: peak RSS`, filePeak / median(bigRuns.map((r) => r.peakKb)), '×', undefined, undefined)
 }
 
 /**

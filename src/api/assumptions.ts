@@ -212,6 +212,11 @@ export const ASSUMPTIONS: Assumption[] = [
       'The HMAC key is the whole secret string (`whsec_…`) as UTF-8 bytes. `X-Webhook-Timestamp` is signed exactly as sent and may be, as the spec\'s conventions allow, unix seconds (up to 11 digits), unix milliseconds (12 or 13 digits) or an ISO 8601 date-time with an offset; the listener and `webhooks verify` accept all three and apply the tolerance to the instant. The emulator sends unix seconds, or ISO 8601 date-times with `webhook_timestamps: "iso"` (or `strict`).',
   },
   {
+    topic: 'Treasury account `last_four_digits`',
+    assumed:
+      'The last four characters of the account\'s number at the bank, the number its statement files carry (BAI2 03 record, camt `Acct/Id`, MT940 `:25:`): `reconcile --statement` reads the file\'s account whose number ends with them and refuses a file with none (or an account that shows none); `report statement --format camt053|bai2|mt940` writes them as the account number.',
+  },
+  {
     topic: 'Webhook retry schedule',
     assumed:
       'Up to 6 attempts; the n-th retry waits base × 2^(n-1) (base 5 s: 5, 10, 20, 40, 80 s). Every attempt carries the same event id and body and is re-signed with a fresh timestamp. Retries stop when the endpoint is deleted or disabled. A receiver that does not answer 2XX within 10 s fails the attempt.',

@@ -25,10 +25,11 @@
  */
 import type {CommandContext} from '../context/index.js'
 import {ApiError, UsageError} from '../errors.js'
-import {addDays, dayNumber, dayString, scheduleDayOf, sendDayOf} from './dates.js'
+import {addDays, dayNumber, dayString, scheduleDayOf, sendDayOf, serviceNow} from './dates.js'
 import type {SqlValue, Statement} from '../db/index.js'
 import {favourMemory} from '../memory.js'
 import {BooksStore} from './store.js'
+import type {BankTransaction, TreasuryAccount} from '../api/schemas/treasury.js'
 
 export const KINDS = ['matched', 'bank_only', 'transfer_only', 'stuck', 'amount_mismatch', 'pending'] as const
 export type Kind = (typeof KINDS)[number]
@@ -58,7 +59,13 @@ export interface ReconcileOptions {
   subaccounts: string[]
   /** Leave matched items out of the list (they are still counted). */
   hideMatched?: boolean
+  /** Where the bank lines come from: the API's bank lines of the account (the default), or another source such as the bank's own file. */
+  bankLines?: BankLineSource
 }
+
+/** Bank lines shaped as the API's, for the account (as the API lists it) over the widened period `from`..`to`. */
+export type BankLineSource = (account: TreasuryAccount, from: string, to: string) => AsyncIterable<BankLine> | Iterable<BankLine>
+export type BankLine = Pick<BankTransaction, 'id' | 'amount_in_minor_units' | 'currency_code' | 'description' | 'sender_info' | 'receiver_info' | 'direction' | 'transaction_date'>
 
 export interface ReconcileItem {
   key: string
@@ -172,9 +179,13 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
   const api = await ctx.api(['treasury', 'transfers', 'subaccounts'])
   const labels = new Map<string, string>()
   let currency: string | undefined
+  let account: TreasuryAccount | undefined
   for await (const a of api.treasury.accounts({limit: 500}, {all: true})) {
     labels.set(a.id, a.label)
-    if (a.id === opts.account) currency = a.currency_code.toUpperCase()
+    if (a.id === opts.account) {
+      currency = a.currency_code.toUpperCase()
+      account = a
+    }
   }
   if (currency === undefined) {
     throw new ApiError({status: 404, errorCode: 'NOT_FOUND', message: `treasury account ${opts.account} not found (it is not among this entity's accounts in GET /api/treasury/accounts)`})
@@ -183,8 +194,6 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
   const lo = addDays(opts.from, -w)
   const hi = addDays(opts.to, w)
   const [loDay, hiDay, fromDay, toDay] = [dayNumber(lo), dayNumber(hi), dayNumber(opts.from), dayNumber(opts.to)]
-  // Today as the send days are counted: in the schedule time zone.
-  const today = dayNumber(scheduleDayOf(ctx.clock.now()))
 
   const store = BooksStore.open(ctx.configDir)
   try {
@@ -196,7 +205,10 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
     const exp = batcher<unknown[]>(store, (r) => insExp.run(...(r as never[])))
 
     // What the bank reported, over the period widened by the window.
-    for await (const t of api.treasury.transactions(opts.account, {limit: 500, order: 'asc', transaction_date_gte: lo, transaction_date_lte: hi}, {all: true})) {
+    const bankLines = opts.bankLines
+      ? opts.bankLines(account!, lo, hi)
+      : api.treasury.transactions(opts.account, {limit: 500, order: 'asc', transaction_date_gte: lo, transaction_date_lte: hi}, {all: true})
+    for await (const t of bankLines) {
       if (!t.transaction_date) continue
       const dir = t.direction === 'credit' || t.direction === 'debit' ? t.direction : null
       const cpText = (dir === 'credit' ? t.sender_info : dir === 'debit' ? t.receiver_info : (t.sender_info ?? t.receiver_info)) ?? null
@@ -326,6 +338,8 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
     }
     const bankLeft = db.prepare('SELECT rid AS k, * FROM bank WHERE used = 0 AND day BETWEEN ? AND ? AND rid > ? ORDER BY rid LIMIT ?')
     for (const page of pages<BankRow & {k: number}>(bankLeft, [fromDay, toDay])) db.transaction(() => page.forEach((b) => put('bank_only', b, undefined)))
+    // The service's today (its answers' HTTP Date, read now that it has answered), in the schedule time zone.
+    const today = dayNumber(scheduleDayOf(serviceNow(ctx, api)))
     const expLeft = db.prepare('SELECT rid AS k, * FROM exp WHERE used = 0 AND day BETWEEN ? AND ? AND rid > ? ORDER BY rid LIMIT ?')
     for (const page of pages<ExpRow & {k: number}>(expLeft, [fromDay, toDay])) {
       db.transaction(() => {

@@ -23,7 +23,7 @@
 import type {CommandContext} from '../context/index.js'
 import {UsageError} from '../errors.js'
 import {normalizeCurrency, readableMinor, subtractMinor, unreadableFigure} from '../money.js'
-import {addDays, monthRange, todayOf} from './dates.js'
+import {addDays, monthRange, serviceNow, todayOf} from './dates.js'
 import {DEFAULT_WINDOW_DAYS, reconcile, type ReconcileItem} from './reconcile.js'
 
 export interface StatementOptions {
@@ -95,16 +95,20 @@ function statusOf(items: ReconcileItem[]): Map<string, {kind: string; resolution
   return out
 }
 
+/** Whether the month is over, on the service's clock (read once it has answered). */
+type Complete = (api: {client: {serviceSkew(): number}}) => boolean
+
 export async function statement(opts: StatementOptions, ctx: CommandContext): Promise<Statement> {
   if ((opts.account === undefined) === (opts.subaccount === undefined)) throw new UsageError('Give exactly one of --account and --subaccount.')
   if (opts.bankAccount !== undefined && opts.subaccount === undefined) throw new UsageError('--bank-account goes with --subaccount (an account statement reconciles its own lines).')
   if (opts.currency !== undefined && opts.subaccount === undefined) throw new UsageError('--currency goes with --subaccount (an account statement is in the currency its balance names).')
   const {first, last} = monthRange(opts.month)
-  const complete = last < todayOf(ctx.clock.now())
+  // Over once the service's today (its answers' HTTP Date) is past the month, taken when it has answered.
+  const complete: Complete = (api) => last < todayOf(serviceNow(ctx, api))
   return opts.account !== undefined ? accountStatement(opts.account, opts.month, first, last, complete, ctx) : subaccountStatement(opts, first, last, complete, ctx)
 }
 
-async function accountStatement(id: string, month: string, first: string, last: string, complete: boolean, ctx: CommandContext): Promise<Statement> {
+async function accountStatement(id: string, month: string, first: string, last: string, complete: Complete, ctx: CommandContext): Promise<Statement> {
   const api = await ctx.api(['treasury', 'transfers', 'subaccounts'])
   const account = await api.treasury.findAccount(id)
   const balance = (await api.treasury.balance(id)).data
@@ -150,7 +154,7 @@ async function accountStatement(id: string, month: string, first: string, last: 
     month,
     from: first,
     to: last,
-    complete,
+    complete: complete(api),
     currency_code: currency,
     opening_balance_in_minor_units: closing === null ? null : closing - net,
     closing_balance_in_minor_units: closing,
@@ -159,7 +163,7 @@ async function accountStatement(id: string, month: string, first: string, last: 
   })
 }
 
-async function subaccountStatement(opts: StatementOptions, first: string, last: string, complete: boolean, ctx: CommandContext): Promise<Statement> {
+async function subaccountStatement(opts: StatementOptions, first: string, last: string, complete: Complete, ctx: CommandContext): Promise<Statement> {
   const id = opts.subaccount!
   const api = await ctx.api(['treasury', 'transfers', 'subaccounts'])
   const asOf = new Date(ctx.clock.now()).toISOString()
@@ -206,7 +210,7 @@ async function subaccountStatement(opts: StatementOptions, first: string, last: 
     month: opts.month,
     from: first,
     to: last,
-    complete,
+    complete: complete(api),
     currency_code: currency,
     opening_balance_in_minor_units: closing === null ? null : closing - net,
     closing_balance_in_minor_units: closing,

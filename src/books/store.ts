@@ -19,6 +19,10 @@ export const BOOKS_SCHEMA: Schema = {
     // The exceptions reconciliations found: what `reconcile resolve` may name (whole, or by a unique prefix).
     `CREATE TABLE seen_items (key TEXT PRIMARY KEY, kind TEXT NOT NULL, id_part TEXT NOT NULL, account_id TEXT NOT NULL, seen_at TEXT NOT NULL) WITHOUT ROWID;
      CREATE INDEX seen_items_id ON seen_items (id_part);`,
+    // The bank's statement files reconciled, by the digest of their content (bankfiles/reconcile-files.ts).
+    `CREATE TABLE bank_files (digest TEXT PRIMARY KEY, statement_id TEXT NOT NULL, format TEXT NOT NULL, account_id TEXT NOT NULL, lines INTEGER NOT NULL,
+       first_at TEXT NOT NULL, last_at TEXT NOT NULL) WITHOUT ROWID;
+     CREATE INDEX bank_files_statement ON bank_files (statement_id);`,
   ],
 }
 

@@ -75,7 +75,19 @@ describe('emulator load: the examples', () => {
     expect(rec.code).toBe(9)
     expect(rec.json().summary).toMatchObject({matched: 3, bank_only: 4, stuck: 1, transfer_only: 0, amount_mismatch: 0, pending: 0})
     const statement = await json(['report', 'statement', '--account', operating, '--month', '2026-01'])
+    // complete: the month is over on the emulator's clock (2 February), which the books take from its answers' Date.
     expect(statement).toMatchObject({opening_balance_in_minor_units: 375_000_000, closing_balance_in_minor_units: 390_757_460, complete: true})
+    // The walk-through's bank-file step: the month written as a bank writes it, reconciled from the file.
+    for (const format of ['bai2', 'camt053']) {
+      const file = await runAs(emu, 'test', ['report', 'statement', '--account', operating, '--month', '2026-01', '--format', format])
+      expect(file.code, file.stderr).toBe(0)
+      const path = join(dir.path, `january.${format}`)
+      writeFileSync(path, file.stdout)
+      const fromFile = await runAs(emu, 'test', ['reconcile', operating, '--from', '2026-01-01', '--to', '2026-01-31', '--statement', path, '-o', 'json'])
+      expect(fromFile.code, fromFile.stderr).toBe(9)
+      expect(fromFile.json().summary).toEqual(rec.json().summary)
+      expect(fromFile.json().items.map((i: any) => i.key).sort()).toEqual(rec.json().items.map((i: any) => i.key).sort())
+    }
   })
 
   it('emulator start --scenario starts from the file, with its clock', async () => {
