@@ -29,6 +29,7 @@ export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
     input: Flags.string({summary: 'Request body from FILE, or - for stdin.', exclusive: ['field', 'raw-field']}),
     header: Flags.string({char: 'H', summary: 'Extra header "Name: value" (repeatable).', multiple: true}),
     paginate: Flags.boolean({summary: 'Follow next_cursor and print every item of data.'}),
+    'send-anyway': Flags.boolean({summary: 'A transfer or credit create whose earlier answer was lost: send it even if it may make a second.'}),
   }
 
   async run(): Promise<void> {
@@ -46,7 +47,11 @@ export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
     if (f.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only.')
     // Judged on the path sent: the base URL's path joined with PATH.
     const movement = (await import('../movements/raw.js')).movementOfRaw(req, this.ctx.profile.baseUrl)
+    if (f['send-anyway'] && movement?.request.kind !== 'transfer.create' && movement?.request.kind !== 'credit.simulate') {
+      throw new UsageError('--send-anyway goes with an account transfer or simulated credit create (POST); nothing was sent.')
+    }
     if (movement) {
+      if (movement.request.kind === 'transfer.create' || movement.request.kind === 'credit.simulate') movement.request.sendAnyway = f['send-anyway']
       // Money moves through the same pipeline as the dedicated commands, to the URL asked for; the raw body is printed.
       const outcome = await runOne(this.ctx, this.flags, movement.request, movement.root)
       await this.out.value(outcome.body)

@@ -87,7 +87,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
     const minimal = strict ? strictBody(method, match.pattern, reply.status, drifted) : drifted
     const body = isApi && method === 'GET' && app.specOnly?.cursorless(strict) ? withoutCursor(reply.status, minimal) : minimal
     // The HTTP Date of an answer is the emulator's clock (moved by `emulator clock`), as a service's is its own.
-    send(res, reply.status, body, requestId, {...reply.headers, date: new Date(app.store.nowMs()).toUTCString(), ...(await drainUnread(req))})
+    send(res, reply.status, body, requestId, {...reply.headers, date: new Date(app.store.peekMs()).toUTCString(), ...(await drainUnread(req))})
   } catch (err) {
     app.commit?.()
     if (err instanceof HttpError) {

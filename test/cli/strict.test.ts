@@ -105,6 +105,26 @@ describe('nothing is sent twice without proof (--strict)', () => {
     expect(transfersOf(4201)).toHaveLength(2)
   })
 
+  it('payops api on the transfer route: the re-run after a lost answer is refused the same way (exit 7, nothing sent) and --send-anyway sends it; elsewhere the flag is refused before sending', async () => {
+    const argv = ['api', 'POST', '/api/treasury/account-transfers', '-f', `from_account_id=${main}`, '-f', `to_account_id=${reserve}`, '-F', 'amount_in_minor_units=4209', '-f', 'currency_code=USD', '-f', 'rail=wire', '-H', 'Idempotency-Key: strict-4209']
+    await lose('POST')
+    const r = await cli([...argv, '-o', 'json'], {clock: fakeClock()})
+    expect(r.code, r.stderr).toBe(7)
+    expect(transfersOf(4209)).toHaveLength(1)
+    const {result: again, sent} = await requestsDuring(() => cli([...argv, '-o', 'json']))
+    expect(again.code, again.stderr).toBe(7)
+    expect(sent.filter((s) => s.startsWith('POST'))).toEqual([])
+    expect(again.stderr).toContain('--send-anyway')
+    expect(transfersOf(4209)).toHaveLength(1)
+    const anyway = await cli([...argv, '--send-anyway', '-o', 'json'])
+    expect(anyway.code, anyway.stderr).toBe(0)
+    expect(transfersOf(4209)).toHaveLength(2)
+    const {result: misplaced, sent: none} = await requestsDuring(() => cli(['api', 'GET', '/api/treasury/accounts', '--send-anyway']))
+    expect(misplaced.code).toBe(2)
+    expect(misplaced.stderr).toMatch(/--send-anyway goes with an account transfer or simulated credit create/)
+    expect(none).toEqual([])
+  })
+
   it('a lost answer where nothing was made: the re-run finds no transfer that could be it and sends once', async () => {
     await lose('POST', 'before')
     const r = await cli([...createTransfer(4202, '--idempotency-key', 'strict-4202'), '-o', 'json'], {clock: fakeClock()})

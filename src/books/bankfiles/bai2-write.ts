@@ -7,7 +7,7 @@
  * group's 010 is the statement's opening balance and the last group's 015 its closing balance.
  */
 import {addDays} from '../dates.js'
-import type {BalancedStatement} from './writers.js'
+import type {BalancedStatement} from './balanced.js'
 import {fileText} from './types.js'
 import {fileAccount, isFee, lineDay, yymmdd} from './write-common.js'
 

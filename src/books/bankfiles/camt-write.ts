@@ -10,7 +10,7 @@
 import {createHash} from 'node:crypto'
 import {XMLBuilder} from 'fast-xml-parser'
 import {toDecimalString} from '../../money.js'
-import type {BalancedStatement} from './writers.js'
+import type {BalancedStatement} from './balanced.js'
 import {fileText} from './types.js'
 import {fileAccount, isFee, lineDay} from './write-common.js'
 

@@ -8,7 +8,7 @@
  * set (letters, digits, space and . , - ( ) ? : ' +) and to 65 characters a line.
  */
 import {toDecimalString} from '../../money.js'
-import type {BalancedStatement} from './writers.js'
+import type {BalancedStatement} from './balanced.js'
 import {fileAccount, isFee, lineDay, yymmdd} from './write-common.js'
 
 /** Text in SWIFT's X character set, without slashes (they open structured tags). */

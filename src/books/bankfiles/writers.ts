@@ -4,10 +4,8 @@ import type {Statement} from '../statement.js'
 import {writeBai2} from './bai2-write.js'
 import {writeCamt053} from './camt-write.js'
 import type {StatementFormat} from './formats.js'
+import type {BalancedStatement} from './balanced.js'
 import {writeMt940} from './mt940-write.js'
-
-/** A statement a bank file can state: both balances known and every line a credit or a debit. */
-export type BalancedStatement = Statement & {opening_balance_in_minor_units: number; closing_balance_in_minor_units: number}
 
 /**
  * The statement as a bank file states it, or the refusal (exit 2): a balance payops cannot read

@@ -232,6 +232,11 @@ export class StoreCore {
     return this.clock
   }
 
+  /** The clock as {@link nowMs} reads it, without handing the instant out (an answer's HTTP Date). */
+  peekMs(): number {
+    return Math.max(this.clock, this.frozen ? this.clock : Date.now() + this.offset)
+  }
+
   /**
    * Moves the clock to `ms` and lets it run on from there. Never backwards (sequence order is time
    * order): an instant before {@link nowMs} throws, unless `rewind` (a store whose records were all
