@@ -4,8 +4,7 @@
  */
 import type {Store} from './store/index.js'
 import type {EventBus} from './events.js'
-import type {DriftSwitch} from './drift.js'
-import type {ModeSwitch} from './strict.js'
+import type {ModeSwitch} from './mode-switch.js'
 import type {TransportFaults} from './faults.js'
 import type {SpecOnlySwitches} from './spec-only.js'
 
@@ -51,7 +50,7 @@ export interface AppContext {
   /** Transport faults (5xx before/after commit, resets, latency) on `/api/` requests. */
   transport?: TransportFaults
   /** Answers in the documented drift (`--drift`, or `drift` on POST /_emulator/faults); see drift.ts. */
-  drift?: DriftSwitch
+  drift?: ModeSwitch
   /** The least generous reading of the spec (`--strict`, or `strict` on POST /_emulator/faults); see strict.ts. */
   strict?: ModeSwitch
   /** The spec-only behaviours switched one by one (spec-only.ts); `strict` turns every one on. */

@@ -18,18 +18,6 @@
  */
 import {PATHS, type PathName} from '../api/paths.js'
 
-/** Whether answers drift now, and what the emulator started with (what a reset returns to). */
-export class DriftSwitch {
-  on: boolean
-  constructor(readonly initial = false) {
-    this.on = initial
-  }
-
-  reset(): void {
-    this.on = this.initial
-  }
-}
-
 type Obj = Record<string, unknown>
 type Shape = (o: Obj) => Obj
 

@@ -9,9 +9,8 @@ import type {AddressInfo} from 'node:net'
 import {host as currentHost} from '../context/host.js'
 import {UsageError} from '../errors.js'
 import {Faults, RequestLog, type AppContext} from './context.js'
-import {DriftSwitch} from './drift.js'
 import {SpecOnlySwitches} from './spec-only.js'
-import {ModeSwitch} from './strict.js'
+import {ModeSwitch} from './mode-switch.js'
 import {EventBus} from './events.js'
 import {TransportFaults, type FaultConfig} from './faults.js'
 import {createRequestListener} from './http.js'
@@ -76,7 +75,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     await stateFile.init()
     stateFile.watch()
   }
-  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(() => store.now()), transport, drift: new DriftSwitch(opts.drift ?? false), strict: new ModeSwitch(opts.strict ?? false), specOnly: new SpecOnlySwitches(), log, onClose: [], commit: stateFile && (() => stateFile.commit())}
+  const app: AppContext = {requests: new RequestLog(), store, faults: new Faults(), events: new EventBus(() => store.now()), transport, drift: new ModeSwitch(opts.drift ?? false), strict: new ModeSwitch(opts.strict ?? false), specOnly: new SpecOnlySwitches(), log, onClose: [], commit: stateFile && (() => stateFile.commit())}
   const router = registerRoutes(new Router(), app)
 
   const server = createServer({keepAlive: true}, createRequestListener(router, app))

@@ -19,18 +19,6 @@
  */
 import {PATHS, type PathName} from '../api/paths.js'
 
-/** Whether a mode is on now, and what the emulator started with (what a reset returns to). */
-export class ModeSwitch {
-  on: boolean
-  constructor(readonly initial = false) {
-    this.on = initial
-  }
-
-  reset(): void {
-    this.on = this.initial
-  }
-}
-
 type Obj = Record<string, unknown>
 /** The strict answer (`undefined`: no body) from the full one. */
 type Minimal = (body: Obj, status: number) => Obj | undefined

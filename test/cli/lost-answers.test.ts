@@ -6,7 +6,7 @@
  * what payops says must be true of it.
  */
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
-import {fakeClock, outcomeOf, runAs, steppedClock, startEmulator, type Emulator, type RunResult} from '../support/index.js'
+import {errorOf, fakeClock, outcomeOf, requestsDuring, runAs, steppedClock, startEmulator, type Emulator, type RunResult} from '../support/index.js'
 
 let emu: Emulator
 let main: string
@@ -17,15 +17,6 @@ let b: string
 
 const faults = (cfg: Record<string, unknown>) => emu.control('POST', '/_emulator/faults', cfg)
 const lose = (method: string, kind = '503') => faults({queue: [{kind, phase: 'after'}], methods: [method]})
-const errorOf = (r: RunResult) => JSON.parse(r.stderr.trim().split('\n').find((l) => l.startsWith('{"error"'))!).error
-/** The requests the emulator received while `fn` ran, as `METHOD /path`. */
-async function requestsDuring<T>(fn: () => Promise<T>): Promise<{result: T; sent: string[]}> {
-  const before = (await emu.requestLog()).count
-  const result = await fn()
-  const after = await emu.requestLog()
-  const n = after.count - before
-  return {result, sent: n === 0 ? [] : after.recent.slice(-n).map((r) => `${r.method} ${r.path}`)}
-}
 /** The test entity's transfers that carry this key in client_metadata. */
 const transfersWithKey = async (key: string) =>
   ((await runAs(emu, 'test', ['transfers', 'list', '--account', main, '--all', '-o', 'json'])).json() as any[]).filter((t) => t.client_metadata?.payops_idempotency_key === key)
@@ -58,7 +49,7 @@ afterAll(async () => {
 describe('transfers create whose answer is lost', () => {
   it('is sent once, found in the list by its key, and reported once as made by this run (exit 0)', async () => {
     await lose('POST')
-    const {result: r, sent} = await requestsDuring(() =>
+    const {result: r, sent} = await requestsDuring(emu, () =>
       runAs(emu, 'test', ['transfers', 'create', '--from', main, '--to', reserve, '--amount-minor', '4101', '--currency', 'USD', '--rail', 'wire', '-o', 'json'], {clock: fakeClock()}),
     )
     expect(r.code, r.stderr).toBe(0)
@@ -117,7 +108,7 @@ describe('transfers create whose answer is lost', () => {
 describe('treasury simulate-credit whose answer is lost', () => {
   it('is not sent again: exit 7 naming the same request; re-running it sends nothing while the account shows a credit that could be it (exit 7, naming it)', async () => {
     await lose('POST')
-    const {result: r, sent} = await requestsDuring(() => runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '777', '--sender-info', 'Lost', '-o', 'json'], {clock: fakeClock()}))
+    const {result: r, sent} = await requestsDuring(emu, () => runAs(emu, 'test', ['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '777', '--sender-info', 'Lost', '-o', 'json'], {clock: fakeClock()}))
     expect(r.code, r.stderr).toBe(7)
     expect(sent.filter((s) => s.endsWith('/simulate-inbound-credit'))).toHaveLength(1)
     const error = errorOf(r)
@@ -127,7 +118,7 @@ describe('treasury simulate-credit whose answer is lost', () => {
     expect(await linesOf(main, 777)).toHaveLength(1)
 
     const [line] = await linesOf(main, 777)
-    const {result: again, sent: resent} = await requestsDuring(() => runAs(emu, 'test', [...argvOf(error.settle), '-o', 'table']))
+    const {result: again, sent: resent} = await requestsDuring(emu, () => runAs(emu, 'test', [...argvOf(error.settle), '-o', 'table']))
     expect(again.code, again.stderr).toBe(7)
     expect(resent.filter((s) => s.startsWith('POST'))).toEqual([])
     expect(again.stderr).toMatch(/Not sent: this machine sent the same simulated credit with Idempotency-Key \S+ at \S+ and its answer was lost; a bank line carries nothing that ties it to a request/)
@@ -161,7 +152,7 @@ describe('moves cancel and approve whose answer is lost', () => {
   it('a cancel is not sent again (exit 7 naming the command); the re-run says it was already canceled (exit 0)', async () => {
     const id = await pendingMove(611)
     await lose('DELETE')
-    const {result: r, sent} = await requestsDuring(() => runAs(emu, 'test', ['moves', 'cancel', id, '-o', 'json'], {clock: fakeClock()}))
+    const {result: r, sent} = await requestsDuring(emu, () => runAs(emu, 'test', ['moves', 'cancel', id, '-o', 'json'], {clock: fakeClock()}))
     expect(r.code, r.stderr).toBe(7)
     expect(sent).toEqual([`DELETE /api/subaccounts/move/${id}`])
     expect(errorOf(r)).toMatchObject({settle: `payops moves cancel ${id}`, status: 503})
@@ -194,7 +185,7 @@ describe('moves cancel and approve whose answer is lost', () => {
     const id = await pendingMove(613)
     const before = await incoming(b)
     await lose('POST')
-    const {result: r, sent} = await requestsDuring(() => runAs(emu, 'test', ['moves', 'approve', id, '-o', 'json'], {clock: fakeClock()}))
+    const {result: r, sent} = await requestsDuring(emu, () => runAs(emu, 'test', ['moves', 'approve', id, '-o', 'json'], {clock: fakeClock()}))
     expect(r.code, r.stderr).toBe(7)
     expect(sent).toEqual([`POST /api/subaccounts/move/${id}/approve`])
     expect(r.stderr).toContain(`Find out with: payops moves approve ${id}`)
@@ -217,7 +208,7 @@ describe('moves cancel and approve whose answer is lost', () => {
   it('a transfer approve whose answer is lost is not sent again; the re-run says it was already approved', async () => {
     const t = (await runAs(emu, 'test', ['transfers', 'create', '--from', main, '--to', reserve, '--amount-minor', '615', '--currency', 'USD', '--rail', 'wire', '--no-auto-approve', '-o', 'json'])).json()
     await lose('POST')
-    const {result: r, sent} = await requestsDuring(() => runAs(emu, 'test', ['transfers', 'approve', t.id, '-o', 'json'], {clock: fakeClock()}))
+    const {result: r, sent} = await requestsDuring(emu, () => runAs(emu, 'test', ['transfers', 'approve', t.id, '-o', 'json'], {clock: fakeClock()}))
     expect(r.code, r.stderr).toBe(7)
     expect(sent).toEqual([`POST /api/treasury/account-transfers/${t.id}/approve`])
     const again = await runAs(emu, 'test', ['transfers', 'approve', t.id, '-o', 'json'])
@@ -229,14 +220,14 @@ describe('moves cancel and approve whose answer is lost', () => {
 describe('other writes are not re-sent after an answer that may come after the commit', () => {
   it('`payops api POST` outside move create, even with an Idempotency-Key header: one request', async () => {
     await lose('POST')
-    const {result: r, sent} = await requestsDuring(() => runAs(emu, 'test', ['api', 'POST', '/api/subaccounts', '-f', 'name=Once', '-H', 'Idempotency-Key: once-1'], {clock: fakeClock()}))
+    const {result: r, sent} = await requestsDuring(emu, () => runAs(emu, 'test', ['api', 'POST', '/api/subaccounts', '-f', 'name=Once', '-H', 'Idempotency-Key: once-1'], {clock: fakeClock()}))
     expect(r.code).toBe(1)
     expect(sent).toEqual(['POST /api/subaccounts'])
   })
 
   it('a webhook endpoint create: one request', async () => {
     await lose('POST', '502')
-    const {result: r, sent} = await requestsDuring(() =>
+    const {result: r, sent} = await requestsDuring(emu, () =>
       runAs(emu, 'test', ['webhooks', 'create', '--url', 'https://example.com/once', '--event-types', 'payin.settled'], {clock: fakeClock()}),
     )
     expect(r.code).toBe(1)
@@ -248,7 +239,7 @@ describe('a move create is still re-sent with its key (the spec promises it)', (
   it('a 503 after the commit: re-sent once, one move, created by this run', async () => {
     const before = await incoming(b)
     await lose('POST')
-    const {result: r, sent} = await requestsDuring(() => runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '616', '-o', 'json'], {clock: fakeClock()}))
+    const {result: r, sent} = await requestsDuring(emu, () => runAs(emu, 'test', ['moves', 'create', '--from', a, '--to', b, '--amount-minor', '616', '-o', 'json'], {clock: fakeClock()}))
     expect(r.code, r.stderr).toBe(0)
     expect(sent.filter((s) => s === 'POST /api/subaccounts/move')).toHaveLength(2)
     expect(outcomeOf(r)).toMatchObject({kind: 'created'})

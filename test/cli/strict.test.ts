@@ -6,7 +6,7 @@
  * code; the ledger is read from the emulator's own store.
  */
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {fakeClock, knownSecrets, outcomeOf, runAs, startCli, startEmulator, tempDir, type Emulator, type RunOptions, type RunResult} from '../support/index.js'
+import {errorOf, fakeClock, knownSecrets, outcomeOf, requestsDuring, runAs, startCli, startEmulator, tempDir, type Emulator, type RunOptions, type RunResult} from '../support/index.js'
 
 let emu: Emulator
 let main: string
@@ -17,17 +17,8 @@ let b: string
 const strict = (on: boolean) => emu.control('POST', '/_emulator/faults', {strict: on})
 const lose = (method: string, phase: 'after' | 'before' = 'after') => emu.control('POST', '/_emulator/faults', {queue: [{kind: '503', phase}], methods: [method]})
 const cli = (args: string[], opts: RunOptions = {}) => runAs(emu, 'test', args, opts)
-const errorOf = (r: RunResult) => JSON.parse(r.stderr.trim().split('\n').find((l) => l.startsWith('{"error"'))!).error
 /** The argv of a `payops …` command as an error names it. */
 const argvOf = (command: string) => command.split(' ').slice(1)
-/** The API requests the emulator received while `fn` ran, as `METHOD /path`. */
-async function requestsDuring<T>(fn: () => Promise<T>): Promise<{result: T; sent: string[]}> {
-  const before = (await emu.requestLog()).count
-  const result = await fn()
-  const after = await emu.requestLog()
-  const n = after.count - before
-  return {result, sent: n === 0 ? [] : after.recent.slice(-n).map((r) => `${r.method} ${r.path}`)}
-}
 const entity = () => emu.store!.entityByRole('test')!
 /** The ledger's account transfers of this amount. */
 const transfersOf = (minor: number) => entity().accountTransfers.items.filter((t) => t.amount_in_minor_units === minor)
@@ -90,7 +81,7 @@ describe('nothing is sent twice without proof (--strict)', () => {
     expect(transfersOf(4201)).toHaveLength(1)
     const settle = errorOf(r).settle as string
     expect(settle).toContain('--idempotency-key strict-4201')
-    const {result: again, sent} = await requestsDuring(() => cli([...argvOf(settle), '-o', 'table']))
+    const {result: again, sent} = await requestsDuring(emu, () => cli([...argvOf(settle), '-o', 'table']))
     expect(again.code, again.stderr).toBe(7)
     expect(sent.filter((s) => s.startsWith('POST'))).toEqual([])
     expect(again.stderr).toContain(`Candidates: transfer ${transfersOf(4201)[0].id}: 42.01 USD ${main} → ${reserve} by wire`)
@@ -111,7 +102,7 @@ describe('nothing is sent twice without proof (--strict)', () => {
     const r = await cli([...argv, '-o', 'json'], {clock: fakeClock()})
     expect(r.code, r.stderr).toBe(7)
     expect(transfersOf(4209)).toHaveLength(1)
-    const {result: again, sent} = await requestsDuring(() => cli([...argv, '-o', 'json']))
+    const {result: again, sent} = await requestsDuring(emu, () => cli([...argv, '-o', 'json']))
     expect(again.code, again.stderr).toBe(7)
     expect(sent.filter((s) => s.startsWith('POST'))).toEqual([])
     expect(again.stderr).toContain('--send-anyway')
@@ -119,7 +110,7 @@ describe('nothing is sent twice without proof (--strict)', () => {
     const anyway = await cli([...argv, '--send-anyway', '-o', 'json'])
     expect(anyway.code, anyway.stderr).toBe(0)
     expect(transfersOf(4209)).toHaveLength(2)
-    const {result: misplaced, sent: none} = await requestsDuring(() => cli(['api', 'GET', '/api/treasury/accounts', '--send-anyway']))
+    const {result: misplaced, sent: none} = await requestsDuring(emu, () => cli(['api', 'GET', '/api/treasury/accounts', '--send-anyway']))
     expect(misplaced.code).toBe(2)
     expect(misplaced.stderr).toMatch(/--send-anyway goes with an account transfer or simulated credit create/)
     expect(none).toEqual([])
@@ -138,7 +129,7 @@ describe('nothing is sent twice without proof (--strict)', () => {
   it('a transfer answered earlier is replayed from this machine\'s trail and not sent again, though the list shows no key', async () => {
     const first = await cli([...createTransfer(4203, '--idempotency-key', 'strict-4203'), '-o', 'json'])
     expect(first.code, first.stderr).toBe(0)
-    const {result: again, sent} = await requestsDuring(() => cli([...createTransfer(4203, '--idempotency-key', 'strict-4203'), '-o', 'json']))
+    const {result: again, sent} = await requestsDuring(emu, () => cli([...createTransfer(4203, '--idempotency-key', 'strict-4203'), '-o', 'json']))
     expect(again.code, again.stderr).toBe(0)
     expect(sent.filter((s) => s.startsWith('POST'))).toEqual([])
     expect(outcomeOf(again)).toMatchObject({kind: 'replayed', id: first.json().id})
@@ -151,7 +142,7 @@ describe('nothing is sent twice without proof (--strict)', () => {
     expect(r.code, r.stderr).toBe(7)
     // The account lookup of the plan goes through (a latency of 0); every read of the transfer list fails.
     await emu.control('POST', '/_emulator/faults', {latency_ms: 0, queue: [{kind: 'latency'}, ...Array.from({length: 6}, () => ({kind: '500', phase: 'before'}))], methods: ['GET']})
-    const {result: again, sent} = await requestsDuring(() => cli([...argvOf(errorOf(r).settle), '-o', 'json'], {clock: fakeClock()}))
+    const {result: again, sent} = await requestsDuring(emu, () => cli([...argvOf(errorOf(r).settle), '-o', 'json'], {clock: fakeClock()}))
     expect(again.code, again.stderr).toBe(7)
     expect(sent.filter((s) => s.startsWith('POST'))).toEqual([])
     expect(errorOf(again).message).toMatch(/the list could not be read to its end \(reading it failed: /)
@@ -163,7 +154,7 @@ describe('nothing is sent twice without proof (--strict)', () => {
     const r = await cli(['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '4205', '--sender-info', 'Strict', '-o', 'json'], {clock: fakeClock()})
     expect(r.code, r.stderr).toBe(7)
     expect(linesOf(main, 4205)).toHaveLength(1)
-    const {result: again, sent} = await requestsDuring(() => cli([...argvOf(errorOf(r).settle), '-o', 'json']))
+    const {result: again, sent} = await requestsDuring(emu, () => cli([...argvOf(errorOf(r).settle), '-o', 'json']))
     expect(again.code, again.stderr).toBe(7)
     expect(sent.filter((s) => s.startsWith('POST'))).toEqual([])
     expect(errorOf(again).message).toContain(`Candidates: bank line ${linesOf(main, 4205)[0].id}: 42.05 USD credit`)

@@ -44,6 +44,22 @@ export function outcomeOf(r: Pick<RunResult, 'stderr'>): {kind: string; id: stri
   return JSON.parse(lines[0]).outcome
 }
 
+/** The `{"error":{...}}` line a command writes on stderr in machine formats. */
+export function errorOf(r: Pick<RunResult, 'stderr'>): Record<string, any> {
+  const line = r.stderr.trim().split('\n').find((l) => l.startsWith('{"error"'))
+  if (line === undefined) throw new Error(`expected an error line on stderr:\n${r.stderr}`)
+  return JSON.parse(line).error
+}
+
+/** The API requests the emulator received while `fn` ran, as `METHOD /path`, with what `fn` resolved with. */
+export async function requestsDuring<T>(emu: Emulator, fn: () => Promise<T>): Promise<{result: T; sent: string[]}> {
+  const before = (await emu.requestLog()).count
+  const result = await fn()
+  const after = await emu.requestLog()
+  const n = after.count - before
+  return {result, sent: n === 0 ? [] : after.recent.slice(-n).map((r) => `${r.method} ${r.path}`)}
+}
+
 /**
  * Runs `fn` and asserts that it sent nothing: the emulator received no API request, and (given a
  * config dir) the audit trail has not grown. Resolves with what `fn` resolved with.
@@ -58,12 +74,8 @@ export function expectNothingSent<T>(emu: Emulator, fn: () => Promise<T>, config
  * lookups a command makes first. Resolves with what `fn` resolved with.
  */
 export async function expectOnlyRequests<T>(emu: Emulator, requests: string[], fn: () => Promise<T>, configDir?: string): Promise<T> {
-  const before = (await emu.requestLog()).count
   const audit = configDir ? readAudit(configDir).length : 0
-  const result = await fn()
-  const after = await emu.requestLog()
-  const sent = after.count - before
-  const got = sent === 0 ? [] : after.recent.slice(-sent).map((r) => `${r.method} ${r.path}`)
+  const {result, sent: got} = await requestsDuring(emu, fn)
   expect(got.sort(), 'requests the emulator received').toEqual([...requests].sort())
   if (configDir) expect(readAudit(configDir).length, 'audit records written').toBe(audit)
   return result
