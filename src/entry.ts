@@ -13,12 +13,17 @@
 import {Config, Plugin} from '@oclif/core/config'
 import {flush} from '@oclif/core/flush'
 import {Exit, handle} from '@oclif/core/handle'
+import {settings} from '@oclif/core/settings'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {host, runWithHost, type Host} from './context/host.js'
 
 export {guestHost, type Host} from './context/host.js'
+
+// payops runs its built bundle, always: oclif would otherwise map dist/ to src/ and load the TypeScript
+// sources when NODE_ENV is development or test and a TypeScript compiler is installed.
+settings.enableAutoTranspile = false
 
 // oclif's error handler ends the run through this (its documented stub point): the host decides
 // how (the process exits; an in-process run records the code).
