@@ -1,0 +1,138 @@
+/**
+ * Maker-checker through a team store (a real PostgreSQL, two config dirs for two members): a held
+ * move is recorded in the store with its maker's database role, every member's queue lists it,
+ * its maker cannot approve it by any route (review, moves approve, api, another profile with the
+ * same key, an edited request file), another member approves it and the store records the
+ * decision, after which the maker's queue no longer lists it.
+ */
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {activityAmounts, expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {freshDatabase, type TestDatabase} from '../support/postgres.js'
+
+let emu: Emulator
+let db: TestDatabase
+const anaDir = tempDir('payops-test-ana-')
+const bobDir = tempDir('payops-test-bob-')
+let a: string
+let b: string
+let anaRole: string
+let bobRole: string
+
+const ana = (args: string[], opts: RunOptions = {}) => run(args, {configDir: anaDir.path, ...opts})
+const bob = (args: string[], opts: RunOptions = {}) => run(args, {configDir: bobDir.path, ...opts})
+
+beforeAll(async () => {
+  emu = await startEmulator()
+  await ana(['profiles', 'add', 'ops', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {input: emu.keys.test})
+  await bob(['profiles', 'add', 'ops', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {input: emu.keys.test})
+  a = (await ana(['subaccounts', 'create', '--name', 'Team A'])).json().id
+  b = (await ana(['subaccounts', 'create', '--name', 'Team B'])).json().id
+})
+afterAll(async () => {
+  await emu?.stop()
+  anaDir.cleanup()
+  bobDir.cleanup()
+})
+
+beforeEach(async () => {
+  db = await freshDatabase()
+  const init = await ana(['team', 'init', '--database-url', db.url()])
+  expect(init.code, init.stderr).toBe(0)
+  const anaLogin = await db.login('ana', ['payops_member'])
+  const bobLogin = await db.login('bob', ['payops_member'])
+  anaRole = anaLogin.user
+  bobRole = bobLogin.user
+  expect((await ana(['profiles', 'set', 'ops', 'team', anaLogin.url])).code).toBe(0)
+  expect((await bob(['profiles', 'set', 'ops', 'team', bobLogin.url])).code).toBe(0)
+})
+afterEach(async () => {
+  await ana(['profiles', 'unset', 'ops', 'team'])
+  await bob(['profiles', 'unset', 'ops', 'team'])
+  await db.drop()
+})
+
+async function heldMove(amount = '50.00'): Promise<string> {
+  const r = await ana(['moves', 'create', '--from', a, '--to', b, '--amount', amount, '--no-auto-approve'])
+  expect(r.code, r.stderr).toBe(0)
+  expect(r.json().status).toBe('created')
+  return r.json().id
+}
+
+const requests = () => db.query('SELECT r.maker, r.amount::int AS amount, r.destination, r.detail, d.checker, d.decision FROM payops.approval_requests r LEFT JOIN payops.approval_decisions d ON d.request_id = r.id ORDER BY r.id')
+
+describe('approvals with a team store', () => {
+  it('a held move is in the store under its maker; bob sees and approves it; the decision is recorded and ana\'s queue no longer lists it', async () => {
+    const id = await heldMove()
+    expect(await requests()).toEqual([{maker: anaRole, amount: 5000, destination: b, detail: {resource_id: id, from: a}, checker: null, decision: null}])
+
+    const queue = await bob(['approvals', '-o', 'json'])
+    expect(queue.code, queue.stderr).toBe(0)
+    expect(queue.json()).toEqual(expect.arrayContaining([expect.objectContaining({kind: 'move', id, amount_in_minor_units: 5000, source: 'team', maker: anaRole})]))
+
+    const before = await activityAmounts(emu, b, 'credit')
+    const ok = await bob(['approvals', 'review', id], {tty: true, answers: ['50.00']})
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(ok.stderr).toContain(`requested:  by ${anaRole}`)
+    expect(await activityAmounts(emu, b, 'credit')).toEqual([5000, ...before])
+    expect(await requests()).toEqual([expect.objectContaining({maker: anaRole, checker: bobRole, decision: 'approved'})])
+
+    const after = await ana(['approvals', '-o', 'json'])
+    expect(after.code, after.stderr).toBe(0)
+    expect(after.json().map((i: {id: string}) => i.id)).not.toContain(id)
+    const again = await bob(['approvals', 'review', id, '--yes'])
+    expect(again.code).toBe(5)
+    expect(again.stderr).toContain(`already approved by ${bobRole}`)
+  })
+
+  it('its maker cannot approve it: by review, moves approve, api, another profile with the same key and the base URL spelled otherwise; nothing is sent', async () => {
+    const id = await heldMove('60.00')
+    const tries: [string, string[]][] = [
+      ['review', ['approvals', 'review', id, '--yes']],
+      ['moves approve', ['moves', 'approve', id, '--yes']],
+      ['api', ['api', 'POST', `/api/subaccounts/move/${id}/approve`, '--yes']],
+    ]
+    for (const [what, argv] of tries) {
+      const r = await expectNothingSent(emu, () => ana(argv), anaDir.path)
+      expect(r.code, `${what}: ${r.stderr}`).toBe(3)
+      expect(r.stderr, what).toContain(`was requested by ${anaRole}, who cannot also approve it`)
+    }
+    // Another profile with the same key, no team store of its own and its base URL spelled otherwise.
+    const spelled = `${emu.baseUrl.replace('127.0.0.1', 'localhost').toUpperCase().replace('HTTP://', 'http://')}/`
+    expect((await ana(['profiles', 'add', 'other', '--base-url', spelled, '--key-stdin'], {input: emu.keys.test})).code).toBe(0)
+    try {
+      for (const argv of [['moves', 'approve', id, '--yes'], ['api', 'POST', `/api/subaccounts/move/${id}/approve`, '--yes']]) {
+        const other = await expectNothingSent(emu, () => ana([...argv, '--profile', 'other']), anaDir.path)
+        expect(other.code, other.stderr).toBe(3)
+        expect(other.stderr).toContain(`was requested by ${anaRole}`)
+      }
+    } finally {
+      await ana(['profiles', 'remove', 'other', '--yes'])
+    }
+    expect(await requests()).toEqual([expect.objectContaining({maker: anaRole, decision: null})])
+  })
+
+  it('a request file is an export of the store\'s record: an edited one is refused (exit 5, naming the difference), nothing sent', async () => {
+    const id = await heldMove('70.00')
+    const file = join(anaDir.path, 'team-req.json')
+    const req = await ana(['approvals', 'request', id, '--out', file])
+    expect(req.code, req.stderr).toBe(0)
+    expect(await requests()).toHaveLength(1)
+    const body = JSON.parse(readFileSync(file, 'utf8'))
+    expect(body).toMatchObject({id, amount_in_minor_units: 7000, maker: anaRole})
+
+    const edited = join(bobDir.path, 'edited.json')
+    writeFileSync(edited, JSON.stringify({...body, amount_in_minor_units: 700}))
+    const r = await expectNothingSent(emu, () => bob(['approvals', 'review', edited, '--yes']), bobDir.path)
+    expect(r.code).toBe(5)
+    expect(r.stderr).toMatch(/contradicts the team store's request for .*: amount 7\.00 USD, the store's 70\.00 USD/)
+
+    const disowned = join(anaDir.path, 'disowned.json')
+    writeFileSync(disowned, JSON.stringify({...body, maker: bobRole, created_by: {operator: 'Someone Else', os_user: 'x', host: 'y'}}))
+    const own = await expectNothingSent(emu, () => ana(['approvals', 'review', disowned, '--yes']), anaDir.path)
+    expect(own.code).toBe(5)
+    expect(own.stderr).toContain(`maker ${bobRole}, the store's ${anaRole}`)
+    expect(await requests()).toEqual([expect.objectContaining({decision: null})])
+  })
+})
