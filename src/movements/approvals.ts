@@ -15,6 +15,7 @@ import {runBatch, type GuardFlags} from './command.js'
 import type {MovementRequest} from './types.js'
 import {madeWith, pendingMovesOf, type PendingItem} from './pending.js'
 import {storeQueue, withTeamStore} from './team-approvals.js'
+import {mergeMoves, saveTeamQueue} from './team-queue.js'
 
 export {madeWith, pendingMovesOf, type PendingItem}
 
@@ -59,6 +60,7 @@ export async function listPending(ctx: CommandContext, kinds: {moves: boolean; t
   }
   // With a team store: its undecided requests from every member; what it shows decided leaves the queue.
   const team = await withTeamStore(ctx, async (store) => storeQueue(await store.approvals()))
+  if (team) saveTeamQueue(ctx.configDir, ctx.profile.apiKey, team, ctx.clock.now())
   if (team) {
     for (const item of items) {
       const maker = team.pending.find((p) => p.id === item.id)?.maker
@@ -70,8 +72,7 @@ export async function listPending(ctx: CommandContext, kinds: {moves: boolean; t
   if (kinds.moves) {
     const {readAudit} = await import('../audit/index.js')
     const local = pendingMovesOf(readAudit(ctx.configDir).filter(madeWith(ctx.profile.apiKey, ctx.profile.profileName ?? null, ctx.profile.mode)))
-    const fromStore = team?.pending.filter((p) => p.kind === 'move') ?? []
-    const moves = [...fromStore, ...local.filter((m) => !team || (!team.decided.has(m.id) && !fromStore.some((p) => p.id === m.id)))]
+    const moves = mergeMoves(local, team && {key_id: null, read_at: '', pending: team.pending, decided: [...team.decided]})
     if (moves.length) {
       const api = await ctx.api(['subaccounts'])
       const names = new Map<string, string | null>()

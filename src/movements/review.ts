@@ -17,7 +17,7 @@ import {madeWith, pendingMovesOf} from './approvals.js'
 import {runBatch, type GuardFlags} from './command.js'
 import {auditHistory} from './history.js'
 import type {ApprovalRequest as StoreRequest} from '../control/types.js'
-import {describeRequest, differences, recordRequest, refuseContradiction, refuseMaker, requestFor, resourceOf, withTeamStore} from './team-approvals.js'
+import {describeRequest, differences, recordRequest, refuseContradiction, refuseMaker, remember, requestFor, resourceOf, withTeamStore} from './team-approvals.js'
 
 /** A request file is small: anything larger is not one. */
 const MAX_REQUEST_BYTES = 64 * 1024
@@ -144,6 +144,7 @@ export async function reviewApprovalRequest(ctx: CommandContext, arg: string, fl
   const isFile = existsSync(arg) || isSymlink(arg)
   const fromFile = isFile ? readApprovalRequest(arg) : undefined
   const team = await withTeamStore(ctx, async (store) => ({all: await store.approvals(), me: (await store.status()).actor, where: store.location}))
+  if (team) remember(ctx, team.all)
   const stored = team && requestFor(team.all, fromFile?.id ?? arg)
   if (team && stored) {
     // The store's record stands: a file that contradicts it is refused, one that agrees adds nothing.

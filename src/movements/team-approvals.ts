@@ -11,10 +11,12 @@ import {readProfiles} from '../config/index.js'
 import type {CommandContext} from '../context/index.js'
 import type {StoreContext} from '../control/index.js'
 import type {ApprovalRequest as StoreRequest, ControlStore} from '../control/types.js'
-import {ConflictError, LocalNotFoundError, NotConfirmedError} from '../errors.js'
+import {ConflictError, LocalNotFoundError, NotConfirmedError, UsageError} from '../errors.js'
+import type {Column} from '../output/index.js'
 import {formatMoney} from '../money.js'
 import type {MovementRequest, Outcome} from './types.js'
 import type {PendingItem} from './pending.js'
+import {saveTeamQueue} from './team-queue.js'
 
 /** The context of the team store this run's key is bound to, if any (see the module's comment). */
 export async function teamContext(ctx: CommandContext): Promise<StoreContext | undefined> {
@@ -32,6 +34,11 @@ export async function teamContext(ctx: CommandContext): Promise<StoreContext | u
   const bound = Object.entries(profiles).find(([, p]) => p.api_key === key && p.team_database_url)
   if (!bound) return undefined
   return {configDir: ctx.configDir, clock: ctx.clock, io: {env: ctx.io.env}, profile: {...ctx.profile, profileName: bound[0], profile: bound[1]}}
+}
+
+/** Keeps the store's queue as just read, for shell completion (team-queue.ts). */
+export function remember(ctx: CommandContext, all: readonly StoreRequest[]): void {
+  saveTeamQueue(ctx.configDir, ctx.profile.apiKey, storeQueue(all), ctx.clock.now())
 }
 
 /** Runs `fn` with the team store (closed after), or returns undefined when there is none. */
@@ -94,6 +101,7 @@ export async function teamHook(ctx: CommandContext, requests: readonly MovementR
   try {
     const me = (await store.status()).actor
     const all = await store.approvals()
+    remember(ctx, all)
     for (const r of requests) {
       if (!APPROVES.has(r.kind) || !('id' in r)) continue
       const found = requestFor(all, r.id)
@@ -113,6 +121,7 @@ async function recordAfter(ctx: CommandContext, team: StoreContext, request: Mov
     store = await open(team)
     if (CREATES.has(request.kind)) await recordRequest(store, request.kind === 'move.create' ? 'move' : 'transfer', o.id!, o.resource)
     else await recordDecision(ctx, store, 'id' in request ? request.id : '', o)
+    remember(ctx, await store.approvals())
   } catch (err) {
     const what = CREATES.has(request.kind) ? `its approval request (run \`payops approvals request ${o.id}\`)` : 'the decision'
     ctx.out.warn(`${o.id ?? ''}: the API answered, but ${what} could not be recorded in the team store: ${(err as Error).message}`)
@@ -199,4 +208,49 @@ export function storeQueue(all: readonly StoreRequest[]): {pending: PendingItem[
     })
   }
   return {pending, decided}
+}
+
+export const SHOW_COLUMNS: Column[] = [
+  {key: 'id'},
+  {key: 'kind'},
+  {key: 'state'},
+  {key: 'amount', money: {amount: 'amount_in_minor_units', currency: 'currency_code'}},
+  {key: 'from'},
+  {key: 'to'},
+  {key: 'maker', header: 'requested by'},
+  {key: 'requested_at', header: 'requested'},
+  {key: 'checker', header: 'decided by'},
+  {key: 'decided_at', header: 'decided'},
+  {key: 'note'},
+  {key: 'request', header: 'store request'},
+]
+
+/** `approvals show ID`: where a movement's approval stands in the team store. */
+export async function showApproval(ctx: CommandContext, id: string): Promise<void> {
+  const found = await withTeamStore(ctx, async (store) => {
+    const all = await store.approvals()
+    remember(ctx, all)
+    return {r: requestFor(all, id), where: store.location}
+  })
+  if (!found) throw new UsageError('`approvals show` reads the team store, and no team store is bound to this key (`profiles set NAME team URL`); `payops approvals` lists what awaits approval.')
+  const r = found.r
+  if (!r) throw new LocalNotFoundError(`The team store ${found.where} holds no approval request for ${id}.`)
+  await ctx.out.resource(
+    {
+      id,
+      kind: r.kind,
+      state: r.decision?.decision ?? 'awaiting approval',
+      amount_in_minor_units: r.amount,
+      currency_code: r.currency,
+      from: str(r.detail.from),
+      to: r.destination,
+      maker: r.maker,
+      requested_at: r.at,
+      checker: r.decision?.checker ?? null,
+      decided_at: r.decision?.at ?? null,
+      note: r.decision?.note ?? null,
+      request: r.id,
+    },
+    SHOW_COLUMNS,
+  )
 }

@@ -8,7 +8,7 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {activityAmounts, expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {activityAmounts, expectNothingSent, fakeClock, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
 import {freshDatabase, type TestDatabase} from '../support/postgres.js'
 
 let emu: Emulator
@@ -134,5 +134,37 @@ describe('approvals with a team store', () => {
     expect(own.code).toBe(5)
     expect(own.stderr).toContain(`maker ${bobRole}, the store's ${anaRole}`)
     expect(await requests()).toEqual([expect.objectContaining({decision: null})])
+  })
+
+  it('approvals show, watch\'s approval-waiting and completion read the store: after bob\'s decision every member agrees within one command', async () => {
+    const id = await heldMove('80.00')
+    const shown = await bob(['approvals', 'show', id, '-o', 'json'])
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(shown.json()).toMatchObject({id, state: 'awaiting approval', amount_in_minor_units: 8000, maker: anaRole, checker: null})
+
+    const later = {clock: fakeClock(Date.now() + 25 * 3_600_000)}
+    const watch = (who: typeof ana) => who(['watch', '--once', '-o', 'json'], later)
+    const keys = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).key as string)
+    for (const who of [ana, bob]) expect((await who(['profiles', 'set', 'ops', 'watch', 'approval-waiting', '2'])).code).toBe(0)
+    try {
+      // Bob's machine never created the move: only the store tells it.
+      const waiting = await watch(bob)
+      expect(waiting.code, waiting.stderr).toBe(9)
+      expect(keys(waiting.stdout)).toContain(`approval-waiting:move:${id}`)
+      const complete = async (who: typeof ana) => (await who(['__complete', 'moves', 'approve', ''])).stdout
+      expect(await complete(bob)).toContain(id)
+      expect(await complete(ana)).toContain(id)
+
+      const ok = await bob(['moves', 'approve', id], {tty: true, answers: ['80.00']})
+      expect(ok.code, ok.stderr).toBe(0)
+      expect(await complete(bob)).not.toContain(id)
+      const decided = await ana(['approvals', 'show', id, '-o', 'json'])
+      expect(decided.json()).toMatchObject({state: 'approved', checker: bobRole, note: expect.stringMatching(/^approved through the API/)})
+      expect(await complete(ana)).not.toContain(id)
+      const quiet = await watch(ana)
+      expect(keys(quiet.stdout)).not.toContain(`approval-waiting:move:${id}`)
+    } finally {
+      for (const who of [ana, bob]) await who(['profiles', 'unset', 'ops', 'watch'])
+    }
   })
 })
