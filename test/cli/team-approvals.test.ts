@@ -111,6 +111,14 @@ describe('approvals with a team store', () => {
       await ana(['profiles', 'remove', 'other', '--yes'])
     }
     expect(await requests()).toEqual([expect.objectContaining({maker: anaRole, decision: null})])
+    // A store that cannot be reached: the approve refuses (exit 7), naming it without a password.
+    const away = {env: {PAYOPS_TEAM_DATABASE_URL: 'postgres://someone:not-a-real-secret@127.0.0.1:1/payops'}}
+    for (const argv of [['moves', 'approve', id, '--yes'], ['approvals', 'review', id, '--yes']]) {
+      const r = await expectNothingSent(emu, () => bob(argv, away), bobDir.path)
+      expect(r.code, r.stderr).toBe(7)
+      expect(r.stderr).toContain('The team store 127.0.0.1:1/payops cannot be reached')
+      expect(r.stderr).not.toContain('not-a-real-secret')
+    }
   })
 
   it('a request file is an export of the store\'s record: an edited one is refused (exit 5, naming the difference), nothing sent', async () => {
