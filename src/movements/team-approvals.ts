@@ -119,8 +119,10 @@ async function recordAfter(ctx: CommandContext, team: StoreContext, request: Mov
   let store: ControlStore | undefined
   try {
     store = await open(team)
-    if (CREATES.has(request.kind)) await recordRequest(store, request.kind === 'move.create' ? 'move' : 'transfer', o.id!, o.resource)
-    else await recordDecision(ctx, store, 'id' in request ? request.id : '', o)
+    if (CREATES.has(request.kind)) {
+      const r = await recordRequest(store, request.kind === 'move.create' ? 'move' : 'transfer', o.id!, o.resource)
+      ctx.out.note(`Its approval request is in the team store ${store.location}, requested by ${r.maker}: another member approves it (\`payops approvals review ${o.id}\`).`)
+    } else await recordDecision(ctx, store, 'id' in request ? request.id : '', o)
     remember(ctx, await store.approvals())
   } catch (err) {
     const what = CREATES.has(request.kind) ? `its approval request (run \`payops approvals request ${o.id}\`)` : 'the decision'
