@@ -175,4 +175,19 @@ describe('approvals with a team store', () => {
       for (const who of [ana, bob]) await who(['profiles', 'unset', 'ops', 'watch'])
     }
   })
+
+  it('an account transfer held for approval: in the store, refused to its maker by transfers approve, approved by bob\'s review', async () => {
+    const [from, to] = ((await ana(['treasury', 'accounts', 'list'])).json() as Array<{id: string; currency_code: string}>).filter((x) => x.currency_code === 'USD')
+    const created = await ana(['transfers', 'create', '--from', from.id, '--to', to.id, '--amount', '90.00', '--currency', 'USD', '--rail', 'wire', '--no-auto-approve'])
+    expect(created.code, created.stderr).toBe(0)
+    const id = created.json().id
+    expect(await requests()).toEqual([expect.objectContaining({maker: anaRole, amount: 9000, destination: to.id, detail: {resource_id: id, from: from.id}})])
+    const own = await ana(['transfers', 'approve', id, '--yes'])
+    expect(own.code).toBe(3)
+    expect(own.stderr).toContain(`account transfer ${id} was requested by ${anaRole}, who cannot also approve it`)
+    // On a test key without limits a transfer approve's confirmation asks for the count typed (as a review file's does).
+    const ok = await bob(['approvals', 'review', id], {tty: true, answers: ['1']})
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(await requests()).toEqual([expect.objectContaining({checker: bobRole, decision: 'approved'})])
+  })
 })
