@@ -144,10 +144,11 @@ export function routeOf(res: Record<string, unknown>): {amount: number | null; c
   }
 }
 
-/** Puts a movement awaiting approval in the store (once: an undecided request for it is kept). */
+/** Puts a movement awaiting approval in the store (once: an undecided request for it is kept; a decided one is not asked again). */
 export async function recordRequest(store: ControlStore, kind: 'move' | 'transfer', id: string, res: Record<string, unknown>): Promise<StoreRequest> {
   const existing = requestFor(await store.approvals(), id)
   if (existing && !existing.decision) return existing
+  if (existing?.decision) throw new UsageError(`The team store shows ${kind === 'move' ? 'move' : 'account transfer'} ${id} already ${existing.decision.decision} by ${existing.decision.checker} at ${existing.decision.at}: there is nothing to request.`)
   const r = routeOf(res)
   if (r.amount === null || !r.currency) throw new LocalNotFoundError(`The amount of ${kind} ${id} is not known here: it cannot be put in the team store.`)
   return store.requestApproval({kind, currency: r.currency, amount: r.amount, destination: r.to, detail: {resource_id: id, from: r.from}})

@@ -84,6 +84,11 @@ describe('approvals with a team store', () => {
     const again = await bob(['approvals', 'review', id, '--yes'])
     expect(again.code).toBe(5)
     expect(again.stderr).toContain(`already approved by ${bobRole}`)
+    // Ana's trail still shows the move created: the store says it was decided, so there is nothing to request.
+    const asked = await ana(['approvals', 'request', id])
+    expect(asked.code).toBe(2)
+    expect(asked.stderr).toContain(`already approved by ${bobRole}`)
+    expect(await requests()).toHaveLength(1)
   })
 
   it('its maker cannot approve it: by review, moves approve, api, another profile with the same key and the base URL spelled otherwise; nothing is sent', async () => {
