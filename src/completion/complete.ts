@@ -51,6 +51,7 @@ export const ARG_VALUES: Record<string, ValueKind> = {
   'moves:approve ids': 'move',
   'moves:cancel id': 'move',
   'approvals:request id': 'move',
+  'approvals:show id': 'move',
   'subaccounts:get id': 'subaccount',
   'subaccounts:activity id': 'subaccount',
   'treasury:accounts:update-label id': 'treasury-account',

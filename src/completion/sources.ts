@@ -2,7 +2,8 @@
  * Where completion finds values: only files of the config dir, never the network.
  *
  * - Profiles: the profile file (names, the key's mode and which one is active; never a key).
- * - Moves awaiting approval: the audit trail, as `payops approvals` reads it (pendingMovesOf),
+ * - Moves awaiting approval: the audit trail, as `payops approvals` reads it (pendingMovesOf), and
+ *   with a team store the store's queue as the last command here read it (team-queue.json),
  *   scoped to the key the completed line would use (madeWith: `-p`/`--api-key` on the line, then
  *   PAYOPS_PROFILE / PAYOPS_API_KEY, then the active profile), with amount and names.
  * - Subaccounts and treasury accounts: the book of names (names.json; its newest entries, some
@@ -23,6 +24,7 @@ import {readRecentNames, type NamedId} from '../config/names.js'
 import {resolveContext} from '../config/resolve.js'
 import {formatMoney} from '../money.js'
 import {madeWith, pendingMovesOf} from '../movements/pending.js'
+import {mergeMoves, readTeamQueue} from '../movements/team-queue.js'
 import type {Candidate, LineContext, Source, ValueKind} from './complete.js'
 
 /** How much of the audit trail's end completion reads (some 3,000 records, 1,500 requests). */
@@ -90,6 +92,15 @@ export class LocalSource implements Source {
     return this.profileFile
   }
 
+  /** The key the line would use (undefined when none resolves). */
+  private keyOf(line: LineContext): string | undefined {
+    try {
+      return resolveContext({profile: line.profile, 'api-key': line.apiKey}, this.env, this.profilesFile() ?? {profiles: {}}).apiKey
+    } catch {
+      return undefined
+    }
+  }
+
   /** The audit trail's outcomes made with the key the line would use. */
   private mine(line: LineContext): AuditRecord[] {
     this.records ??= outcomes(tailLines(join(this.configDir, AUDIT_FILE)))
@@ -144,7 +155,8 @@ export class LocalSource implements Source {
   private moves(line: LineContext): Candidate[] {
     const book = this.names()
     const name = (id: string | null) => (id ? (book.get(id) ?? `${id.slice(0, 8)}…`) : '?')
-    return pendingMovesOf(this.mine(line))
+    // With a team store, its queue as the last command here read it (team-queue.ts).
+    return mergeMoves(pendingMovesOf(this.mine(line)), readTeamQueue(this.configDir, this.keyOf(line)))
       .reverse()
       .map((m) => ({
         value: m.id,

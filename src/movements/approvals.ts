@@ -14,6 +14,8 @@ import type {Column} from '../output/index.js'
 import {runBatch, type GuardFlags} from './command.js'
 import type {MovementRequest} from './types.js'
 import {madeWith, pendingMovesOf, type PendingItem} from './pending.js'
+import {storeQueue, withTeamStore} from './team-approvals.js'
+import {mergeMoves, saveTeamQueue} from './team-queue.js'
 
 export {madeWith, pendingMovesOf, type PendingItem}
 
@@ -56,9 +58,21 @@ export async function listPending(ctx: CommandContext, kinds: {moves: boolean; t
       })
     }
   }
+  // With a team store: its undecided requests from every member; what it shows decided leaves the queue.
+  const team = await withTeamStore(ctx, async (store) => storeQueue(await store.approvals()))
+  if (team) saveTeamQueue(ctx.configDir, ctx.profile.apiKey, team, ctx.clock.now())
+  if (team) {
+    for (const item of items) {
+      const maker = team.pending.find((p) => p.id === item.id)?.maker
+      if (maker) item.maker = maker
+    }
+    const wanted = team.pending.filter((p) => kinds[p.kind === 'move' ? 'moves' : 'transfers'] && !items.some((i) => i.id === p.id))
+    items.push(...wanted.filter((p) => p.kind === 'transfer'))
+  }
   if (kinds.moves) {
     const {readAudit} = await import('../audit/index.js')
-    const moves = pendingMovesOf(readAudit(ctx.configDir).filter(madeWith(ctx.profile.apiKey, ctx.profile.profileName ?? null, ctx.profile.mode)))
+    const local = pendingMovesOf(readAudit(ctx.configDir).filter(madeWith(ctx.profile.apiKey, ctx.profile.profileName ?? null, ctx.profile.mode)))
+    const moves = mergeMoves(local, team && {key_id: null, read_at: '', pending: team.pending, decided: [...team.decided]})
     if (moves.length) {
       const api = await ctx.api(['subaccounts'])
       const names = new Map<string, string | null>()
@@ -90,7 +104,9 @@ export async function runApprovals(opts: ApprovalsOptions, ctx: CommandContext):
   const items = await listPending(ctx, opts)
   const canPick = ctx.prompter.interactive && ctx.io.stdoutIsTTY && !ctx.out.machine && ctx.prompter.select !== undefined
   if (!canPick || items.length === 0) {
-    await ctx.out.list(items, APPROVAL_COLUMNS)
+    // With a team store, who asked for each (its requests' makers).
+    const columns = items.some((i) => i.maker) ? [...APPROVAL_COLUMNS.slice(0, -1), {key: 'maker'}, APPROVAL_COLUMNS.at(-1)!] : APPROVAL_COLUMNS
+    await ctx.out.list(items, columns)
     if (items.some((i) => i.source === 'local')) ctx.out.note(ctx.out.paint.dim('Moves are known locally (this machine\'s audit trail): one approved or canceled elsewhere may still be listed; approving it here is refused by the API (nothing moves) and takes it off the list.'))
     return
   }

@@ -15,6 +15,7 @@ import type {Column} from '../output/index.js'
 import {dailyCapsBroken, guard, type GuardOptions} from './guard.js'
 import {randomUUID} from 'node:crypto'
 import {auditHistory} from './history.js'
+import {teamHook} from './team-approvals.js'
 import type {MovementKind, MovementPorts, MovementRequest, Outcome, Summary} from './types.js'
 
 export interface GuardFlags {
@@ -47,13 +48,16 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
 
 /** Runs one money request through the pipeline (plan, guard, send, classify, record); `root` as for portsOf. */
 export async function runOne(ctx: CommandContext, flags: GuardFlags, request: MovementRequest, root?: string): Promise<Outcome> {
+  const team = await teamHook(ctx, [request])
   const ports = await portsOf(ctx, [request.kind], flags, root)
   const {runMovement} = await import('./index.js')
-  return runMovement(request, ports, (p) => {
+  const outcome = await runMovement(request, ports, (p) => {
     if (p.keyGenerated && !ctx.out.machine) {
       ctx.out.note(ctx.out.paint.dim(`Idempotency-Key: ${p.idempotencyKey}  (re-run with --idempotency-key ${p.idempotencyKey} to retry safely)`))
     }
   })
+  await team?.after(request, outcome)
+  return outcome
 }
 
 /**
@@ -85,9 +89,11 @@ function partialLine(ctx: CommandContext, o: Outcome): string {
  * a result table; exit 0 when all went through, 6 when some did not.
  */
 export async function runBatch(ctx: CommandContext, flags: GuardFlags, requests: MovementRequest[], opts: GuardOptions, verb: string): Promise<void> {
+  const team = await teamHook(ctx, requests)
   const ports = await portsOf(ctx, [...new Set(requests.map((r) => r.kind))], flags)
   const {runMovements} = await import('./index.js')
   const settled = await runMovements(requests, ports, opts)
+  for (const s of settled) if ('outcome' in s) await team?.after(s.request, s.outcome)
   const results: ItemResult[] = []
   const codes: ExitCodeValue[] = []
   for (const s of settled) {

@@ -16,8 +16,10 @@ export interface PendingItem extends Record<string, unknown> {
   from_name: string | null
   to_name: string | null
   created_at: string | null
-  /** `service` (read from the API now) or `local` (this machine's audit trail). */
-  source: 'service' | 'local'
+  /** `service` (read from the API now), `local` (this machine's audit trail) or `team` (the team store's requests). */
+  source: 'service' | 'local' | 'team'
+  /** Who requested it (the team store's role), when the store says. */
+  maker?: string
 }
 
 const CREATE = 'POST /api/subaccounts/move'
