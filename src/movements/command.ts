@@ -15,6 +15,7 @@ import type {Column} from '../output/index.js'
 import {dailyCapsBroken, guard, type GuardOptions} from './guard.js'
 import {randomUUID} from 'node:crypto'
 import {auditHistory} from './history.js'
+import {openTeamControls} from './team.js'
 import type {MovementKind, MovementPorts, MovementRequest, Outcome, Summary} from './types.js'
 
 export interface GuardFlags {
@@ -31,7 +32,10 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
   const loaded = await ctx.api([...new Set(kinds.flatMap((k) => AREAS_FOR_KIND[k]))])
   const api = root === undefined ? loaded : await loaded.under(root)
   const r = ctx.profile
+  // Bound to a team store: it decides every money request; unreachable, nothing is sent (exit 7).
+  const team = await openTeamControls(ctx)
   return {
+    ...(team ? {team} : {}),
     api,
     audit: ctx.audit(),
     history: auditHistory(ctx.configDir, keyIdOf(r.apiKey)),
@@ -49,11 +53,20 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
 export async function runOne(ctx: CommandContext, flags: GuardFlags, request: MovementRequest, root?: string): Promise<Outcome> {
   const ports = await portsOf(ctx, [request.kind], flags, root)
   const {runMovement} = await import('./index.js')
-  return runMovement(request, ports, (p) => {
-    if (p.keyGenerated && !ctx.out.machine) {
-      ctx.out.note(ctx.out.paint.dim(`Idempotency-Key: ${p.idempotencyKey}  (re-run with --idempotency-key ${p.idempotencyKey} to retry safely)`))
-    }
-  })
+  try {
+    return await runMovement(request, ports, (p) => {
+      if (p.keyGenerated && !ctx.out.machine) {
+        ctx.out.note(ctx.out.paint.dim(`Idempotency-Key: ${p.idempotencyKey}  (re-run with --idempotency-key ${p.idempotencyKey} to retry safely)`))
+      }
+    })
+  } finally {
+    await closePorts(ports)
+  }
+}
+
+/** Closes what portsOf opened (the team store's connection). */
+export async function closePorts(ports: Pick<MovementPorts, 'team'>): Promise<void> {
+  await ports.team?.store.close()
 }
 
 /**
@@ -87,7 +100,7 @@ function partialLine(ctx: CommandContext, o: Outcome): string {
 export async function runBatch(ctx: CommandContext, flags: GuardFlags, requests: MovementRequest[], opts: GuardOptions, verb: string): Promise<void> {
   const ports = await portsOf(ctx, [...new Set(requests.map((r) => r.kind))], flags)
   const {runMovements} = await import('./index.js')
-  const settled = await runMovements(requests, ports, opts)
+  const settled = await runMovements(requests, ports, opts).finally(() => closePorts(ports))
   const results: ItemResult[] = []
   const codes: ExitCodeValue[] = []
   for (const s of settled) {

@@ -12,6 +12,7 @@ import type {SubaccountsApi} from '../api/subaccounts.js'
 import type {TransfersApi} from '../api/transfers.js'
 import type {TreasuryApi} from '../api/treasury.js'
 import type {Movement} from '../guardrails.js'
+import type {TeamControls} from './team.js'
 
 /** An amount as the operator gave it: a decimal in the source's currency, or minor units. */
 export type AmountInput = {decimal: string} | {minor: number}
@@ -172,6 +173,8 @@ export interface MovementPorts {
   newKey(): string
   /** The book of names to feed with what planning reads (subaccount names, account labels). */
   names?: {get(id: string): string | undefined; remember(id: string | null | undefined, name: string | null | undefined): void}
+  /** The team store that decides and records every money request, when the profile is bound to one. */
+  team?: TeamControls
 }
 
 export interface Summary {
