@@ -1,0 +1,159 @@
+/**
+ * Money requests under a team store (a real PostgreSQL; two config dirs stand for two machines):
+ * the store decides each one with its policies and today's total in the transaction that records
+ * the intent, so ten runs started at once on two machines never move more than the team's cap; a
+ * member's profile without limits is still refused by the team's policies, and --override-limits
+ * does not pass them; an unreachable store refuses every money request before anything is sent,
+ * while reads keep working.
+ */
+import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import pg from 'pg'
+import {readAudit} from '../../src/audit/index.js'
+import {activityAmounts, expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {freshDatabase, type TestDatabase} from '../support/postgres.js'
+
+let emu: Emulator
+let db: TestDatabase
+const one = tempDir('payops-test-machine-')
+const two = tempDir('payops-test-machine-')
+let a: string
+let b: string
+let admin: {url: string}
+let ana: {url: string; user: string}
+let bob: {url: string; user: string}
+
+const on = (dir: string, team: () => string) => (args: string[], opts: RunOptions = {}) => run(args, {configDir: dir, ...opts, env: {PAYOPS_TEAM_DATABASE_URL: team(), ...opts.env}})
+const anaRun = on(one.path, () => ana.url)
+const bobRun = on(two.path, () => bob.url)
+const adminRun = on(one.path, () => admin.url)
+const credits = () => activityAmounts(emu, b, 'credit')
+const DEAD = 'postgres://ana:s3cret-pass-word-42@127.0.0.1:1/payops_nowhere'
+
+beforeAll(async () => {
+  emu = await startEmulator()
+  for (const dir of [one.path, two.path]) await run(['profiles', 'add', 'ops', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {configDir: dir, input: emu.keys.test})
+  a = (await run(['subaccounts', 'create', '--name', 'Team A'], {configDir: one.path})).json().id
+  b = (await run(['subaccounts', 'create', '--name', 'Team B'], {configDir: one.path})).json().id
+})
+afterAll(async () => {
+  await emu?.stop()
+  one.cleanup()
+  two.cleanup()
+})
+
+beforeEach(async () => {
+  db = await freshDatabase()
+  const init = await run(['team', 'init', '--database-url', db.url(), '-o', 'json'], {configDir: one.path})
+  expect(init.code, init.stderr).toBe(0)
+  admin = await db.login('admin', ['payops_admin'])
+  ana = await db.login('ana', ['payops_member'])
+  bob = await db.login('bob', ['payops_member'])
+})
+afterEach(async () => {
+  await db.drop()
+})
+
+async function policy(...args: string[]) {
+  const r = await adminRun(['team', 'policy', 'set', ...args])
+  expect(r.code, r.stderr).toBe(0)
+}
+
+/** Runs `fn` and asserts that it sent only reads (a plan's lookups) and wrote no audit record in `dir`. */
+async function onlyReads<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const before = (await emu.requestLog()).count
+  const audit = readAudit(dir).length
+  const result = await fn()
+  const after = await emu.requestLog()
+  const sent = after.count > before ? after.recent.slice(-(after.count - before)) : []
+  expect(sent.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`), 'requests that change anything').toEqual([])
+  expect(readAudit(dir).length, 'audit records written').toBe(audit)
+  return result
+}
+
+const intents = () => db.query<{actor: string; kind: string; amount: string; status: string}>('SELECT actor, kind, amount, status FROM payops.intents ORDER BY seq')
+
+describe('the team store decides every money request', () => {
+  it('ten moves started at once on two machines move at most the team\'s daily cap, each allowed one recorded with its outcome', async () => {
+    await policy('daily-max', '100.00', 'USD')
+    const before = (await credits()).length
+    const args = ['moves', 'create', '--from', a, '--to', b, '--amount', '30.00', '-o', 'json']
+    const runs = await Promise.all(Array.from({length: 10}, (_, i) => (i % 2 ? bobRun : anaRun)(args)))
+    const ok = runs.filter((r) => r.code === 0)
+    expect(ok.length, runs.map((r) => r.stderr).join('\n')).toBe(3)
+    for (const r of runs.filter((x) => x.code !== 0)) {
+      expect(r.code).toBe(3)
+      expect(r.stderr).toMatch(/Refused by the team's policies: daily-max 100\.00 USD of the team store .*: 90\.00 USD allowed today/)
+    }
+    expect((await credits()).slice(before)).toEqual([3000, 3000, 3000])
+    // Both machines' members decided; what the store allowed is exactly what moved, each with its outcome.
+    const allowed = (await intents()).filter((i) => i.status === 'allowed')
+    expect(allowed.map((i) => Number(i.amount))).toEqual([3000, 3000, 3000])
+    const [{total}] = await db.query<{total: string}>('SELECT total FROM payops.daily_totals')
+    expect(Number(total)).toBe(9000)
+    const outcomes = await db.query<{status: string}>('SELECT status FROM payops.outcomes ORDER BY seq')
+    expect(outcomes.map((o) => o.status)).toEqual(['created', 'created', 'created'])
+  })
+
+  it('a member whose profile has no limits is refused by the team\'s max-amount and allow-list; --override-limits does not pass them', async () => {
+    await policy('max-amount', '50.00', 'USD')
+    const over = await onlyReads(two.path, () => bobRun(['moves', 'create', '--from', a, '--to', b, '--amount', '50.01', '--override-limits', '--yes']))
+    expect(over.code, over.stderr).toBe(3)
+    expect(over.stderr).toMatch(/50\.01 USD is over the max-amount 50\.00 USD of the team store .*--override-limits does not override a team policy/)
+    await policy('allowed-destinations', a, '--add')
+    const elsewhere = await onlyReads(one.path, () => anaRun(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00']))
+    expect(elsewhere.code).toBe(3)
+    expect(elsewhere.stderr).toContain(`destination ${b} is not in the allowed-destinations of the team store`)
+    // A profile's own limit adds to the team's (both apply), and loosens nothing.
+    expect((await run(['profiles', 'set', 'ops', 'max-amount', '1000000.00', 'USD'], {configDir: one.path})).code).toBe(0)
+    const loosened = await onlyReads(one.path, () => anaRun(['moves', 'create', '--from', b, '--to', a, '--amount', '60.00']))
+    expect(loosened.code).toBe(3)
+    expect(loosened.stderr).toMatch(/over the max-amount 50\.00 USD of the team store/)
+    expect((await run(['profiles', 'unset', 'ops', 'max-amount'], {configDir: one.path})).code).toBe(0)
+    const fine = await anaRun(['moves', 'create', '--from', b, '--to', a, '--amount', '50.00', '-o', 'json'])
+    expect(fine.code, fine.stderr).toBe(0)
+  })
+
+  it('payops api on a money route, however the path or base URL spells it, is decided by the team store too', async () => {
+    await policy('max-amount', '10.00', 'USD')
+    const fields = ['-f', `from_subaccount_id=${a}`, '-f', `to_subaccount_id=${b}`, '-F', 'amount_in_minor_units=5000', '-f', 'currency_code=USD']
+    const plain = await onlyReads(one.path, () => anaRun(['api', 'POST', '/api/subaccounts/move', ...fields]))
+    expect(plain.code, plain.stderr).toBe(3)
+    expect(plain.stderr).toMatch(/over the max-amount 10\.00 USD of the team store/)
+    const viaBase = await onlyReads(one.path, () => anaRun(['api', 'POST', '/move', ...fields, '--base-url', `${emu.baseUrl}/api/subaccounts`]))
+    expect(viaBase.code, viaBase.stderr).toBe(3)
+    expect(viaBase.stderr).toMatch(/over the max-amount 10\.00 USD of the team store/)
+  })
+})
+
+describe('fail closed', () => {
+  it('an unreachable store: every money request refuses with exit 7 naming it, nothing sent; reads still work', async () => {
+    const dead = {env: {PAYOPS_TEAM_DATABASE_URL: DEAD}}
+    const attempts: Array<[string[], RunOptions]> = [
+      [['moves', 'create', '--from', a, '--to', b, '--amount', '1.00'], dead],
+      [['moves', 'cancel', 'mv_0000000000000000'], dead],
+      [['moves', 'approve', 'mv_0000000000000000', '--yes'], dead],
+      [['api', 'POST', '/api/subaccounts/move', '-f', `from_subaccount_id=${a}`, '-f', `to_subaccount_id=${b}`, '-F', 'amount_in_minor_units=100'], dead],
+      [['transfers', 'approve', 'at_0000000000000000', '--yes'], dead],
+    ]
+    for (const [args, opts] of attempts) {
+      const r = await expectNothingSent(emu, () => anaRun(args, opts), one.path)
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(7)
+      expect(r.stderr).toContain('The team store 127.0.0.1:1/payops_nowhere cannot be reached')
+      expect(r.stderr).not.toContain('s3cret-pass-word-42')
+    }
+    const list = await anaRun(['subaccounts', 'get', a, '-o', 'json'], dead)
+    expect(list.code, list.stderr).toBe(0)
+  })
+
+  it('a store that stops answering between runs: the next money request refuses (exit 7), nothing sent', async () => {
+    await policy('daily-max', '100.00', 'USD')
+    expect((await anaRun(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00'])).code).toBe(0)
+    // The database gone (the server and the roles still there): the store is unavailable.
+    const server = new pg.Client({connectionString: db.url().replace(/\/[^/]+$/, '/postgres')})
+    await server.connect()
+    await server.query(`DROP DATABASE ${db.name} WITH (FORCE)`).finally(() => server.end())
+    const r = await expectNothingSent(emu, () => anaRun(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00']), one.path)
+    expect(r.code, r.stderr).toBe(7)
+    expect(r.stderr).toMatch(/The team store .* cannot be reached/)
+  })
+})
