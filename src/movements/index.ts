@@ -15,7 +15,7 @@ import {describe, seenOf, sentence} from './sentence.js'
 import {heldForApproval, makerCheckerFor} from './maker-checker.js'
 import {answered, fromTrail} from './unshown.js'
 import {unprovenRerun, type SearchResult} from './search.js'
-import {decideIntent, outcomeStatus, recordTeamOutcome} from './team.js'
+import {decideIntent, outcomeStatus, recordTeamOutcome, withTeamKnown} from './team.js'
 import type {LostAnswer, MovementPorts, MovementRequest, Outcome, OutcomeKind, Plan} from './types.js'
 
 export type {MovementPorts, MovementRequest, Outcome, Plan} from './types.js'
@@ -405,7 +405,7 @@ function unrecordedError(o: Outcome, p: Plan, err: unknown): UnrecordedOutcomeEr
 
 /** Plan, guard and send one movement. */
 export async function runMovement(request: MovementRequest, ports: MovementPorts, onSending?: (p: Plan) => void): Promise<Outcome> {
-  const p = await plan(request, ports)
+  const p = await plan(await withTeamKnown(request, ports), ports)
   await guard([p], ports)
   onSending?.(p)
   return execute(p, ports)
@@ -437,7 +437,7 @@ export type Settled = {request: MovementRequest; outcome: Outcome} | {request: M
  */
 export async function runMovements(requests: MovementRequest[], ports: MovementPorts, opts: GuardOptions = {}): Promise<Settled[]> {
   const plans: Plan[] = []
-  for (const r of requests) plans.push(await plan(r, ports))
+  for (const r of requests) plans.push(await plan(await withTeamKnown(r, ports), ports))
   await guard(plans, ports, opts)
   const out: Settled[] = []
   for (const p of plans) {

@@ -13,7 +13,7 @@ import {leavesOutcomeUnknown} from '../api/retry.js'
 import type {ControlStore, DecisionView, IntentInput} from '../control/types.js'
 import {openControlStore, teamBinding, type StoreContext} from '../control/index.js'
 import type {Guarded} from './guard.js'
-import type {Outcome, Plan} from './types.js'
+import type {Known, MovementPorts, MovementRequest, Outcome, Plan} from './types.js'
 
 /** The team store a run's money requests are decided by. */
 export interface TeamControls {
@@ -129,6 +129,28 @@ export function outcomeStatus(result: {outcome: Outcome} | {error: unknown}): {s
   // Carried out, only this machine's trail could not record it: it moved.
   if (e?.name === 'UnrecordedOutcomeError') return {status: 'sent', detail}
   return {status: leavesOutcomeUnknown(result.error) ? 'unknown' : 'failed', detail}
+}
+
+/**
+ * An approval of a movement this machine did not create: what the team store recorded of its
+ * create (amount, currency, route, key), so that the team's policies judge what it moves. A
+ * request whose details are known here (the trail, a review file) is left as it is.
+ */
+export async function withTeamKnown(r: MovementRequest, ports: Pick<MovementPorts, 'team' | 'history'>): Promise<MovementRequest> {
+  if (!ports.team || (r.kind !== 'move.approve' && r.kind !== 'transfer.approve') || r.known || ports.history.byResource(r.id)) return r
+  const i = await ports.team.store.intentFor(r.id)
+  if (!i) return r
+  const d = i.detail
+  const str = (v: unknown) => (typeof v === 'string' ? v : null)
+  const known: Known = {
+    id: r.id,
+    amount_in_minor_units: typeof d.amount_in_minor_units === 'number' ? d.amount_in_minor_units : i.amount,
+    currency_code: i.currency,
+    from: str(d.from),
+    to: i.destination ?? str(d.to),
+    idempotency_key: str(d.idempotency_key),
+  }
+  return {...r, known}
 }
 
 /** The team store this run is bound to, opened (an unreachable one is exit 7, before anything is sent); undefined without one. */

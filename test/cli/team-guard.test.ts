@@ -7,6 +7,8 @@
  * while reads keep working.
  */
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import pg from 'pg'
 import {readAudit} from '../../src/audit/index.js'
 import {activityAmounts, expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
@@ -122,6 +124,80 @@ describe('the team store decides every money request', () => {
     const viaBase = await onlyReads(one.path, () => anaRun(['api', 'POST', '/move', ...fields, '--base-url', `${emu.baseUrl}/api/subaccounts`]))
     expect(viaBase.code, viaBase.stderr).toBe(3)
     expect(viaBase.stderr).toMatch(/over the max-amount 10\.00 USD of the team store/)
+  })
+})
+
+describe('every kind of money request', () => {
+  it('a create held for approval counts nothing; its approval, on the other machine, counts and is capped', async () => {
+    await policy('daily-max', '50.00', 'USD')
+    const held = await anaRun(['moves', 'create', '--from', a, '--to', b, '--amount', '40.00', '--no-auto-approve', '-o', 'json'])
+    expect(held.code, held.stderr).toBe(0)
+    const moved = await anaRun(['moves', 'create', '--from', a, '--to', b, '--amount', '20.00', '-o', 'json'])
+    expect(moved.code, moved.stderr).toBe(0)
+    // 20.00 allowed today + 40.00 = 60.00 > 50.00: the approval is refused by the team store.
+    const approve = await onlyReads(two.path, () => bobRun(['moves', 'approve', held.json().id, '--yes']))
+    expect(approve.code, approve.stderr).toBe(3)
+    expect(approve.stderr).toMatch(/daily-max 50\.00 USD of the team store .*: 20\.00 USD allowed today .* \+ 40\.00 USD asked = 60\.00 USD/)
+    // One the store knows nothing of: its amount cannot be judged, so it is refused.
+    const stranger = await onlyReads(two.path, () => bobRun(['moves', 'approve', 'mv_00000000000000000000', '--yes']))
+    expect(stranger.code, stranger.stderr).toBe(3)
+    expect(stranger.stderr).toMatch(/are unknown to this machine .* so the policies of the team store .* cannot be checked/)
+    // Within the cap, the approval moves the money and counts.
+    const within = await anaRun(['moves', 'create', '--from', a, '--to', b, '--amount', '30.00', '--no-auto-approve', '-o', 'json'])
+    const approved = await bobRun(['moves', 'approve', within.json().id, '--yes', '-o', 'json'])
+    expect(approved.code, approved.stderr).toBe(0)
+    expect((await intents()).map((i) => [i.kind, Number(i.amount), i.status, i.actor])).toEqual([
+      ['move.create', 0, 'allowed', ana.user],
+      ['move.create', 2000, 'allowed', ana.user],
+      ['move.create', 0, 'allowed', ana.user],
+      ['move.approve', 3000, 'allowed', bob.user],
+    ])
+  })
+
+  it('a cancel moves nothing: it passes an allow-list and is recorded with its outcome', async () => {
+    await policy('allowed-destinations', b, '--add')
+    const held = await anaRun(['moves', 'create', '--from', a, '--to', b, '--amount', '5.00', '--no-auto-approve', '-o', 'json'])
+    expect(held.code, held.stderr).toBe(0)
+    const cancel = await bobRun(['moves', 'cancel', held.json().id, '--yes', '-o', 'json'])
+    expect(cancel.code, cancel.stderr).toBe(0)
+    const rows = await db.query<{kind: string; amount: string; destination: string | null; status: string; actor: string}>('SELECT kind, amount, destination, status, actor FROM payops.intents ORDER BY seq')
+    expect(rows).toEqual([
+      {kind: 'move.create', amount: '0', destination: b, status: 'allowed', actor: ana.user},
+      {kind: 'move.cancel', amount: '0', destination: null, status: 'allowed', actor: bob.user},
+    ])
+    const outcomes = await db.query<{status: string; actor: string}>('SELECT status, actor FROM payops.outcomes ORDER BY seq')
+    expect(outcomes).toEqual([
+      {status: 'created', actor: ana.user},
+      {status: 'advanced', actor: bob.user},
+    ])
+  })
+
+  it('transfers and simulated credits are judged by the team\'s max-amount', async () => {
+    await policy('max-amount', '10.00', 'USD')
+    const accounts = (await run(['treasury', 'accounts', 'list', '-o', 'json'], {configDir: one.path})).json()
+    const main = accounts.find((x: any) => x.label === 'Main operating account').id
+    const reserve = accounts.find((x: any) => x.currency_code === 'USD' && x.id !== main).id
+    const transfer = await onlyReads(one.path, () => anaRun(['transfers', 'create', '--from', main, '--to', reserve, '--amount', '10.01', '--currency', 'USD', '--rail', 'same_day_ach']))
+    expect(transfer.code, transfer.stderr).toBe(3)
+    expect(transfer.stderr).toMatch(/10\.01 USD is over the max-amount 10\.00 USD of the team store/)
+    const credit = await onlyReads(one.path, () => anaRun(['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '1001']))
+    expect(credit.code, credit.stderr).toBe(3)
+    expect(credit.stderr).toMatch(/over the max-amount 10\.00 USD of the team store/)
+    const small = await anaRun(['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '1000', '-o', 'json'])
+    expect(small.code, small.stderr).toBe(0)
+    expect((await intents()).map((i) => [i.kind, Number(i.amount), i.status])).toEqual([['credit.simulate', 1000, 'allowed']])
+  })
+
+  it('each row of an import is decided by the team store: the rows past the cap are not sent', async () => {
+    await policy('daily-max', '100.00', 'USD')
+    const before = (await credits()).length
+    const file = join(one.path, 'team-rows.csv')
+    writeFileSync(file, ['from,to,amount', ...Array.from({length: 4}, () => `${a},${b},30.00`)].join('\n') + '\n')
+    const r = await anaRun(['moves', 'import', file, '--yes', '--new-batch'])
+    expect(r.code, r.stderr).not.toBe(0)
+    expect((await credits()).slice(before)).toEqual([3000, 3000, 3000])
+    const allowed = (await intents()).filter((i) => i.status === 'allowed')
+    expect(allowed.map((i) => Number(i.amount))).toEqual([3000, 3000, 3000])
   })
 })
 
