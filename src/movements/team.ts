@@ -10,17 +10,14 @@ import {addTotals, limitViolations, type Totals} from '../guardrails.js'
 import type {Limits} from '../config/index.js'
 import {formatMoney} from '../money.js'
 import {leavesOutcomeUnknown} from '../api/retry.js'
-import type {ControlStore, DecisionView, IntentInput} from '../control/types.js'
+import type {DecisionView, IntentInput} from '../control/types.js'
 import {openControlStore, teamBinding, type StoreContext} from '../control/index.js'
-import type {Guarded} from './guard.js'
-import type {Known, MovementPorts, MovementRequest, Outcome, Plan} from './types.js'
+import type {Known, MovementPorts, MovementRequest, Outcome, Plan, TeamControls} from './types.js'
 
-/** The team store a run's money requests are decided by. */
-export interface TeamControls {
-  store: ControlStore
-  /** HOST:PORT/DATABASE. */
-  readonly location: string
-}
+export type {TeamControls} from './types.js'
+
+/** What the team's check reads of a plan (bulk callers build one for a whole batch). */
+type Guarded = Pick<Plan, 'checks' | 'unknown'> & {autoApprove?: boolean | null}
 
 const MARK = '\u0000team'
 

@@ -12,7 +12,7 @@ import type {SubaccountsApi} from '../api/subaccounts.js'
 import type {TransfersApi} from '../api/transfers.js'
 import type {TreasuryApi} from '../api/treasury.js'
 import type {Movement} from '../guardrails.js'
-import type {TeamControls} from './team.js'
+import type {ControlStore} from '../control/types.js'
 
 /** An amount as the operator gave it: a decimal in the source's currency, or minor units. */
 export type AmountInput = {decimal: string} | {minor: number}
@@ -158,6 +158,13 @@ export interface MovementApi {
   subaccounts: Pick<SubaccountsApi, 'get'>
   transfers: Pick<TransfersApi, 'create' | 'approve' | 'pendingForApproval' | 'findByKey' | 'listPage'>
   treasury: Pick<TreasuryApi, 'resolveAmount' | 'simulateCredit' | 'findAccount' | 'transactionsPage'>
+}
+
+/** The team store a run's money requests are decided by (see team.ts). */
+export interface TeamControls {
+  store: ControlStore
+  /** HOST:PORT/DATABASE. */
+  readonly location: string
 }
 
 /** Everything the pipeline needs from the world, handed in (tests pass fakes). */
