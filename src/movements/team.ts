@@ -6,6 +6,7 @@
  * (they may only add restrictions), and --override-limits never overrides a team policy.
  */
 import {NotConfirmedError} from '../errors.js'
+import {StoreUnavailableError} from '../control/errors.js'
 import {addTotals, limitViolations, type Totals} from '../guardrails.js'
 import type {Limits} from '../config/index.js'
 import {formatMoney} from '../money.js'
@@ -162,6 +163,7 @@ export async function recordTeamOutcome(team: TeamControls, seq: number, status:
   try {
     await team.store.recordOutcome(seq, status, detail)
   } catch (err) {
-    note(`Warning: the team store ${team.location} could not record this request's outcome (${(err as Error).message}); its intent stays on record there and counts towards the team's daily total.`)
+    const why = err instanceof StoreUnavailableError ? 'it cannot be reached' : (err as Error).message.replace(/\.?\s*$/, '')
+    note(`Warning: the team store ${team.location} could not record this request's outcome (${why}); its intent stays on record there and counts towards the team's daily total. This machine's audit trail has the outcome.`)
   }
 }
