@@ -217,6 +217,12 @@ describe('fail closed', () => {
       expect(r.stderr).toContain('The team store 127.0.0.1:1/payops_nowhere cannot be reached')
       expect(r.stderr).not.toContain('s3cret-pass-word-42')
     }
+    // An import reads its rows' subaccounts first (reads only), then refuses before its first row.
+    const file = join(one.path, 'team-dead.csv')
+    writeFileSync(file, `from,to,amount\n${a},${b},1.00\n`)
+    const batch = await onlyReads(one.path, () => anaRun(['moves', 'import', file, '--yes', '--new-batch'], dead))
+    expect(batch.code, batch.stderr).toBe(7)
+    expect(batch.stderr).toContain('The team store 127.0.0.1:1/payops_nowhere cannot be reached')
     const list = await anaRun(['subaccounts', 'get', a, '-o', 'json'], dead)
     expect(list.code, list.stderr).toBe(0)
   })
