@@ -140,7 +140,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
 
   /** Flags of commands that move money. */
   static guardFlags = {
-    'override-limits': Flags.boolean({summary: 'Proceed despite the profile\'s limits (always asks; without a terminal also needs --yes).'}),
+    'override-limits': Flags.boolean({summary: 'Proceed despite the profile\'s limits, never a team store\'s policies (always asks; without a terminal also needs --yes).'}),
   }
 
   declare protected flags: ApiFlags<T>

@@ -259,8 +259,37 @@ GRANT EXECUTE ON FUNCTION payops.request_approval(text, text, text, bigint, text
 GRANT EXECUTE ON FUNCTION payops.set_policy(text, jsonb) TO payops_admin;
 `
 
+/**
+ * Intents that move nothing (a cancel: no amount, no destination) are recorded without the
+ * policy checks: an allow-list must not stop a cancel. Everything else is checked as before (a
+ * create held for approval records 0 towards the day's total, and its destination is checked).
+ */
+const V2_INTENTS_THAT_MOVE_NOTHING = `
+CREATE OR REPLACE FUNCTION payops.append_intent(p_entity text, p_kind text, p_currency text, p_amount bigint,
+  p_destination text, p_status text, p_detail jsonb) RETURNS payops.intents
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = payops, pg_temp AS $$
+DECLARE
+  rec payops.intents;
+BEGIN
+  PERFORM payops.require_role('record an intent', 'payops_member', 'payops_worker');
+  PERFORM payops.require_entity(p_entity);
+  IF p_status = 'allowed' AND (p_amount <> 0 OR p_destination IS NOT NULL) THEN
+    PERFORM payops.check_limits(p_entity, p_currency, p_amount, p_destination);
+  END IF;
+  INSERT INTO payops.intents (day, actor, entity, kind, currency, amount, destination, status, detail)
+  VALUES (payops.today(), session_user, p_entity, p_kind, p_currency, p_amount, p_destination, p_status, coalesce(p_detail, '{}'))
+  RETURNING * INTO rec;
+  IF p_status = 'allowed' THEN
+    INSERT INTO payops.daily_totals AS t (entity, day, currency, total, last_seq)
+    VALUES (p_entity, rec.day, p_currency, p_amount, rec.seq)
+    ON CONFLICT (entity, day, currency) DO UPDATE SET total = t.total + excluded.total, last_seq = excluded.last_seq;
+  END IF;
+  RETURN rec;
+END $$;
+`
+
 /** Each version's SQL, in order. Version N is `PG_MIGRATIONS[N - 1]`. */
-export const PG_MIGRATIONS: readonly string[] = [V1]
+export const PG_MIGRATIONS: readonly string[] = [V1, V2_INTENTS_THAT_MOVE_NOTHING]
 
 /** The schema and its table of applied versions, made before the first version (under the lock). */
 export const BOOTSTRAP = `CREATE SCHEMA IF NOT EXISTS payops;

@@ -211,6 +211,15 @@ export class PgControlStore implements ControlStore {
     return (await this.q('SELECT * FROM payops.intents WHERE entity = $1 ORDER BY seq', [this.entity])).map(intentOf)
   }
 
+  async intentFor(resourceId: string): Promise<IntentRecord | undefined> {
+    const rows = await this.q(
+      `SELECT i.* FROM payops.intents i JOIN payops.outcomes o ON o.intent_seq = i.seq
+        WHERE i.entity = $1 AND i.kind LIKE '%.create' AND o.detail->>'id' = $2 ORDER BY i.seq DESC LIMIT 1`,
+      [this.entity, resourceId],
+    )
+    return rows[0] ? intentOf(rows[0]) : undefined
+  }
+
   async policies(): Promise<PolicyEntry[]> {
     return this.latestPolicies((sql) => this.q(sql))
   }

@@ -144,6 +144,14 @@ export class SqliteControlStore implements ControlStore {
     return rows.map((r) => ({seq: Number(r.seq), intent_seq: Number(r.intent_seq), at: String(r.at), actor: String(r.actor), status: String(r.status), detail: parse(r.detail)}))
   }
 
+  async intentFor(resourceId: string): Promise<IntentRecord | undefined> {
+    const r = this.db
+      .prepare(`SELECT i.* FROM intents i JOIN outcomes o ON o.intent_seq = i.seq
+        WHERE i.entity = ? AND i.kind LIKE '%.create' AND json_extract(o.detail, '$.id') = ? ORDER BY i.seq DESC LIMIT 1`)
+      .get<Record<string, unknown>>(this.opts.entity, resourceId)
+    return r ? intentOf(r) : undefined
+  }
+
   async intents(): Promise<IntentRecord[]> {
     return this.db.prepare('SELECT * FROM intents WHERE entity = ? ORDER BY seq').all<Record<string, unknown>>(this.opts.entity).map(intentOf)
   }

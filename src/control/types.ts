@@ -109,6 +109,8 @@ export interface ControlStore {
   /** The outcomes recorded for an intent, in order. */
   outcomes(intentSeq: number): Promise<OutcomeRecord[]>
   intents(): Promise<IntentRecord[]>
+  /** The latest create intent whose recorded outcome named this resource (a move or transfer id), if any. */
+  intentFor(resourceId: string): Promise<IntentRecord | undefined>
   policies(): Promise<PolicyEntry[]>
   /** Appends a policy value (null: removed), recorded with who set it. */
   setPolicy(key: string, value: unknown): Promise<PolicyEntry>

@@ -6,7 +6,7 @@
  */
 import type {CommandContext} from '../context/index.js'
 import {NotConfirmedError, PartialError, UsageError} from '../errors.js'
-import {confirmBatch, dailyCapReport, limitReport, portsOf, refusals, type GuardFlags} from '../movements/command.js'
+import {closePorts, confirmBatch, dailyCapReport, limitReport, portsOf, refusals, type GuardFlags} from '../movements/command.js'
 import {endedMoves} from '../movements/history.js'
 import {makerCheckerFor} from '../movements/maker-checker.js'
 import {keyIdOf} from '../api/redact.js'
@@ -130,12 +130,15 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     }
   })
   let result
+  let ports: Awaited<ReturnType<typeof portsOf>> | undefined
   try {
-    const send = pipelineSender(await portsOf(ctx, ['move.create'], opts.guard), (key) => plan.store.openMove(key))
+    ports = await portsOf(ctx, ['move.create'], opts.guard)
+    const send = pipelineSender(ports, (key) => plan.store.openMove(key))
     result = await importFile.run(plan, {concurrency: f.concurrency, send, signal: abort.signal, onProgress: (n) => progress?.update(n)})
   } finally {
     progress?.stop()
     stopListening()
+    if (ports) await closePorts(ports)
   }
   const {failures, not_settled: notSettled, awaiting, ...counts} = result
   const summary = {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, ...counts, failures, not_settled: notSettled}

@@ -16,6 +16,7 @@ import {dailyCapsBroken, guard, type GuardOptions} from './guard.js'
 import {randomUUID} from 'node:crypto'
 import {auditHistory} from './history.js'
 import {teamHook} from './team-approvals.js'
+import {openTeamControls} from './team.js'
 import type {MovementKind, MovementPorts, MovementRequest, Outcome, Summary} from './types.js'
 
 export interface GuardFlags {
@@ -32,7 +33,10 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
   const loaded = await ctx.api([...new Set(kinds.flatMap((k) => AREAS_FOR_KIND[k]))])
   const api = root === undefined ? loaded : await loaded.under(root)
   const r = ctx.profile
+  // Bound to a team store: it decides every money request; unreachable, nothing is sent (exit 7).
+  const team = await openTeamControls(ctx)
   return {
+    ...(team ? {team} : {}),
     api,
     audit: ctx.audit(),
     history: auditHistory(ctx.configDir, keyIdOf(r.apiKey)),
@@ -51,13 +55,22 @@ export async function runOne(ctx: CommandContext, flags: GuardFlags, request: Mo
   const team = await teamHook(ctx, [request])
   const ports = await portsOf(ctx, [request.kind], flags, root)
   const {runMovement} = await import('./index.js')
-  const outcome = await runMovement(request, ports, (p) => {
-    if (p.keyGenerated && !ctx.out.machine) {
-      ctx.out.note(ctx.out.paint.dim(`Idempotency-Key: ${p.idempotencyKey}  (re-run with --idempotency-key ${p.idempotencyKey} to retry safely)`))
-    }
-  })
-  await team?.after(request, outcome)
-  return outcome
+  try {
+    const outcome = await runMovement(request, ports, (p) => {
+      if (p.keyGenerated && !ctx.out.machine) {
+        ctx.out.note(ctx.out.paint.dim(`Idempotency-Key: ${p.idempotencyKey}  (re-run with --idempotency-key ${p.idempotencyKey} to retry safely)`))
+      }
+    })
+    await team?.after(request, outcome)
+    return outcome
+  } finally {
+    await closePorts(ports)
+  }
+}
+
+/** Closes what portsOf opened (the team store's connection). */
+export async function closePorts(ports: Pick<MovementPorts, 'team'>): Promise<void> {
+  await ports.team?.store.close()
 }
 
 /**
@@ -92,7 +105,7 @@ export async function runBatch(ctx: CommandContext, flags: GuardFlags, requests:
   const team = await teamHook(ctx, requests)
   const ports = await portsOf(ctx, [...new Set(requests.map((r) => r.kind))], flags)
   const {runMovements} = await import('./index.js')
-  const settled = await runMovements(requests, ports, opts)
+  const settled = await runMovements(requests, ports, opts).finally(() => closePorts(ports))
   for (const s of settled) if ('outcome' in s) await team?.after(s.request, s.outcome)
   const results: ItemResult[] = []
   const codes: ExitCodeValue[] = []

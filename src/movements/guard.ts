@@ -9,6 +9,7 @@ import {NotConfirmedError} from '../errors.js'
 import {addTotals, dailyViolations, hasDailyCap, violationsOfSets, type Totals} from '../guardrails.js'
 import {toDecimalString} from '../money.js'
 import {refuseOwnApproval} from './maker-checker.js'
+import {checkTeam} from './team.js'
 import type {History, MovementPorts, Plan} from './types.js'
 
 /** What the guard reads of a plan (bulk callers build one for a whole batch). */
@@ -151,6 +152,8 @@ export interface GuardOptions {
  */
 export async function guard(plans: Guarded[], ports: MovementPorts, opts: GuardOptions = {}): Promise<void> {
   if (plans.length === 0) return
+  // The team's policies first: no flag of this machine overrides them.
+  if (ports.team) await checkTeam(plans, ports.team)
   const violations = violationsOf(plans, ports)
   if (violations.length && !ports.overrideLimits) throw refusal(violations)
   // Confirmed over the limits (or refused below): the check under the trail's lock does not ask again.

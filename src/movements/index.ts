@@ -15,6 +15,7 @@ import {describe, seenOf, sentence} from './sentence.js'
 import {heldForApproval, makerCheckerFor} from './maker-checker.js'
 import {answered, fromTrail} from './unshown.js'
 import {unprovenRerun, type SearchResult} from './search.js'
+import {decideIntent, outcomeStatus, recordTeamOutcome, withTeamKnown} from './team.js'
 import type {LostAnswer, MovementPorts, MovementRequest, Outcome, OutcomeKind, Plan} from './types.js'
 
 export type {MovementPorts, MovementRequest, Outcome, Plan} from './types.js'
@@ -128,11 +129,32 @@ export interface PrepareOptions {
  */
 export async function prepare(p: Plan, ports: MovementPorts, opts: PrepareOptions = {}): Promise<Prepared> {
   const info = {op: newOpId(), ...p.audit, idempotency_key: p.idempotencyKey}
-  // The limits that depend on the trail are decided again under its lock, with the intent.
-  await ports.audit?.intent(info, recheckUnderLock(p, ports))
+  const team = ports.team
+  // With a team store, the store decides first: its policies, today's total and the intent, in one transaction.
+  const seq = team ? await decideIntent(p, team) : undefined
+  const told = (status: string, detail: Record<string, unknown>) => (team && seq !== undefined ? recordTeamOutcome(team, seq, status, detail, (l) => ports.prompter.note(l)) : Promise.resolve())
+  try {
+    // The limits that depend on the trail are decided again under its lock, with the intent.
+    await ports.audit?.intent(info, recheckUnderLock(p, ports))
+  } catch (err) {
+    await told('not_sent', {reason: (err as Error).name ?? 'refused'})
+    throw err
+  }
   return {
-    send: () => sendPlanned(p, ports, info, opts),
-    abandon: async (reason) => ports.audit?.outcome({...info, status: null, error_code: reason}),
+    send: async () => {
+      const result = await sendPlanned(p, ports, info, opts).then(
+        (outcome) => ({outcome}),
+        (error: unknown) => ({error}),
+      )
+      const {status, detail} = outcomeStatus(result)
+      await told(status, detail)
+      if ('error' in result) throw result.error
+      return result.outcome
+    },
+    abandon: async (reason) => {
+      await ports.audit?.outcome({...info, status: null, error_code: reason})
+      await told('not_sent', {reason})
+    },
   }
 }
 
@@ -383,7 +405,7 @@ function unrecordedError(o: Outcome, p: Plan, err: unknown): UnrecordedOutcomeEr
 
 /** Plan, guard and send one movement. */
 export async function runMovement(request: MovementRequest, ports: MovementPorts, onSending?: (p: Plan) => void): Promise<Outcome> {
-  const p = await plan(request, ports)
+  const p = await plan(await withTeamKnown(request, ports), ports)
   await guard([p], ports)
   onSending?.(p)
   return execute(p, ports)
@@ -415,7 +437,7 @@ export type Settled = {request: MovementRequest; outcome: Outcome} | {request: M
  */
 export async function runMovements(requests: MovementRequest[], ports: MovementPorts, opts: GuardOptions = {}): Promise<Settled[]> {
   const plans: Plan[] = []
-  for (const r of requests) plans.push(await plan(r, ports))
+  for (const r of requests) plans.push(await plan(await withTeamKnown(r, ports), ports))
   await guard(plans, ports, opts)
   const out: Settled[] = []
   for (const p of plans) {

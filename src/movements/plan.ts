@@ -29,7 +29,7 @@ function anywayRisk(r: {sendAnyway?: boolean; idempotencyKey?: string}): string 
 
 /** A LIVE key or limits: the guard needs amounts, destinations and names. */
 export function needsDetails(ports: MovementPorts): boolean {
-  return ports.profile.live || hasLimits(ports)
+  return ports.profile.live || hasLimits(ports) || Boolean(ports.team)
 }
 
 /** The amount as far as it can be read before the source's currency is known: a malformed one fails before any request. */

@@ -12,6 +12,7 @@ import type {SubaccountsApi} from '../api/subaccounts.js'
 import type {TransfersApi} from '../api/transfers.js'
 import type {TreasuryApi} from '../api/treasury.js'
 import type {Movement} from '../guardrails.js'
+import type {ControlStore} from '../control/types.js'
 
 /** An amount as the operator gave it: a decimal in the source's currency, or minor units. */
 export type AmountInput = {decimal: string} | {minor: number}
@@ -159,6 +160,13 @@ export interface MovementApi {
   treasury: Pick<TreasuryApi, 'resolveAmount' | 'simulateCredit' | 'findAccount' | 'transactionsPage'>
 }
 
+/** The team store a run's money requests are decided by (see team.ts). */
+export interface TeamControls {
+  store: ControlStore
+  /** HOST:PORT/DATABASE. */
+  readonly location: string
+}
+
 /** Everything the pipeline needs from the world, handed in (tests pass fakes). */
 export interface MovementPorts {
   api: MovementApi
@@ -172,6 +180,8 @@ export interface MovementPorts {
   newKey(): string
   /** The book of names to feed with what planning reads (subaccount names, account labels). */
   names?: {get(id: string): string | undefined; remember(id: string | null | undefined, name: string | null | undefined): void}
+  /** The team store that decides and records every money request, when the profile is bound to one. */
+  team?: TeamControls
 }
 
 export interface Summary {
