@@ -305,8 +305,8 @@ CREATE TABLE payops.import_rows (
 );
 CREATE INDEX import_rows_batch ON payops.import_rows (batch_id, key, seq);
 
--- Records that p_batch pays the rows of p_digest, unless another batch of them started since the
--- caller looked (p_replaces: the latest batch it saw, or null).
+-- Records that p_batch pays the rows of p_digest (once), unless another batch of them started since
+-- the caller looked (p_replaces: the latest batch it saw, or null).
 CREATE FUNCTION payops.record_import_batch(p_entity text, p_digest text, p_batch text, p_file text, p_rows integer, p_replaces text) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = payops, pg_temp AS $$
 DECLARE
@@ -315,10 +315,10 @@ BEGIN
   PERFORM payops.require_role('record an import batch', 'payops_member', 'payops_worker');
   PERFORM payops.require_entity(p_entity);
   PERFORM pg_advisory_xact_lock(hashtextextended('payops:import:' || p_entity || ':' || p_digest, 0));
-  SELECT batch_id INTO latest FROM payops.import_batches WHERE entity = p_entity AND digest = p_digest ORDER BY seq DESC LIMIT 1;
-  IF latest IS NOT DISTINCT FROM p_batch THEN
+  IF EXISTS (SELECT 1 FROM payops.import_batches WHERE entity = p_entity AND digest = p_digest AND batch_id = p_batch) THEN
     RETURN;
   END IF;
+  SELECT batch_id INTO latest FROM payops.import_batches WHERE entity = p_entity AND digest = p_digest ORDER BY seq DESC LIMIT 1;
   IF latest IS DISTINCT FROM p_replaces THEN
     RAISE EXCEPTION 'another import started batch % of these rows meanwhile', latest USING ERRCODE = 'P0001', HINT = 'payops:conflict';
   END IF;

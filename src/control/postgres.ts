@@ -250,6 +250,10 @@ export class PgControlStore implements ControlStore {
     return r ? batchOf(r) : undefined
   }
 
+  async importBatchIds(digest: string): Promise<string[]> {
+    return (await this.q<{batch_id: string}>('SELECT batch_id FROM payops.import_batches WHERE entity = $1 AND digest = $2 ORDER BY seq', [this.entity, digest])).map((r) => r.batch_id)
+  }
+
   async recordImportBatch(b: {digest: string; batch_id: string; file: string; rows: number; replaces: string | null}): Promise<ImportBatch> {
     await this.q('SELECT payops.record_import_batch($1, $2, $3, $4, $5, $6)', [this.entity, b.digest, b.batch_id, b.file, b.rows, b.replaces])
     return (await this.importBatch(b.digest))!

@@ -210,12 +210,17 @@ export class SqliteControlStore implements ControlStore {
     return r ? batchOf(r) : undefined
   }
 
+  async importBatchIds(digest: string): Promise<string[]> {
+    return this.db.prepare('SELECT batch_id FROM import_batches WHERE entity = ? AND digest = ? ORDER BY seq').all<{batch_id: string}>(this.opts.entity, digest).map((r) => r.batch_id)
+  }
+
   async recordImportBatch(b: {digest: string; batch_id: string; file: string; rows: number; replaces: string | null}): Promise<ImportBatch> {
     await inTurn(this.location, async () => {
       this.db.exec('BEGIN IMMEDIATE')
       try {
         const latest = this.db.prepare('SELECT batch_id FROM import_batches WHERE entity = ? AND digest = ? ORDER BY seq DESC LIMIT 1').get<{batch_id: string}>(this.opts.entity, b.digest)?.batch_id ?? null
-        if (latest !== b.batch_id) {
+        const known = this.db.prepare('SELECT 1 AS x FROM import_batches WHERE entity = ? AND digest = ? AND batch_id = ?').get(this.opts.entity, b.digest, b.batch_id)
+        if (!known) {
           if (latest !== b.replaces) throw new StoreConflictError(`Another import started a batch of these rows meanwhile (batch ${latest}); nothing was sent.`)
           this.db.prepare('INSERT INTO import_batches (entity, digest, batch_id, file, row_count, at, actor) VALUES (?, ?, ?, ?, ?, ?, ?)').run(this.opts.entity, b.digest, b.batch_id, b.file, b.rows, this.at(), this.opts.actor)
         }

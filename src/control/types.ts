@@ -131,6 +131,8 @@ export interface ImportJournalEntry {
 export interface ImportBatches {
   /** The latest batch recorded for `digest` (undefined: none). */
   importBatch(digest: string): Promise<ImportBatch | undefined>
+  /** Every batch recorded for `digest`, oldest first. */
+  importBatchIds(digest: string): Promise<string[]>
   /**
    * Records that `batch_id` pays the rows of `digest`, in one transaction that refuses (exit 5)
    * when the latest batch of `digest` is no longer `replaces` (another started it meanwhile).

@@ -57,13 +57,16 @@ export class BatchLedger implements BatchHooks {
   }
 
   /**
-   * Refuses (exit 5) rows that a batch other than the per-file journal's already pays, unless
-   * --new-batch; with a team store, an unfinished batch of them started elsewhere is resumed.
+   * Refuses (exit 5) rows that a batch already pays, unless the per-file journal is that batch's
+   * (a resume) or --new-batch; with a team store, an unfinished batch
+   * of them started elsewhere is resumed instead.
    */
   async settle(p: ImportPlan, newBatch: boolean, canPlanAgain = true): Promise<Settled> {
     const b = await this.ctl.importBatch(p.digest)
     this.seen = b?.batch_id ?? null
     if (!b || newBatch || b.batch_id === p.journaledBatch) return {}
+    // The per-file journal's own batch of these very rows resumes with its own keys: it never pays a row twice.
+    if (p.journaledBatch && (await this.ctl.importBatchIds(p.digest)).includes(p.journaledBatch)) return {}
     if (this.team && canPlanAgain && !b.finished_at && !p.journaledBatch) return {adopt: {batchId: b.batch_id, file: b.file, journal: await this.ctl.importJournal(b.batch_id)}}
     throw refusal(b, this.team)
   }
