@@ -9,6 +9,10 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {runCli, tempDir, type RunResult} from '../support/index.js'
 import {freshDatabase, type TestDatabase} from '../support/postgres.js'
+import {PG_MIGRATIONS} from '../../src/control/migrations.js'
+
+/** The schema's versions, 1 to the latest. */
+const VERSIONS = PG_MIGRATIONS.map((_, i) => i + 1)
 
 const KEY_A = 'test_teamEntityA0000000001'
 const KEY_B = 'test_teamEntityB0000000002'
@@ -46,7 +50,7 @@ describe('team init', () => {
   it('creates the schema, the three group roles and the binding; a second run applies nothing', async () => {
     const first = await init()
     expect(first.code, first.stderr).toBe(0)
-    expect(first.json()).toMatchObject({schema_version: 1, applied: [1], roles: ['payops_member', 'payops_worker', 'payops_admin'], bound: true})
+    expect(first.json()).toMatchObject({schema_version: VERSIONS.length, applied: VERSIONS, roles: ['payops_member', 'payops_worker', 'payops_admin'], bound: true})
     const roles = await db.query<{rolname: string; rolcanlogin: boolean}>(`SELECT rolname, rolcanlogin FROM pg_roles WHERE rolname LIKE 'payops\\_%' ORDER BY rolname`)
     expect(roles).toEqual([
       {rolname: 'payops_admin', rolcanlogin: false},
@@ -65,8 +69,8 @@ describe('team init', () => {
   it('two inits started at once apply each version once and both succeed', async () => {
     const [a, b] = await Promise.all([init(), init()])
     expect([a.code, b.code], a.stderr + b.stderr).toEqual([0, 0])
-    expect([...a.json().applied, ...b.json().applied]).toEqual([1])
-    expect(await db.query('SELECT version FROM payops.schema_versions')).toEqual([{version: 1}])
+    expect([...a.json().applied, ...b.json().applied].sort((x, y) => x - y)).toEqual(VERSIONS)
+    expect(await db.query('SELECT version FROM payops.schema_versions ORDER BY version')).toEqual(VERSIONS.map((version) => ({version})))
   })
 
   it('refuses a profile of another entity: init and status under another key', async () => {
@@ -167,7 +171,7 @@ describe('team status and team policy, two machines', () => {
 
     const status = await two.run(['team', 'status', '-o', 'json'], {PAYOPS_TEAM_DATABASE_URL: ana.url})
     expect(status.code, status.stderr).toBe(0)
-    expect(status.json()).toMatchObject({engine: 'postgres', store: `${db.host}:${db.port}/${db.name}`, actor: ana.user, roles: ['payops_member'], schema_version: 1})
+    expect(status.json()).toMatchObject({engine: 'postgres', store: `${db.host}:${db.port}/${db.name}`, actor: ana.user, roles: ['payops_member'], schema_version: VERSIONS.length})
     noSecret(status, ana.password)
   })
 
