@@ -188,6 +188,41 @@ describe('a team store', () => {
     }
   })
 
+  it('the store lost mid-import: the import stops (exit 7), and the other machine finishes it with one move per row', async () => {
+    const [a, b] = [await sub('Lost source'), await sub('Lost destination')]
+    const [ana, bob] = [machine({PAYOPS_TEAM_DATABASE_URL: team.ana}), machine({PAYOPS_TEAM_DATABASE_URL: team.bob})]
+    const bobs = tempDir('payops-test-bob-files-')
+    const amounts = Array.from({length: 20}, (_, i) => 300 + i)
+    const file = write(dir.path, 'lost.csv', ['from,to,amount_in_minor_units', ...amounts.map((v) => `${a},${b},${v}`)].join('\n') + '\n')
+    await emu.control('POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: 100, methods: ['POST']})
+    try {
+      const running = startCli(['moves', 'import', file, '--yes', '--concurrency', '1', '-o', 'json'], {configDir: ana.dir, env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test, PAYOPS_TEAM_DATABASE_URL: team.ana}})
+      let finished = false
+      void running.done.then(() => (finished = true), () => (finished = true))
+      while (importDone(file) < 3) {
+        if (finished) throw new Error(`the import ended before the store was lost: ${running.stderr()}`)
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      // The store goes away under the running import: its connection is ended by the server.
+      await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND usename = $2`, [db.name, new URL(team.ana).username])
+      const r = await running.done
+      expect(r.code, r.stderr).toBe(7)
+      expect(r.stderr).toMatch(new RegExp(`team store ${db.host.replace(/\./g, '\\.')}:${db.port}/${db.name} cannot be reached`))
+    } finally {
+      await emu.control('DELETE', '/_emulator/faults')
+    }
+    try {
+      const sent = (await activityAmounts(emu, a, 'debit')).length
+      expect(sent).toBeLessThan(20)
+      const r = await bob.run(['moves', 'import', write(bobs.path, 'lost-copy.csv', resaved(a, b, amounts)), '--yes'])
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.json().created + r.json().replayed + r.json().already_done).toBe(20)
+      expect((await activityAmounts(emu, a, 'debit')).sort((x, y) => x - y)).toEqual(amounts)
+    } finally {
+      for (const x of [ana, bob, bobs]) x.cleanup()
+    }
+  })
+
   it('a team store that cannot be reached: exit 7 before anything is sent, naming it without the password', async () => {
     const [a, b] = [await sub('Down source'), await sub('Down destination')]
     const m = machine({PAYOPS_TEAM_DATABASE_URL: `postgres://ana:Sup3rSecretPw@127.0.0.1:1/payops`})
