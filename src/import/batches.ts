@@ -48,6 +48,8 @@ export class BatchLedger implements BatchHooks {
   private failure?: unknown
   /** The latest batch of these rows the store held when the plan was settled. */
   private seen: string | null = null
+  /** The batch whose journal is being copied (set as it begins). */
+  private batchId = ''
 
   private constructor(readonly ctl: ControlStore, readonly team: boolean) {}
 
@@ -84,15 +86,14 @@ export class BatchLedger implements BatchHooks {
     this.batchId = p.batchId
   }
 
-  private batchId = ''
-
   record(row: Pick<PlannedRow, 'key' | 'fp' | 'line' | 'n'>, rec: JournalRecord): void {
     const entry: ImportJournalEntry = {key: row.key, fp: row.fp, line: row.line, n: row.n, state: rec.state}
     if (rec.state === 'failed') Object.assign(entry, {error_status: rec.error_status ?? null, error_code: rec.error_code ?? null, message: rec.message})
     else if (rec.state !== 'sent') Object.assign(entry, {kind: rec.kind, move_id: rec.move_id, move_status: rec.move_status, http_status: rec.http_status, warning: rec.warning ?? null})
     this.queue.push({batchId: this.batchId, entry})
-    if (this.queue.length >= 500) this.write()
-    else this.timer ??= setTimeout(() => this.write(), 50)
+    // A failed write is kept (this.failure) and stops the run; the promise itself never rejects.
+    if (this.queue.length >= 500) void this.write()
+    else this.timer ??= setTimeout(() => void this.write(), 50)
   }
 
   /** Writes the records queued, after those before them; a failure stops the run (see guard). */

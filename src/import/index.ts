@@ -18,6 +18,14 @@ import type {ImportJournalEntry} from '../control/types.js'
 
 export type {PlannedRow} from './store.js'
 
+/** A record of the control store's journal as the per-file journal records it. */
+function journalRecordOf(e: ImportJournalEntry): [Pick<PlannedRow, 'key' | 'fp' | 'line' | 'n'>, JournalRecord] {
+  const row = {key: e.key, fp: e.fp, line: e.line, n: e.n}
+  if (e.state === 'sent') return [row, {state: 'sent'}]
+  if (e.state === 'failed') return [row, {state: 'failed', error_status: e.error_status ?? undefined, error_code: e.error_code ?? undefined, message: e.message ?? ''}]
+  return [row, {state: e.state, kind: e.kind ?? 'created', move_id: e.move_id ?? '', move_status: e.move_status ?? '', http_status: e.http_status ?? 0, ...(e.warning ? {warning: e.warning} : {})}]
+}
+
 /** Where the database of an import of `file` is kept unless --journal names one. */
 export const databasePathFor = (file: string) => `${file}.payops-import.sqlite`
 /** The JSON-lines journal of earlier payops versions. */
@@ -105,7 +113,7 @@ export class ImportPlan {
   }
   /** Takes in the records the control store holds of this batch beyond the per-file journal's. */
   absorb(entries: readonly ImportJournalEntry[]): void {
-    this.store.absorb(entries)
+    this.store.absorb(entries.map(journalRecordOf))
     this.figures = undefined
   }
   /** The checks set the currency of rows in minor units: the totals are read again. */
@@ -191,7 +199,7 @@ async function plan(file: string, opts: PlanOptions): Promise<ImportPlan> {
       }
     }
     if (p.errors.length) return p
-    if (opts.adopt) store.absorb(opts.adopt.journal)
+    if (opts.adopt) store.absorb(opts.adopt.journal.map(journalRecordOf))
     if (batch && opts.newBatch) p.duplicates = store.resent()
     // A kept plan was compared clean when it was made, and its journal has grown only with its own keys since.
     else if (batch && !kept) Object.assign(p, store.compare())

@@ -17,7 +17,6 @@
 import {createHash} from 'node:crypto'
 import {openDatabase, type Database, type Schema} from '../db/index.js'
 import {UsageError} from '../errors.js'
-import type {ImportJournalEntry} from '../control/types.js'
 import {deriveKey, type ImportRow, type RowError} from './csv.js'
 import {RowsDigest} from './digest.js'
 
@@ -211,9 +210,8 @@ export class ImportStore {
 
   /** Marks the plan as this file's (after it was written whole and without errors). */
   keepPlan(p: {batchId: string; sha256: string; size: number; mtimeMs: number; defaultCurrency: string; rows: number}): void {
-    this.db
-      .prepare('INSERT INTO plan_meta (one, batch_id, file_sha256, size, mtime_ms, default_currency, rows, rows_digest) VALUES (1, ?, ?, ?, ?, ?, ?, ?)')
-      .run(p.batchId, p.sha256, p.size, p.mtimeMs, p.defaultCurrency, p.rows, this.digest)
+    const sql = 'INSERT INTO plan_meta (one, batch_id, file_sha256, size, mtime_ms, default_currency, rows, rows_digest) VALUES (1, ?, ?, ?, ?, ?, ?, ?)'
+    this.db.prepare(sql).run(p.batchId, p.sha256, p.size, p.mtimeMs, p.defaultCurrency, p.rows, this.digest)
   }
 
   /**
@@ -357,19 +355,10 @@ export class ImportStore {
     else this.timer ??= setTimeout(() => this.flush(), 50)
   }
 
-  /**
-   * Takes in the records of this batch that the control store holds (another machine's runs), each
-   * on the line its key has in this plan, and commits them: a row done there is done here.
-   */
-  absorb(entries: readonly ImportJournalEntry[]): void {
+  /** Takes in records from elsewhere (the control store's journal of this batch), each on the line its key has in this plan, and commits them. */
+  absorb(records: ReadonlyArray<[Pick<PlannedRow, 'key' | 'fp' | 'line' | 'n'>, JournalRecord]>): void {
     const lineOf = this.db.prepare('SELECT line FROM plan WHERE key = ?')
-    for (const e of entries) {
-      const line = Number(lineOf.get<{line: number}>(e.key)?.line ?? e.line)
-      const row = {key: e.key, fp: e.fp, line, n: e.n}
-      if (e.state === 'sent') this.queue.push([row, {state: 'sent'}])
-      else if (e.state === 'failed') this.queue.push([row, {state: 'failed', error_status: e.error_status ?? undefined, error_code: e.error_code ?? undefined, message: e.message ?? ''}])
-      else this.queue.push([row, {state: e.state, kind: e.kind ?? 'created', move_id: e.move_id ?? '', move_status: e.move_status ?? '', http_status: e.http_status ?? 0, ...(e.warning ? {warning: e.warning} : {})}])
-    }
+    for (const [row, rec] of records) this.queue.push([{...row, line: Number(lineOf.get<{line: number}>(row.key)?.line ?? row.line)}, rec])
     this.flush()
   }
 
