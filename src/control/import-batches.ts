@@ -10,11 +10,14 @@ import type {ImportBatch, ImportJournalEntry} from './types.js'
 /** The journal fields of a row record, in the order the engines write them. */
 export const IMPORT_ROW_FIELDS = ['key', 'fp', 'line', 'n', 'state', 'kind', 'move_id', 'move_status', 'http_status', 'warning', 'error_status', 'error_code', 'message'] as const satisfies ReadonlyArray<keyof ImportJournalEntry>
 
-/** The latest batch of (entity, digest), with who started it and when, and how far its journal got. */
-export const BATCH_SQL = (p: string, entity: string, digest: string) => `SELECT l.digest, l.batch_id, l.file, l.row_count, f.at AS started_at, f.actor AS started_by,
+/**
+ * The latest batch of (entity, digest), with who started it and when, and (`progress`) how far its
+ * journal got: counted only when asked, as it reads the batch's whole journal.
+ */
+export const BATCH_SQL = (p: string, entity: string, digest: string, progress: boolean) => `SELECT l.digest, l.batch_id, l.file, l.row_count, f.at AS started_at, f.actor AS started_by,
   (SELECT x.at FROM ${p}import_finished x WHERE x.batch_id = l.batch_id) AS finished_at,
-  (SELECT COUNT(DISTINCT r.key) FROM ${p}import_rows r WHERE r.batch_id = l.batch_id) AS sent,
-  (SELECT COUNT(DISTINCT r.key) FROM ${p}import_rows r WHERE r.batch_id = l.batch_id AND r.state = 'done') AS settled
+  ${progress ? `(SELECT COUNT(DISTINCT r.key) FROM ${p}import_rows r WHERE r.batch_id = l.batch_id)` : '0'} AS sent,
+  ${progress ? `(SELECT COUNT(DISTINCT r.key) FROM ${p}import_rows r WHERE r.batch_id = l.batch_id AND r.state = 'done')` : '0'} AS settled
 FROM (SELECT * FROM ${p}import_batches WHERE entity = ${entity} AND digest = ${digest} ORDER BY seq DESC LIMIT 1) l
 JOIN ${p}import_batches f ON f.seq = (SELECT MIN(b.seq) FROM ${p}import_batches b WHERE b.batch_id = l.batch_id)`
 

@@ -245,8 +245,8 @@ export class PgControlStore implements ControlStore {
     return (await this.q(`${APPROVALS_SQL} WHERE r.entity = $1 ORDER BY r.id`, [this.entity])).map(approvalOf)
   }
 
-  async importBatch(digest: string): Promise<ImportBatch | undefined> {
-    const [r] = await this.q(BATCH_SQL('payops.', '$1', '$2'), [this.entity, digest])
+  async importBatch(digest: string, progress = false): Promise<ImportBatch | undefined> {
+    const [r] = await this.q(BATCH_SQL('payops.', '$1', '$2', progress), [this.entity, digest])
     return r ? batchOf(r) : undefined
   }
 

@@ -205,8 +205,8 @@ export class SqliteControlStore implements ControlStore {
     return this.db.prepare(`${APPROVALS_SQL} WHERE r.entity = ? ORDER BY r.id`).all<Record<string, unknown>>(this.opts.entity).map(approvalOf)
   }
 
-  async importBatch(digest: string): Promise<ImportBatch | undefined> {
-    const r = this.db.prepare(BATCH_SQL('', '?', '?')).get<Record<string, unknown>>(this.opts.entity, digest)
+  async importBatch(digest: string, progress = false): Promise<ImportBatch | undefined> {
+    const r = this.db.prepare(BATCH_SQL('', '?', '?', progress)).get<Record<string, unknown>>(this.opts.entity, digest)
     return r ? batchOf(r) : undefined
   }
 

@@ -129,8 +129,8 @@ export interface ImportJournalEntry {
 
 /** The import batches and their journals, kept in the control store. */
 export interface ImportBatches {
-  /** The latest batch recorded for `digest` (undefined: none). */
-  importBatch(digest: string): Promise<ImportBatch | undefined>
+  /** The latest batch recorded for `digest` (undefined: none); `progress`: with its sent and settled counts (else 0). */
+  importBatch(digest: string, progress?: boolean): Promise<ImportBatch | undefined>
   /** Every batch recorded for `digest`, oldest first. */
   importBatchIds(digest: string): Promise<string[]>
   /**

@@ -70,7 +70,7 @@ export class BatchLedger implements BatchHooks {
     // The per-file journal's own batch of these very rows resumes with its own keys: it never pays a row twice.
     if (p.journaledBatch && (await this.ctl.importBatchIds(p.digest)).includes(p.journaledBatch)) return {}
     if (this.team && canPlanAgain && !b.finished_at && !p.journaledBatch) return {adopt: {batchId: b.batch_id, file: b.file, journal: await this.ctl.importJournal(b.batch_id)}}
-    throw refusal(b, this.team)
+    throw refusal((await this.ctl.importBatch(p.digest, true)) ?? b, this.team)
   }
 
   /** What the team store's journal records of this batch beyond the per-file one (another machine's runs). */
