@@ -129,6 +129,10 @@ describe('a team store', () => {
       // Both batches are the store's, each stamped with who started it.
       const rows = await db.query<{actor: string}>('SELECT actor FROM payops.import_batches ORDER BY seq')
       expect(rows.map((x) => x.actor.replace(/_[0-9a-f]+$/, ''))).toEqual(['ana', 'bob'])
+      // A member cannot remove a batch or its journal to be let through: only the store's functions append.
+      for (const sql of ['DELETE FROM payops.import_batches', 'DELETE FROM payops.import_rows', `UPDATE payops.import_batches SET digest = 'x'`]) {
+        await expect(db.queryAs(team.bob, sql)).rejects.toThrow(/permission denied/)
+      }
     } finally {
       for (const x of [ana, bob, bobs]) x.cleanup()
     }
