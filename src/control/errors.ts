@@ -44,7 +44,7 @@ export function storeError(err: unknown, store: string): PayopsError {
   const unavailable = (why: string) =>
     new StoreUnavailableError(`The team store ${store} cannot be reached (${why}): the controls kept there are unavailable, so nothing that needs them was done.`)
   if (NETWORK_CODES.has(code)) return unavailable(code)
-  if (/timeout|Connection terminated|connect(ion)? (ended|closed)/i.test(message) && !code) return unavailable(message)
+  if (/timeout|Connection terminated|connect(ion)? (ended|closed)|connection error and is not queryable/i.test(message) && !code) return unavailable(message)
   if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return unavailable(`${code}: ${message}`)
   if (code === '3D000') return unavailable(`the database does not exist: ${message}`)
   if (code === '28P01' || code === '28000') return new AuthError(`The team store ${store} refused the login: ${message}. The password comes from the URL, PGPASSWORD or the password file (~/.pgpass).`)

@@ -12,7 +12,8 @@ import {retryable, storeError} from './errors.js'
 import {inTurn} from './turns.js'
 import {BOOTSTRAP, createRoleSql, MIGRATION_LOCK, PG_MIGRATIONS, TEAM_ROLES} from './migrations.js'
 import {describeStore, type DatabaseAddress} from './url.js'
-import {limitsOf, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
+import {BATCH_SQL, batchOf, IMPORT_ROW_FIELDS, JOURNAL_SQL, journalEntryOf} from './import-batches.js'
+import {limitsOf, type ImportBatch, type ImportJournalEntry, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
 
 export interface PgConnectOptions {
   address: DatabaseAddress
@@ -251,6 +252,33 @@ export class PgControlStore implements ControlStore {
 
   async approvals(): Promise<ApprovalRequest[]> {
     return (await this.q(`${APPROVALS_SQL} WHERE r.entity = $1 ORDER BY r.id`, [this.entity])).map(approvalOf)
+  }
+
+  async importBatch(digest: string, progress = false): Promise<ImportBatch | undefined> {
+    const [r] = await this.q(BATCH_SQL('payops.', '$1', '$2', progress), [this.entity, digest])
+    return r ? batchOf(r) : undefined
+  }
+
+  async importBatchIds(digest: string): Promise<string[]> {
+    return (await this.q<{batch_id: string}>('SELECT batch_id FROM payops.import_batches WHERE entity = $1 AND digest = $2 ORDER BY seq', [this.entity, digest])).map((r) => r.batch_id)
+  }
+
+  async recordImportBatch(b: {digest: string; batch_id: string; file: string; rows: number; replaces: string | null}): Promise<ImportBatch> {
+    await this.q('SELECT payops.record_import_batch($1, $2, $3, $4, $5, $6)', [this.entity, b.digest, b.batch_id, b.file, b.rows, b.replaces])
+    return (await this.importBatch(b.digest))!
+  }
+
+  async recordImportRows(batchId: string, entries: readonly ImportJournalEntry[]): Promise<void> {
+    const rows = entries.map((e) => Object.fromEntries(IMPORT_ROW_FIELDS.map((f) => [f, e[f] ?? null])))
+    await this.q('SELECT payops.record_import_rows($1, $2, $3)', [this.entity, batchId, JSON.stringify(rows)])
+  }
+
+  async importJournal(batchId: string): Promise<ImportJournalEntry[]> {
+    return (await this.q(JOURNAL_SQL('payops.', '$1'), [batchId])).map(journalEntryOf)
+  }
+
+  async finishImportBatch(batchId: string): Promise<void> {
+    await this.q('SELECT payops.finish_import_batch($1, $2)', [this.entity, batchId])
   }
 
   async close(): Promise<void> {

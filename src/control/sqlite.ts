@@ -12,7 +12,8 @@ import {LocalNotFoundError, AuthError} from '../errors.js'
 import type {Limits} from '../config/index.js'
 import {StoreConflictError} from './errors.js'
 import {inTurn} from './turns.js'
-import {limitsOf, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
+import {IMPORT_ROW_FIELDS, batchOf, BATCH_SQL, JOURNAL_SQL, journalEntryOf} from './import-batches.js'
+import {limitsOf, type ImportBatch, type ImportJournalEntry, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
 
 export const CONTROLS_FILE = 'controls.sqlite'
 
@@ -36,6 +37,18 @@ export const CONTROLS_SCHEMA: Schema = {
     CREATE TABLE approval_decisions (
       request_id INTEGER PRIMARY KEY REFERENCES approval_requests (id), at TEXT NOT NULL, checker TEXT NOT NULL,
       decision TEXT NOT NULL CHECK (decision IN ('approved', 'rejected')), note TEXT);`,
+    // Import batches by the digest of their rows, and their journals (src/control/import-batches.ts).
+    `CREATE TABLE import_batches (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT, entity TEXT NOT NULL, digest TEXT NOT NULL, batch_id TEXT NOT NULL, file TEXT NOT NULL,
+      row_count INTEGER NOT NULL, at TEXT NOT NULL, actor TEXT NOT NULL);
+    CREATE INDEX import_batches_digest ON import_batches (entity, digest, seq);
+    CREATE INDEX import_batches_batch ON import_batches (batch_id, seq);
+    CREATE TABLE import_finished (batch_id TEXT PRIMARY KEY, at TEXT NOT NULL, actor TEXT NOT NULL);
+    CREATE TABLE import_rows (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT, batch_id TEXT NOT NULL, key TEXT NOT NULL, fp TEXT NOT NULL, line INTEGER NOT NULL, n INTEGER NOT NULL,
+      state TEXT NOT NULL, kind TEXT, move_id TEXT, move_status TEXT, http_status INTEGER, warning TEXT, error_status INTEGER, error_code TEXT,
+      message TEXT, at TEXT NOT NULL, actor TEXT NOT NULL);
+    CREATE INDEX import_rows_batch ON import_rows (batch_id, key, seq);`,
   ],
 }
 
@@ -198,6 +211,51 @@ export class SqliteControlStore implements ControlStore {
 
   async approvals(): Promise<ApprovalRequest[]> {
     return this.db.prepare(`${APPROVALS_SQL} WHERE r.entity = ? ORDER BY r.id`).all<Record<string, unknown>>(this.opts.entity).map(approvalOf)
+  }
+
+  async importBatch(digest: string, progress = false): Promise<ImportBatch | undefined> {
+    const r = this.db.prepare(BATCH_SQL('', '?', '?', progress)).get<Record<string, unknown>>(this.opts.entity, digest)
+    return r ? batchOf(r) : undefined
+  }
+
+  async importBatchIds(digest: string): Promise<string[]> {
+    return this.db.prepare('SELECT batch_id FROM import_batches WHERE entity = ? AND digest = ? ORDER BY seq').all<{batch_id: string}>(this.opts.entity, digest).map((r) => r.batch_id)
+  }
+
+  async recordImportBatch(b: {digest: string; batch_id: string; file: string; rows: number; replaces: string | null}): Promise<ImportBatch> {
+    await inTurn(this.location, async () => {
+      this.db.exec('BEGIN IMMEDIATE')
+      try {
+        const latest = this.db.prepare('SELECT batch_id FROM import_batches WHERE entity = ? AND digest = ? ORDER BY seq DESC LIMIT 1').get<{batch_id: string}>(this.opts.entity, b.digest)?.batch_id ?? null
+        const known = this.db.prepare('SELECT 1 AS x FROM import_batches WHERE entity = ? AND digest = ? AND batch_id = ?').get(this.opts.entity, b.digest, b.batch_id)
+        if (!known) {
+          if (latest !== b.replaces) throw new StoreConflictError(`Another import started a batch of these rows meanwhile (batch ${latest}); nothing was sent.`)
+          this.db.prepare('INSERT INTO import_batches (entity, digest, batch_id, file, row_count, at, actor) VALUES (?, ?, ?, ?, ?, ?, ?)').run(this.opts.entity, b.digest, b.batch_id, b.file, b.rows, this.at(), this.opts.actor)
+        }
+        this.db.exec('COMMIT')
+      } catch (err) {
+        this.db.exec('ROLLBACK')
+        throw err
+      }
+    })
+    return (await this.importBatch(b.digest))!
+  }
+
+  async recordImportRows(batchId: string, entries: readonly ImportJournalEntry[]): Promise<void> {
+    const cols = IMPORT_ROW_FIELDS.join(', ')
+    const insert = this.db.prepare(`INSERT INTO import_rows (batch_id, ${cols}, at, actor) VALUES (?, ${IMPORT_ROW_FIELDS.map(() => '?').join(', ')}, ?, ?)`)
+    const at = this.at()
+    this.db.transaction(() => {
+      for (const e of entries) insert.run(batchId, ...IMPORT_ROW_FIELDS.map((f) => e[f] ?? null), at, this.opts.actor)
+    })
+  }
+
+  async importJournal(batchId: string): Promise<ImportJournalEntry[]> {
+    return this.db.prepare(JOURNAL_SQL('', '?')).all<Record<string, unknown>>(batchId).map(journalEntryOf)
+  }
+
+  async finishImportBatch(batchId: string): Promise<void> {
+    this.db.prepare('INSERT INTO import_finished (batch_id, at, actor) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(batchId, this.at(), this.opts.actor)
   }
 
   async close(): Promise<void> {

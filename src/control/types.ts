@@ -93,7 +93,59 @@ export interface StoreStatus {
   entity: string | null
 }
 
-export interface ControlStore {
+/** An import batch as the store knows it: the payroll it pays, by the digest of its normalised rows. */
+export interface ImportBatch {
+  batch_id: string
+  /** SHA-256 (hex) of the batch's normalised rows (see src/import/digest.ts). */
+  digest: string
+  /** The file it was started from, as named on the machine that started it. */
+  file: string
+  rows: number
+  started_at: string
+  started_by: string
+  finished_at: string | null
+  /** Rows whose key the batch's journal records as sent (whatever became of them). */
+  sent: number
+  /** Rows the journal records as done (settled, or created awaiting approval as asked). */
+  settled: number
+}
+
+/** One journal record of an import row: what was sent with its key and what became of it. */
+export interface ImportJournalEntry {
+  key: string
+  fp: string
+  line: number
+  n: number
+  state: 'sent' | 'done' | 'open' | 'failed'
+  kind?: string | null
+  move_id?: string | null
+  move_status?: string | null
+  http_status?: number | null
+  warning?: string | null
+  error_status?: number | null
+  error_code?: string | null
+  message?: string | null
+}
+
+/** The import batches and their journals, kept in the control store. */
+export interface ImportBatches {
+  /** The latest batch recorded for `digest` (undefined: none); `progress`: with its sent and settled counts (else 0). */
+  importBatch(digest: string, progress?: boolean): Promise<ImportBatch | undefined>
+  /** Every batch recorded for `digest`, oldest first. */
+  importBatchIds(digest: string): Promise<string[]>
+  /**
+   * Records that `batch_id` pays the rows of `digest`, in one transaction that refuses (exit 5)
+   * when the latest batch of `digest` is no longer `replaces` (another started it meanwhile).
+   */
+  recordImportBatch(b: {digest: string; batch_id: string; file: string; rows: number; replaces: string | null}): Promise<ImportBatch>
+  /** Appends journal records of a batch (the last record of a key is where it stands). */
+  recordImportRows(batchId: string, entries: readonly ImportJournalEntry[]): Promise<void>
+  /** Where each key of a batch stands: its last record, in line order. */
+  importJournal(batchId: string): Promise<ImportJournalEntry[]>
+  finishImportBatch(batchId: string): Promise<void>
+}
+
+export interface ControlStore extends ImportBatches {
   readonly engine: Engine
   /** HOST:PORT/DATABASE, or the file's path. */
   readonly location: string

@@ -17,6 +17,9 @@ import {rowsProgress} from '../output/progress.js'
 import {importFile, type ImportPlan, type PlannedRow} from './index.js'
 import type {ImportResult, RowMove} from './run.js'
 import {pipelineSender} from './send.js'
+import {BatchLedger} from './batches.js'
+import {digestPrefix} from './digest.js'
+import {escapeControls} from '../output/safe.js'
 
 export interface ImportOptions {
   file: string
@@ -40,11 +43,25 @@ const SUMMARY_COLUMNS: Column[] = [
 const DRY_RUN_COLUMNS: Column[] = [named('file'), named('rows'), named('to_send'), named('held_for_approval'), named('already_done'), named('duplicates'), named('identical_rows'), money('total_to_send'), named('journal')]
 
 export async function runImportCommand(opts: ImportOptions, ctx: CommandContext): Promise<void> {
-  const plan = await importFile.plan(opts.file, {defaultCurrency: opts.currency, newBatch: opts.newBatch, journal: opts.journal, stdin: ctx.io.stdin})
+  const planOpts = {defaultCurrency: opts.currency, newBatch: opts.newBatch, journal: opts.journal, stdin: ctx.io.stdin}
+  let plan = await importFile.plan(opts.file, planOpts)
+  let ledger: BatchLedger | undefined
   try {
+    if (!plan.errors.length) {
+      // The control store decides whether these rows were paid before (a team store that cannot be reached: exit 7).
+      ledger = await BatchLedger.open(ctx)
+      const {adopt} = await ledger.settle(plan, opts.newBatch, opts.file !== '-')
+      if (adopt) {
+        await plan.close()
+        plan = await importFile.plan(opts.file, {...planOpts, adopt})
+        ctx.out.note(`Resuming batch ${digestPrefix(plan.digest)} of these rows, started from ${escapeControls(adopt.file)} (the team store's journal): each row is sent with the key it was sent with, rows done there are not sent again.`)
+      } else await ledger.catchUp(plan)
+      plan.hooks = ledger
+    }
     await planned(plan, opts, ctx)
   } finally {
     await plan.close()
+    await ledger?.close()
   }
 }
 

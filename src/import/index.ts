@@ -13,9 +13,18 @@ import {LockBusyError, lockDirOf, lockExclusive} from '../lock.js'
 import {parseImportCsv, streamImportCsv, type RowError, type StreamedFile} from './csv.js'
 import {runImport, type ImportResult, type RunOptions} from './run.js'
 import type {RowSender} from './send.js'
-import {ImportStore, type PlannedRow} from './store.js'
+import {ImportStore, type JournalRecord, type PlannedRow} from './store.js'
+import type {ImportJournalEntry} from '../control/types.js'
 
 export type {PlannedRow} from './store.js'
+
+/** A record of the control store's journal as the per-file journal records it. */
+function journalRecordOf(e: ImportJournalEntry): [Pick<PlannedRow, 'key' | 'fp' | 'line' | 'n'>, JournalRecord] {
+  const row = {key: e.key, fp: e.fp, line: e.line, n: e.n}
+  if (e.state === 'sent') return [row, {state: 'sent'}]
+  if (e.state === 'failed') return [row, {state: 'failed', error_status: e.error_status ?? undefined, error_code: e.error_code ?? undefined, message: e.message ?? ''}]
+  return [row, {state: e.state, kind: e.kind ?? 'created', move_id: e.move_id ?? '', move_status: e.move_status ?? '', http_status: e.http_status ?? 0, ...(e.warning ? {warning: e.warning} : {})}]
+}
 
 /** Where the database of an import of `file` is kept unless --journal names one. */
 export const databasePathFor = (file: string) => `${file}.payops-import.sqlite`
@@ -29,6 +38,23 @@ export interface PlanOptions {
   journal?: string
   /** Where `-` reads from. */
   stdin?: Readable
+  /**
+   * Resume a batch of these rows that the control store holds (started elsewhere): plan with its
+   * id (so each row has the key it was sent with) and take in its journal.
+   */
+  adopt?: {batchId: string; file: string; journal: readonly ImportJournalEntry[]}
+}
+
+/** What the control store does with a batch as it runs (src/import/batches.ts). */
+export interface BatchHooks {
+  /** Records the batch before its first row is sent. */
+  begin(p: ImportPlan): Promise<void>
+  record(row: Pick<PlannedRow, 'key' | 'fp' | 'line' | 'n'>, rec: JournalRecord): void
+  /** Wraps the sender: a row is not sent once the store can no longer be written. */
+  guard(send: RowSender): RowSender
+  /** Waits for the records of the rows sent (throws when they could not be written). */
+  drain(): Promise<void>
+  finish(p: ImportPlan): Promise<void>
 }
 
 /** A validated import, keyed and compared with its journal, holding the file's lock; sends nothing until run(). */
@@ -44,6 +70,8 @@ export class ImportPlan {
   /** Rows whose currency the checks set (a row in minor units takes its source's currency). */
   currenciesSet = 0
   isNewBatch = false
+  /** The control store's part in the run (none: the per-file journal only). */
+  hooks?: BatchHooks
   private closed = false
 
   constructor(
@@ -56,6 +84,14 @@ export class ImportPlan {
 
   get journalPath(): string {
     return this.store.path
+  }
+  /** SHA-256 of the plan's normalised rows: the payroll's identity (src/import/digest.ts). */
+  get digest(): string {
+    return this.store.digest
+  }
+  /** The batch the per-file journal holds from an earlier run (undefined: none, or --new-batch sets it aside). */
+  get journaledBatch(): string | undefined {
+    return this.isNewBatch ? undefined : this.batchId
   }
   private figures?: ReturnType<ImportStore['summary']>
   /** The plan's counts and totals, read once (again only after the checks set currencies). */
@@ -74,6 +110,11 @@ export class ImportPlan {
   /** Rows never sent before (their keys are not in the journal). */
   get fresh(): number {
     return this.summary.fresh
+  }
+  /** Takes in the records the control store holds of this batch beyond the per-file journal's. */
+  absorb(entries: readonly ImportJournalEntry[]): void {
+    this.store.absorb(entries.map(journalRecordOf))
+    this.figures = undefined
   }
   /** The checks set the currency of rows in minor units: the totals are read again. */
   currenciesChanged(n: number): void {
@@ -133,6 +174,7 @@ async function plan(file: string, opts: PlanOptions): Promise<ImportPlan> {
   let store: ImportStore | undefined
   try {
     store = ImportStore.open(dbPath)
+    if (opts.adopt && !store.batch()) store.startBatch(opts.adopt.batchId, opts.adopt.file)
     const batch = store.batch()
     const newBatch = !batch || Boolean(opts.newBatch)
     const batchId = newBatch ? randomUUID() : batch.batch_id
@@ -157,6 +199,7 @@ async function plan(file: string, opts: PlanOptions): Promise<ImportPlan> {
       }
     }
     if (p.errors.length) return p
+    if (opts.adopt) store.absorb(opts.adopt.journal.map(journalRecordOf))
     if (batch && opts.newBatch) p.duplicates = store.resent()
     // A kept plan was compared clean when it was made, and its journal has grown only with its own keys since.
     else if (batch && !kept) Object.assign(p, store.compare())
@@ -201,11 +244,23 @@ async function check(api: Api, p: ImportPlan, concurrency = 4): Promise<RowError
 
 /** Sends the rows not done yet from the plan, journaling each; marks the batch finished when every row is done (settled or awaiting approval). */
 async function run(p: ImportPlan, opts: RunOptions & {send: RowSender}): Promise<ImportResult> {
+  const hooks = p.hooks
+  await hooks?.begin(p)
   p.begin()
   const s = p.store
-  const result = await runImport(opts.send, {rows: s.pending(), total: p.rowCount, alreadyDone: p.alreadyDone, doneTotals: p.summary.doneTotals}, s, opts)
-  s.flush()
-  if (!result.interrupted && result.failed === 0 && result.partial === 0) s.finish()
+  const journal = hooks ? {record: (row: Parameters<ImportStore['record']>[0], rec: JournalRecord) => (s.record(row, rec), hooks.record(row, rec))} : s
+  const send = hooks ? hooks.guard(opts.send) : opts.send
+  let result: ImportResult
+  try {
+    result = await runImport(send, {rows: s.pending(), total: p.rowCount, alreadyDone: p.alreadyDone, doneTotals: p.summary.doneTotals}, journal, opts)
+  } finally {
+    s.flush()
+    await hooks?.drain()
+  }
+  if (!result.interrupted && result.failed === 0 && result.partial === 0) {
+    s.finish()
+    await hooks?.finish(p)
+  }
   return result
 }
 

@@ -18,6 +18,7 @@ import {createHash} from 'node:crypto'
 import {openDatabase, type Database, type Schema} from '../db/index.js'
 import {UsageError} from '../errors.js'
 import {deriveKey, type ImportRow, type RowError} from './csv.js'
+import {RowsDigest} from './digest.js'
 
 export const IMPORT_SCHEMA: Schema = {
   purpose: 'import',
@@ -50,6 +51,9 @@ export const IMPORT_SCHEMA: Schema = {
     // A move that did not settle is `open` (sent again by the next run), no longer `done`; a plan
     // row is done 1 when its move settled, 2 when it awaits approval (auto_approve=false).
     `UPDATE journal SET state = 'open' WHERE state = 'done' AND (lower(move_status) = 'approved' OR (lower(move_status) = 'created' AND warning IS NOT NULL));
+     DELETE FROM plan_meta;`,
+    // The digest of the plan's rows (the batch's identity in the control store), kept with the plan.
+    `ALTER TABLE plan_meta ADD COLUMN rows_digest TEXT;
      DELETE FROM plan_meta;`,
   ],
 }
@@ -116,6 +120,9 @@ export class ImportStore {
   private j = 'journal'
   private readonly pendingFrom = 'FROM plan p WHERE p.done = 0'
 
+  /** The digest of the rows of the plan last written (or kept). */
+  digest = ''
+
   private constructor(readonly db: Database) {}
 
   /** Plans as a new batch: rows are compared with no journal. */
@@ -152,9 +159,11 @@ export class ImportStore {
    * SHA-256 read only when the rest matches), batch and currency: then it need not be made again.
    */
   async planMatches(p: {batchId: string; size: number; mtimeMs: number; defaultCurrency: string}, sha256: () => Promise<string>): Promise<boolean> {
-    const m = this.db.prepare('SELECT * FROM plan_meta').get<{batch_id: string; file_sha256: string; size: number; mtime_ms: number; default_currency: string}>()
-    if (!m || m.batch_id !== p.batchId || Number(m.size) !== p.size || m.mtime_ms !== p.mtimeMs || m.default_currency !== p.defaultCurrency) return false
-    return m.file_sha256 === (await sha256())
+    const m = this.db.prepare('SELECT * FROM plan_meta').get<{batch_id: string; file_sha256: string; size: number; mtime_ms: number; default_currency: string; rows_digest: string | null}>()
+    if (!m || !m.rows_digest || m.batch_id !== p.batchId || Number(m.size) !== p.size || m.mtime_ms !== p.mtimeMs || m.default_currency !== p.defaultCurrency) return false
+    if (m.file_sha256 !== (await sha256())) return false
+    this.digest = m.rows_digest
+    return true
   }
 
   /** Writes the plan from `rows` (valid rows, in file order) in one pass, keying each; returns how many. */
@@ -166,11 +175,13 @@ export class ImportStore {
     const occurrence = db.prepare('INSERT INTO occ (fp, n) VALUES (?, 1) ON CONFLICT (fp) DO UPDATE SET n = n + 1 RETURNING n')
     let idx = 0
     let batch: ImportRow[] = []
+    const digest = new RowsDigest()
     // Inserted a thousand rows at a time, each group in a transaction of its own: no transaction
     // is held across the reading of the file (another connection, even in this process, waits for none).
     const insertBatch = () =>
       db.transaction(() => {
         for (const r of batch) {
+          digest.add(r)
           const fp = contentHash(r.fingerprint)
           // Rows with a key cell are not numbered: their key is theirs whatever the other rows.
           const n = r.idempotency_key ? 0 : Number(occurrence.get<{n: number}>(fp)!.n)
@@ -184,6 +195,7 @@ export class ImportStore {
       })
     for await (const r of rows) if (batch.push(r) >= 1000) insertBatch()
     insertBatch()
+    this.digest = digest.hex()
     db.transaction(() => {
       db.prepare(`UPDATE plan SET done = (SELECT ${DONE} FROM ${this.j} j WHERE j.key = plan.key) WHERE key IN (SELECT key FROM ${this.j} WHERE state = 'done')`).run()
       this.refigure()
@@ -198,7 +210,8 @@ export class ImportStore {
 
   /** Marks the plan as this file's (after it was written whole and without errors). */
   keepPlan(p: {batchId: string; sha256: string; size: number; mtimeMs: number; defaultCurrency: string; rows: number}): void {
-    this.db.prepare('INSERT INTO plan_meta (one, batch_id, file_sha256, size, mtime_ms, default_currency, rows) VALUES (1, ?, ?, ?, ?, ?, ?)').run(p.batchId, p.sha256, p.size, p.mtimeMs, p.defaultCurrency, p.rows)
+    const sql = 'INSERT INTO plan_meta (one, batch_id, file_sha256, size, mtime_ms, default_currency, rows, rows_digest) VALUES (1, ?, ?, ?, ?, ?, ?, ?)'
+    this.db.prepare(sql).run(p.batchId, p.sha256, p.size, p.mtimeMs, p.defaultCurrency, p.rows, this.digest)
   }
 
   /**
@@ -340,6 +353,13 @@ export class ImportStore {
     this.queue.push([row, rec])
     if (this.queue.length >= 500) this.flush()
     else this.timer ??= setTimeout(() => this.flush(), 50)
+  }
+
+  /** Takes in records from elsewhere (the control store's journal of this batch), each on the line its key has in this plan, and commits them. */
+  absorb(records: ReadonlyArray<[Pick<PlannedRow, 'key' | 'fp' | 'line' | 'n'>, JournalRecord]>): void {
+    const lineOf = this.db.prepare('SELECT line FROM plan WHERE key = ?')
+    for (const [row, rec] of records) this.queue.push([{...row, line: Number(lineOf.get<{line: number}>(row.key)?.line ?? row.line)}, rec])
+    this.flush()
   }
 
   /** Commits every record queued. */

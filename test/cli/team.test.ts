@@ -11,8 +11,9 @@ import {PG_MIGRATIONS} from '../../src/control/migrations.js'
 import {runCli, tempDir, type RunResult} from '../support/index.js'
 import {freshDatabase, type TestDatabase} from '../support/postgres.js'
 
-/** Every version of the schema, 1..N. */
+/** The schema's versions, 1 to the latest. */
 const VERSIONS = PG_MIGRATIONS.map((_, i) => i + 1)
+
 const KEY_A = 'test_teamEntityA0000000001'
 const KEY_B = 'test_teamEntityB0000000002'
 

@@ -143,6 +143,28 @@ describe.each(engines)('the control store (%s)', (_name, make) => {
     await expect(bob.decideApproval(req.id, 'rejected')).rejects.toMatchObject({exitCode: 5})
     expect((await ana.approvals()).map((a) => a.decision?.decision)).toEqual(['approved'])
   })
+
+  it('import batches: one per digest unless it replaces the latest; a stale one is refused; the journal says where each key stands', async () => {
+    const [ana, bob] = await using(make, ['ana', 'bob'])
+    const digest = 'd'.repeat(64)
+    expect(await ana.importBatch(digest)).toBeUndefined()
+    await ana.recordImportBatch({digest, batch_id: 'b1', file: 'payroll.csv', rows: 2, replaces: null})
+    // Bob looked before Ana's batch started: his is refused (exit 5); recorded again, Ana's is one record.
+    await expect(bob.recordImportBatch({digest, batch_id: 'b2', file: 'copy.csv', rows: 2, replaces: null})).rejects.toMatchObject({exitCode: 5})
+    await ana.recordImportBatch({digest, batch_id: 'b1', file: 'payroll.csv', rows: 2, replaces: null})
+    expect(await bob.importBatchIds(digest)).toEqual(['b1'])
+    const row = {fp: 'f', n: 1}
+    await ana.recordImportRows('b1', [{key: 'k1', line: 2, state: 'sent', ...row}, {key: 'k2', line: 3, state: 'sent', ...row}])
+    await ana.recordImportRows('b1', [{key: 'k1', line: 2, state: 'done', kind: 'created', move_id: 'm1', move_status: 'settled', http_status: 201, ...row}, {key: 'k1', line: 2, state: 'sent', ...row}])
+    expect((await bob.importJournal('b1')).map((e) => [e.key, e.state, e.move_id])).toEqual([['k1', 'done', 'm1'], ['k2', 'sent', null]])
+    expect(await bob.importBatch(digest, true)).toMatchObject({batch_id: 'b1', file: 'payroll.csv', rows: 2, sent: 2, settled: 1, finished_at: null})
+    await bob.finishImportBatch('b1')
+    expect((await ana.importBatch(digest))!.finished_at).not.toBeNull()
+    // --new-batch: Bob's replaces Ana's, and is the latest; Ana's started_by stays hers.
+    await bob.recordImportBatch({digest, batch_id: 'b2', file: 'copy.csv', rows: 2, replaces: 'b1'})
+    expect(await ana.importBatch(digest)).toMatchObject({batch_id: 'b2', file: 'copy.csv', finished_at: null})
+    expect(await ana.importBatchIds(digest)).toEqual(['b1', 'b2'])
+  })
 })
 
 describe('the SQLite engine', () => {

@@ -55,13 +55,19 @@ function fakeApi(opts: {onCreate?: (n: number) => void} = {}): {sent: Array<{key
   }
 }
 
+/**
+ * A command context with a config dir of its own: the control store there records each batch by
+ * its rows, and these tests import the same rows from many files (each its own payroll here).
+ */
+const importContext = (o: Parameters<typeof testContext>[0] = {}) => testContext({configDir: tempDir('payops-import-cmd-config-').path, ...o})
+
 const opts = (file: string, over: Partial<ImportOptions> = {}): ImportOptions => ({file, dryRun: false, concurrency: 1, currency: 'USD', newBatch: false, guard: {yes: true}, ...over})
 
 describe('runImportCommand', () => {
   it('sends every row once with its key, journals it, and a re-run sends nothing', async () => {
     const file = csv([`${A},${B},1.00`, `${A},${B},2.50`])
     const f = fakeApi()
-    const t = testContext({api: f.api})
+    const t = importContext({api: f.api})
     await runImportCommand(opts(file), t.ctx)
     expect(f.sent.map((s) => s.amount)).toEqual([100, 250])
     expect(JSON.parse(t.stdout())).toMatchObject({rows: 2, created: 2, already_done: 0, failed: 0, not_sent: 0, total_this_run: {USD: 350}})
@@ -73,7 +79,7 @@ describe('runImportCommand', () => {
       expect.objectContaining({outcome: 'created', amount_in_minor_units: 100, currency_code: 'USD', from: A, to: B}),
       expect.objectContaining({outcome: 'created', amount_in_minor_units: 250}),
     ])
-    const again = testContext({api: f.api})
+    const again = importContext({api: f.api})
     await runImportCommand(opts(file), again.ctx)
     expect(f.sent).toHaveLength(2)
     expect(JSON.parse(again.stdout())).toMatchObject({already_done: 2, created: 0})
@@ -82,7 +88,7 @@ describe('runImportCommand', () => {
   it('the dry run checks sources for this key and names the line (exit 2), sending nothing', async () => {
     const file = csv([`${A},${B},1.00`, `${OTHER},${B},1.00`])
     const f = fakeApi()
-    const t = testContext({api: f.api})
+    const t = importContext({api: f.api})
     const err = await runImportCommand(opts(file, {dryRun: true}), t.ctx).catch((e) => e)
     expect(err.exitCode).toBe(2)
     expect(t.stderr()).toMatch(/line 3: source subaccount 9999.* was not found for this API key/)
@@ -92,7 +98,7 @@ describe('runImportCommand', () => {
   it('on LIVE without a terminal and without --yes nothing is sent (exit 3)', async () => {
     const file = csv([`${A},${B},1.00`])
     const f = fakeApi()
-    const t = testContext({api: f.api, live: true})
+    const t = importContext({api: f.api, live: true})
     await expect(runImportCommand(opts(file, {guard: {}}), t.ctx)).rejects.toMatchObject({exitCode: 3})
     expect(f.sent).toEqual([])
   })
@@ -101,7 +107,7 @@ describe('runImportCommand', () => {
     const file = csv([`${A},${B},1.00`, `${A},${B},2.00`, `${A},${B},3.00`])
     let stop: () => void = () => undefined
     const f = fakeApi({onCreate: (n) => n === 1 && stop()})
-    const t = testContext({api: f.api})
+    const t = importContext({api: f.api})
     stop = t.stop
     const err = await runImportCommand(opts(file), t.ctx).catch((e) => e)
     expect(err.exitCode).toBe(6)
@@ -118,7 +124,7 @@ describe('runImportCommand on large files (streaming)', () => {
     rows[2996] = `${A},${B},1.234`
     const file = csv(rows)
     const f = fakeApi()
-    const t = testContext({api: f.api})
+    const t = importContext({api: f.api})
     const err = await runImportCommand(opts(file), t.ctx).catch((e) => e)
     expect(err.exitCode).toBe(2)
     expect(t.stderr()).toMatch(/line 2998: /)
@@ -131,7 +137,7 @@ describe('runImportCommand on large files (streaming)', () => {
     const rows = Array.from({length: 2000}, (_, i) => `${A},${B},${i % 2 ? '1.00' : '2.50'}`)
     const file = csv(rows)
     const f = fakeApi()
-    const t = testContext({api: f.api})
+    const t = importContext({api: f.api})
     await runImportCommand(opts(file, {concurrency: 1}), t.ctx)
     expect(t.stderr()).toMatch(/Import 2000 moves from .*: 3,500\.00 USD|Import 2000 moves from .*: 3500\.00 USD/)
     expect(f.sent).toHaveLength(2000)
@@ -145,11 +151,11 @@ describe('runImportCommand on large files (streaming)', () => {
     const changed = [...rows]
     changed[4000] = `${A},${B},9.00`
     const f = fakeApi({onCreate: (n) => n === 1 && writeFileSync(file, ['from,to,amount', ...changed].join('\n'))})
-    const t = testContext({api: f.api})
+    const t = importContext({api: f.api})
     await runImportCommand(opts(file), t.ctx)
     expect(f.sent).toHaveLength(5000)
     expect(f.sent.every((s) => s.amount === 100)).toBe(true)
-    const again = testContext({api: f.api})
+    const again = importContext({api: f.api})
     const err = await runImportCommand(opts(file), again.ctx).catch((e) => e)
     expect(err?.exitCode).toBe(2)
     expect(err?.message).toMatch(/1 row already sent has changed \(line 4002 of/)
@@ -160,7 +166,7 @@ describe('runImportCommand on large files (streaming)', () => {
   it('on a terminal the progress bar shows rows/s and the ETA', async () => {
     const file = csv([`${A},${B},1.00`, `${A},${B},2.00`])
     const f = fakeApi()
-    const t = testContext({api: f.api, interactive: true})
+    const t = importContext({api: f.api, interactive: true})
     Object.assign(t.ctx.io.stderr, {isTTY: true, columns: 120})
     await runImportCommand(opts(file), t.ctx)
     expect(t.stderr()).toMatch(/moves .*2\/2 \(100%\) \d+ rows\/s eta /)
@@ -191,13 +197,13 @@ describe('runImportCommand against a server that keeps to the interface\'s state
   it('a row created but not approved (207) is named and exit 6; the re-run continues it, settled now ("advanced")', async () => {
     const file = csv([`${A},${B},1.25`])
     const server = stateTable()
-    const t = testContext({api: server.api})
+    const t = importContext({api: server.api})
     await expect(runImportCommand(opts(file), t.ctx)).rejects.toMatchObject({exitCode: 6, message: expect.stringMatching(/1 of 1 rows did not settle \(1\.25 USD, named above\); nothing moved by this run/)})
     expect(JSON.parse(t.stdout())).toMatchObject({created: 0, partial: 1, total_this_run: {}, total_not_settled: {USD: 125}, not_settled: [{line: 2, move_id: 'mv_1', status: 'created'}]})
     expect(t.stderr()).toMatch(/1 row created, not approved \(1\.25 USD\): line 2 \(move mv_1\)\. They moved nothing\. A re-run continues them/)
     expect(journalOf(file)).toEqual([{line: 2, state: 'open', kind: 'created'}])
 
-    const again = testContext({api: server.api})
+    const again = importContext({api: server.api})
     await runImportCommand(opts(file), again.ctx)
     expect(again.stderr()).toMatch(/to send: 1 row not settled to look up again \(with the key it was sent with\)\./)
     expect(JSON.parse(again.stdout())).toMatchObject({advanced: 1, partial: 0, total_this_run: {USD: 125}, total_overall: {USD: 125}})

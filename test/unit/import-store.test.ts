@@ -282,7 +282,8 @@ describe('ImportStore: moves that did not settle', () => {
     keyed.close()
     // What the earlier code wrote: both rows done, the second with its 207 warning and `approved`.
     const path = join(tempDir().path, 'old.payops-import.sqlite')
-    const old = openDatabase(path, {...IMPORT_SCHEMA, migrations: IMPORT_SCHEMA.migrations.slice(0, -1)})
+    const before207 = IMPORT_SCHEMA.migrations.findIndex((m) => m.includes("UPDATE journal SET state = 'open'"))
+    const old = openDatabase(path, {...IMPORT_SCHEMA, migrations: IMPORT_SCHEMA.migrations.slice(0, before207)})
     old.exec(`INSERT INTO batch (one, batch_id, file, created_at) VALUES (1, 'b', 'f', 'now')`)
     const put = old.prepare(`INSERT INTO journal (key, fp, derived, line, state, kind, move_id, move_status, http_status, warning, at) VALUES (?, ?, 1, ?, 'done', 'created', ?, ?, ?, ?, 'now')`)
     put.run(one.key, one.fp, one.line, 'm1', 'settled', 201, null)
