@@ -14,6 +14,7 @@ import type {Column} from '../output/index.js'
 import {runBatch, type GuardFlags} from './command.js'
 import type {MovementRequest} from './types.js'
 import {madeWith, pendingMovesOf, type PendingItem} from './pending.js'
+import {StoreUnavailableError} from '../control/errors.js'
 import {storeQueue, withTeamStore} from './team-approvals.js'
 import {mergeMoves, saveTeamQueue} from './team-queue.js'
 
@@ -59,7 +60,14 @@ export async function listPending(ctx: CommandContext, kinds: {moves: boolean; t
     }
   }
   // With a team store: its undecided requests from every member; what it shows decided leaves the queue.
-  const team = await withTeamStore(ctx, async (store) => storeQueue(await store.approvals()))
+  const team = await withTeamStore(ctx, async (store) => storeQueue(await store.approvals())).catch((err: unknown) => {
+    // Reading the queue is read-only: it goes on without the store and says so. Deciding (an
+    // approve, a review) still refuses until the store answers.
+    if (!(err instanceof StoreUnavailableError)) throw err
+    const where = /team store (\S+)/.exec(err.message)?.[1] ?? 'the team store'
+    ctx.out.warn(`The team store ${where} cannot be reached: the team's approval requests and decisions are not shown, and the controls kept there are unavailable (approving refuses until it answers).`)
+    return undefined
+  })
   if (team) saveTeamQueue(ctx.configDir, ctx.profile.apiKey, team, ctx.clock.now())
   if (team) {
     for (const item of items) {

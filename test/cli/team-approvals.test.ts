@@ -124,6 +124,12 @@ describe('approvals with a team store', () => {
       expect(r.stderr).toContain('The team store 127.0.0.1:1/payops cannot be reached')
       expect(r.stderr).not.toContain('not-a-real-secret')
     }
+    // Reading the queue is read-only: it works without the store and says the controls are unavailable.
+    const queue = await bob(['approvals', '-o', 'json'], away)
+    expect(queue.code, queue.stderr).toBe(0)
+    expect(queue.stderr).toContain("The team store 127.0.0.1:1/payops cannot be reached: the team's approval requests and decisions are not shown")
+    expect(queue.stderr).not.toContain('not-a-real-secret')
+    expect(Array.isArray(queue.json())).toBe(true)
   })
 
   it('a request file is an export of the store\'s record: an edited one is refused (exit 5, naming the difference), nothing sent', async () => {
