@@ -35,6 +35,10 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
   const r = ctx.profile
   // Bound to a team store: it decides every money request; unreachable, nothing is sent (exit 7).
   const team = await openTeamControls(ctx)
+  // The team's approval policy holds creates as a profile's does (its limits are the store's to
+  // decide, in the transaction that records the intent): a member's profile cannot drop it.
+  const teamApproval = team ? (await team.store.limits()).approval : undefined
+  const limitSets = teamApproval ? [...r.limitSets, {profile: `team store ${team!.location}`, limits: {approval: teamApproval}}] : r.limitSets
   return {
     ...(team ? {team} : {}),
     api,
@@ -42,7 +46,7 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
     history: auditHistory(ctx.configDir, keyIdOf(r.apiKey)),
     prompter: ctx.prompter,
     paint: ctx.out.paint,
-    profile: {name: r.profileName ?? null, live: r.mode === 'live', limitSets: r.limitSets, keyLabel: redactKey(r.apiKey), operator: currentOperator(r.profile?.operator_name)},
+    profile: {name: r.profileName ?? null, live: r.mode === 'live', limitSets, keyLabel: redactKey(r.apiKey), operator: currentOperator(r.profile?.operator_name)},
     yes: Boolean(flags.yes),
     overrideLimits: Boolean(flags['override-limits']),
     newKey: () => randomUUID(),

@@ -239,3 +239,26 @@ describe('fail closed', () => {
     expect(r.stderr).toMatch(/The team store .* cannot be reached/)
   })
 })
+
+describe("the team's approval policy", () => {
+  it("the team's approval policy holds a member's create though their profile has none, and its maker cannot approve it", async () => {
+    await policy('approval-policy', 'maker-checker', '--threshold', '50.00', 'USD')
+    // Subaccounts of its own, so that the other tests' ledger figures are not touched.
+    const c = (await run(['subaccounts', 'create', '--name', 'Team C'], {configDir: one.path})).json().id
+    const d = (await run(['subaccounts', 'create', '--name', 'Team D'], {configDir: one.path})).json().id
+    const received = () => activityAmounts(emu, d, 'credit')
+    const small = await anaRun(['moves', 'create', '--from', c, '--to', d, '--amount', '10.00', '-o', 'json'])
+    expect(small.code, small.stderr).toBe(0)
+    expect(small.json().status).toBe('settled')
+    const held = await anaRun(['moves', 'create', '--from', c, '--to', d, '--amount', '75.00', '-o', 'json'])
+    expect(held.code, held.stderr).toBe(0)
+    expect(held.json().status).toBe('created')
+    const id = held.json().id
+    const own = await expectNothingSent(emu, () => anaRun(['moves', 'approve', id, '--yes']), one.path)
+    expect(own.code).toBe(3)
+    expect(await received()).not.toContain(7500)
+    const approved = await bobRun(['moves', 'approve', id, '--yes', '-o', 'json'])
+    expect(approved.code, approved.stderr).toBe(0)
+    expect(await received()).toContain(7500)
+  })
+})
