@@ -12,6 +12,7 @@ import type {Prompter} from '../../src/context/index.js'
 import {Output, type Format} from '../../src/output/index.js'
 import {readAudit, readAuditHead, verifyAudit} from '../../src/audit/index.js'
 import {ProfileStore} from '../../src/config/index.js'
+import {defaultConfigDir} from '../support/env.js'
 import {readAll} from '../../src/files.js'
 
 /** The parts of the API a test provides: any area, any of its methods. */
@@ -137,7 +138,8 @@ export function testContext(o: TestContextOptions = {}): TestContext {
     outcome: async (info: AuditOutcome) => void audit.push({kind: 'outcome', info}),
   }
   const api = apiDouble(o.api ?? {})
-  const configDir = o.configDir ?? '/nonexistent-payops-config'
+  // A config dir of this test file's own (removed after it): whatever a command writes there stays in the temp dir.
+  const configDir = o.configDir ?? defaultConfigDir()
   const ctx: CommandContext = {
     readStdin: () => readAll(stdin),
     profiles: () => new ProfileStore(configDir),
