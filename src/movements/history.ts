@@ -8,7 +8,8 @@ import {createHash} from 'node:crypto'
 import {readAudit, type AuditRecord} from '../audit/index.js'
 import type {History, Known, LostAnswer} from './types.js'
 import type {SpentToday, Totals} from '../guardrails.js'
-import {SCHEDULE_TIME_ZONE} from '../api/assumptions.js'
+import {PATHS} from '../api/paths.js'
+import {scheduleDayOf} from '../books/dates.js'
 
 /**
  * A digest of what a movement asks: route, amount, currency and client metadata (keys sorted).
@@ -65,13 +66,7 @@ const ENDED = new Set(['failed', 'canceled'])
 /** What moved out today under a key, and what was sent and may have moved (its outcome unknown), per currency. */
 export type Spent = SpentToday
 
-/** The calendar date (YYYY-MM-DD) of `ms` in the time zone a transfer's send day is given in. */
-const scheduleDay = (() => {
-  let fmt: Intl.DateTimeFormat | undefined
-  return (ms: number) => (fmt ??= new Intl.DateTimeFormat('en-CA', {timeZone: SCHEDULE_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit'})).format(ms)
-})()
-
-const isTransfer = (r: AuditRecord) => r.path.startsWith('/api/treasury/account-transfers')
+const isTransfer = (r: AuditRecord) => r.path.startsWith(PATHS.transfers)
 
 /** The resource an approval's path names. */
 const approvedId = (r: AuditRecord) => /\/([^/]+)\/approve$/.exec(r.path)?.[1]
@@ -121,7 +116,7 @@ export function spentSince(records: AuditRecord[], since: number): Spent {
   const today = new Date(since).toISOString().slice(0, 10)
   const countsToday = (r: AuditRecord, i: number) => {
     const sendDay = r.scheduled_date ?? (isTransfer(r) ? (scheduled.get(r.resource_id ?? '') ?? scheduled.get(approvedId(r) ?? '')) : undefined)
-    if (sendDay && sendDay > scheduleDay(times[i])) return sendDay === today
+    if (sendDay && sendDay > scheduleDayOf(times[i])) return sendDay === today
     // A record dated after today (a clock set forward) counts today, and so do those after it.
     return times[i] >= since
   }
