@@ -42,6 +42,18 @@ function machine(env: Record<string, string | undefined> = {}) {
 }
 
 /** The same rows saved again: CRLF line endings, every cell quoted, a decimal amount written in minor units. */
+/** Ana's import of `file` (one row at a time, the emulator slowed), once three rows are done. */
+async function slowImportUnderWay(file: string, configDir: string, teamUrl: string) {
+  const running = startCli(['moves', 'import', file, '--yes', '--concurrency', '1', '-o', 'json'], {configDir, env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test, PAYOPS_TEAM_DATABASE_URL: teamUrl}})
+  let finished = false
+  void running.done.then(() => (finished = true), () => (finished = true))
+  while (importDone(file) < 3) {
+    if (finished) throw new Error(`the import ended before three rows were done: ${running.stderr()}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  return running
+}
+
 function resaved(a: string, b: string, minor: number[]): string {
   return ['"from","to","amount_in_minor_units"', ...minor.map((v) => `"${a}","${b}","${v}"`)].join('\r\n') + '\r\n'
 }
@@ -146,13 +158,7 @@ describe('a team store', () => {
     const file = write(dir.path, 'resume.csv', ['from,to,amount_in_minor_units', ...amounts.map((v) => `${a},${b},${v}`)].join('\n') + '\n')
     await emu.control('POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: 100, methods: ['POST']})
     try {
-      const running = startCli(['moves', 'import', file, '--yes', '--concurrency', '1', '-o', 'json'], {configDir: ana.dir, env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test, PAYOPS_TEAM_DATABASE_URL: team.ana}})
-      let finished = false
-      void running.done.then(() => (finished = true), () => (finished = true))
-      while (importDone(file) < 3) {
-        if (finished) throw new Error(`the import ended before it could be interrupted: ${running.stderr()}`)
-        await new Promise((r) => setTimeout(r, 10))
-      }
+      const running = await slowImportUnderWay(file, ana.dir, team.ana)
       running.interrupt()
       expect((await running.done).code).toBe(6)
     } finally {
@@ -200,13 +206,7 @@ describe('a team store', () => {
     const file = write(dir.path, 'lost.csv', ['from,to,amount_in_minor_units', ...amounts.map((v) => `${a},${b},${v}`)].join('\n') + '\n')
     await emu.control('POST', '/_emulator/faults', {rate: 1, kinds: ['latency'], latency_ms: 100, methods: ['POST']})
     try {
-      const running = startCli(['moves', 'import', file, '--yes', '--concurrency', '1', '-o', 'json'], {configDir: ana.dir, env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test, PAYOPS_TEAM_DATABASE_URL: team.ana}})
-      let finished = false
-      void running.done.then(() => (finished = true), () => (finished = true))
-      while (importDone(file) < 3) {
-        if (finished) throw new Error(`the import ended before the store was lost: ${running.stderr()}`)
-        await new Promise((r) => setTimeout(r, 10))
-      }
+      const running = await slowImportUnderWay(file, ana.dir, team.ana)
       // The store goes away under the running import: its connection is ended by the server.
       await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND usename = $2`, [db.name, new URL(team.ana).username])
       const r = await running.done
