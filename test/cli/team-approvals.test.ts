@@ -160,6 +160,18 @@ describe('approvals with a team store', () => {
     const shown = await bob(['approvals', 'show', id, '-o', 'json'])
     expect(shown.code, shown.stderr).toBe(0)
     expect(shown.json()).toMatchObject({id, state: 'awaiting approval', amount_in_minor_units: 8000, maker: anaRole, checker: null})
+    // Bad input: an id the store holds no request for is exit 4; without a team store, exit 2.
+    const unknown = await bob(['approvals', 'show', '00000000-0000-4000-8000-000000000000'])
+    expect(unknown.code).toBe(4)
+    expect(unknown.stderr).toMatch(/holds no approval request for 00000000-0000-4000-8000-000000000000/)
+    const none = tempDir('payops-test-nostore-')
+    try {
+      const alone = await run(['approvals', 'show', id], {configDir: none.path, env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test}})
+      expect(alone.code).toBe(2)
+      expect(alone.stderr).toMatch(/no team store is bound to this key/)
+    } finally {
+      none.cleanup()
+    }
 
     const later = {clock: fakeClock(Date.now() + 25 * 3_600_000)}
     const watch = (who: typeof ana) => who(['watch', '--once', '-o', 'json'], later)
