@@ -6,10 +6,8 @@
  * and show every other; `treasury accounts balance` shows it exactly. Checks read stdout as text
  * where a figure is past 2^53 (JSON.parse here would round it).
  */
-import {createServer, type Server} from 'node:http'
-import type {AddressInfo} from 'node:net'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run} from '../support/index.js'
+import {describe, expect, it} from 'vitest'
+import {routesServer, run} from '../support/index.js'
 
 const BIG = '9007199254740993' // 2^53 + 1
 const HUGE = 'a1b2c3d4-0000-4000-8000-00000000000a'
@@ -34,25 +32,10 @@ const ROUTES: Record<string, string> = {
   [`/api/subaccounts/${SUB_HUGE}/activity`]: list([]),
 }
 
-let server: Server
-let url: string
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    req.resume()
-    const body = ROUTES[(req.url ?? '').split('?')[0]]
-    res.writeHead(body ? 200 : 404, {'content-type': 'application/json'})
-    res.end(body ?? '{"error_code":"NOT_FOUND","message":"no such thing"}')
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-})
-afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise((r) => server.close(r))
-})
+const server = routesServer(ROUTES)
 
 const payops = (args: string[], opts: {tty?: boolean} = {}) =>
-  run([...args, '--max-retries', '0'], {env: {PAYOPS_BASE_URL: url, PAYOPS_API_KEY: 'test_0123456789abcdef0123456789abcdef'}, ...opts})
+  run([...args, '--max-retries', '0'], {env: {PAYOPS_BASE_URL: server.url, PAYOPS_API_KEY: 'test_0123456789abcdef0123456789abcdef'}, ...opts})
 
 describe('a balance past 2^53 among others', () => {
   it('position names that one balance as unreadable and shows every other account and subaccount', async () => {

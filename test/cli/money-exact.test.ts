@@ -5,10 +5,8 @@
  * balance computed from it, to the unit in every format, and `payops api` prints it as it came.
  * The checks read stdout as text: parsing it with JSON.parse here would round it again.
  */
-import {createServer, type Server} from 'node:http'
-import type {AddressInfo} from 'node:net'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {run} from '../support/index.js'
+import {describe, expect, it} from 'vitest'
+import {routesServer, run} from '../support/index.js'
 
 const BIG = '9007199254740993' // 2^53 + 1
 const ID = '3f0b7c1e-5a8d-4c2b-9e61-7d2f4a9b0c11'
@@ -27,24 +25,9 @@ const ROUTES: Record<string, string> = {
   '/api/things': `{"data":[{"id":"a","total":${BIG}},{"id":"b","total":-${BIG},"ratio":0.1}],"has_more":false}`,
 }
 
-let server: Server
-let url: string
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    req.resume()
-    const body = ROUTES[(req.url ?? '').split('?')[0]]
-    res.writeHead(body ? 200 : 404, {'content-type': 'application/json'})
-    res.end(body ?? '{"error_code":"NOT_FOUND","message":"no such thing"}')
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-})
-afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise((r) => server.close(r))
-})
+const server = routesServer(ROUTES)
 
-const payops = (args: string[]) => run([...args, '--max-retries', '0'], {env: {PAYOPS_BASE_URL: url, PAYOPS_API_KEY: 'test_0123456789abcdef0123456789abcdef'}})
+const payops = (args: string[]) => run([...args, '--max-retries', '0'], {env: {PAYOPS_BASE_URL: server.url, PAYOPS_API_KEY: 'test_0123456789abcdef0123456789abcdef'}})
 
 describe('subaccount totals past 2^53 are exact', () => {
   it('table: incoming 90,071,992,547,409.93 USD, balance 90,071,992,547,409.92 USD', async () => {

@@ -14,6 +14,7 @@ import type {Emulator, Keys} from './emulator.js'
 export {knownSecrets, runCli, startCli, fakeClock, steppedClock, until, listeningUrl, type CliOptions, type RunResult, type RunningCli, type TtyOption}
 export {startEmulator, startEmulatorCommand, type Emulator, type Keys} from './emulator.js'
 export {BIN, ROOT, cleanEnv, defaultConfigDir, tempDir} from './env.js'
+export {routesServer} from './routes-server.js'
 
 export interface RunOptions extends Omit<CliOptions, 'stdin'> {
   /** What stdin holds. */
