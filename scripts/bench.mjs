@@ -10,6 +10,7 @@ import {spawn} from 'node:child_process'
 import {createHmac, randomUUID} from 'node:crypto'
 import {closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {teamBench} from './bench-team.mjs'
 import {BIN, ROOT, cleanEnv, procKb, startEmulator as start} from './measure.mjs'
 
 const {work, env: baseEnv} = cleanEnv('payops-bench-')
@@ -27,8 +28,8 @@ if (compareAt !== -1 && !compareFile) {
   process.stderr.write('usage: npm run bench -- --compare .bench/FILE.json\n')
   process.exit(2)
 }
-if (onlyAt !== -1 && only !== 'reconcile' && only !== 'completion') {
-  process.stderr.write('usage: npm run bench -- --only reconcile|completion\n')
+if (onlyAt !== -1 && only !== 'reconcile' && only !== 'completion' && only !== 'team') {
+  process.stderr.write('usage: npm run bench -- --only reconcile|completion|team\n')
   process.exit(2)
 }
 /** The earlier run's figures by name, to print beside this run's. */
@@ -321,7 +322,9 @@ process.stdout.write(`payops bench: ${REPS} interleaved runs per pair, medians; 
 if (compareFile) process.stdout.write(`compared with ${compareFile} (${[...earlier.values()][0]?.at ?? 'no figures'})\n`)
 process.stdout.write('\n')
 try {
+  const teamKit = () => ({record, median, reps: REPS, api, emu, work, baseEnv})
   if (only === 'reconcile') await reconcileAtScale()
+  else if (only === 'team') await teamBench(teamKit())
   else {
   // 0. Shell completion.
   await completion()
@@ -483,6 +486,9 @@ try {
 
   // 9. Reconciliation at scale.
   await reconcileAtScale()
+
+  // 10. The team store (a PostgreSQL server of the bench's own): added latency, a payroll, the cap race.
+  await teamBench(teamKit())
   }
 } finally {
   await emu.stop()

@@ -13,7 +13,7 @@ import {inTurn} from './turns.js'
 import {BOOTSTRAP, createRoleSql, MIGRATION_LOCK, PG_MIGRATIONS, TEAM_ROLES} from './migrations.js'
 import {describeStore, type DatabaseAddress} from './url.js'
 import {BATCH_SQL, batchOf, IMPORT_ROW_FIELDS, JOURNAL_SQL, journalEntryOf} from './import-batches.js'
-import {limitsOf, type ImportBatch, type ImportJournalEntry, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
+import {limitsOf, type ImportBatch, type ImportJournalEntry, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type Decided, type IntentInput, type OutcomeInput, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
 
 export interface PgConnectOptions {
   address: DatabaseAddress
@@ -166,12 +166,12 @@ export class PgControlStore implements ControlStore {
    * begins (so its snapshot sees every decision committed before), and a serialization failure
    * or a deadlock runs the decision again from the start.
    */
-  decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}> {
+  decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<Decided<T>> {
     // The connection is this store's: its decisions (and other statements) take turns on it.
     return inTurn(this.client, () => this.decideNow(fn))
   }
 
-  private async decideNow<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}> {
+  private async decideNow<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<Decided<T>> {
     for (let attempt = 1; ; attempt++) {
       let locked = false
       try {
@@ -180,14 +180,12 @@ export class PgControlStore implements ControlStore {
         await this.query('BEGIN ISOLATION LEVEL SERIALIZABLE')
         const [{day}] = await this.query<{day: string}>('SELECT payops.today()::text AS day')
         const decision = await fn(this.view(day))
-        let intent: IntentRecord | undefined
-        if (decision.intent) {
-          const i = decision.intent
-          const rows = await this.query('SELECT * FROM payops.append_intent($1, $2, $3, $4, $5, $6, $7)', [this.entity, i.kind, i.currency, i.amount, i.destination ?? null, i.status, JSON.stringify(i.detail ?? {})])
-          intent = intentOf(rows[0])
-        }
+        for (const o of decision.outcomes ?? []) await this.query('SELECT payops.record_outcome($1, $2, $3)', [o.intentSeq, o.status, JSON.stringify(o.detail ?? {})])
+        const intent = decision.intent ? await this.append(decision.intent) : undefined
+        const intents: IntentRecord[] = []
+        for (const i of decision.intents ?? []) intents.push(await this.append(i))
         await this.query('COMMIT')
-        return {value: decision.value, intent}
+        return {value: decision.value, intent, ...(decision.intents && {intents})}
       } catch (err) {
         await this.client.query('ROLLBACK').catch(() => undefined)
         if (retryable(err) && attempt < DECIDE_ATTEMPTS) continue
@@ -199,8 +197,28 @@ export class PgControlStore implements ControlStore {
     }
   }
 
+  private async append(i: IntentInput): Promise<IntentRecord> {
+    const rows = await this.query('SELECT * FROM payops.append_intent($1, $2, $3, $4, $5, $6, $7)', [this.entity, i.kind, i.currency, i.amount, i.destination ?? null, i.status, JSON.stringify(i.detail ?? {})])
+    return intentOf(rows[0])
+  }
+
   async recordOutcome(intentSeq: number, status: string, detail: Record<string, unknown> = {}): Promise<void> {
     await this.q('SELECT payops.record_outcome($1, $2, $3)', [intentSeq, status, JSON.stringify(detail)])
+  }
+
+  /** One transaction (one commit) for the outcomes of a group of requests. */
+  async recordOutcomes(list: readonly OutcomeInput[]): Promise<void> {
+    if (list.length === 1) return this.recordOutcome(list[0].intentSeq, list[0].status, list[0].detail)
+    await inTurn(this.client, async () => {
+      try {
+        await this.query('BEGIN')
+        for (const o of list) await this.query('SELECT payops.record_outcome($1, $2, $3)', [o.intentSeq, o.status, JSON.stringify(o.detail ?? {})])
+        await this.query('COMMIT')
+      } catch (err) {
+        await this.client.query('ROLLBACK').catch(() => undefined)
+        throw storeError(err, this.location)
+      }
+    })
   }
 
   async outcomes(intentSeq: number): Promise<OutcomeRecord[]> {

@@ -13,7 +13,7 @@ import type {Limits} from '../config/index.js'
 import {StoreConflictError} from './errors.js'
 import {inTurn} from './turns.js'
 import {IMPORT_ROW_FIELDS, batchOf, BATCH_SQL, JOURNAL_SQL, journalEntryOf} from './import-batches.js'
-import {limitsOf, type ImportBatch, type ImportJournalEntry, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
+import {limitsOf, type ImportBatch, type ImportJournalEntry, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type Decided, type OutcomeInput, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
 
 export const CONTROLS_FILE = 'controls.sqlite'
 
@@ -106,13 +106,13 @@ export class SqliteControlStore implements ControlStore {
   }
 
   /** BEGIN IMMEDIATE: the write lock first, then today's total, the decision and its intent, then COMMIT. */
-  decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}> {
+  decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<Decided<T>> {
     // One after another within this process (a second connection's BEGIN IMMEDIATE would wait for
     // the write lock synchronously, holding up the very event loop the first one needs).
     return inTurn(this.location, () => this.decideNow(fn))
   }
 
-  private async decideNow<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}> {
+  private async decideNow<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<Decided<T>> {
     const day = this.at().slice(0, 10)
     const view: DecisionView = {
       day,
@@ -122,9 +122,11 @@ export class SqliteControlStore implements ControlStore {
     this.db.exec('BEGIN IMMEDIATE')
     try {
       const decision = await fn(view)
+      if (decision.outcomes?.length) this.appendOutcomes(decision.outcomes)
       const intent = decision.intent ? this.append(day, decision.intent) : undefined
+      const intents = decision.intents?.map((i) => this.append(day, i))
       this.db.exec('COMMIT')
-      return {value: decision.value, intent}
+      return {value: decision.value, intent, ...(intents && {intents})}
     } catch (err) {
       try {
         this.db.exec('ROLLBACK')
@@ -150,6 +152,15 @@ export class SqliteControlStore implements ControlStore {
 
   async recordOutcome(intentSeq: number, status: string, detail: Record<string, unknown> = {}): Promise<void> {
     this.db.prepare('INSERT INTO outcomes (intent_seq, at, actor, status, detail) VALUES (?, ?, ?, ?, ?)').run(intentSeq, this.at(), this.opts.actor, status, JSON.stringify(detail))
+  }
+
+  async recordOutcomes(list: readonly OutcomeInput[]): Promise<void> {
+    this.db.transaction(() => this.appendOutcomes(list))
+  }
+
+  private appendOutcomes(list: readonly OutcomeInput[]): void {
+    const insert = this.db.prepare('INSERT INTO outcomes (intent_seq, at, actor, status, detail) VALUES (?, ?, ?, ?, ?)')
+    for (const o of list) insert.run(o.intentSeq, this.at(), this.opts.actor, o.status, JSON.stringify(o.detail ?? {}))
   }
 
   async outcomes(intentSeq: number): Promise<OutcomeRecord[]> {

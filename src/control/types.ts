@@ -54,6 +54,24 @@ export interface DecisionView {
 export interface Decision<T> {
   value: T
   intent?: IntentInput
+  /** Several intents decided in the one transaction (a group of requests decided together), in order. */
+  intents?: IntentInput[]
+  /** Outcomes of earlier intents, appended in the same transaction (one commit for both). */
+  outcomes?: OutcomeInput[]
+}
+
+/** What a decision resolves with: its value and the intents it recorded, with their positions. */
+export interface Decided<T> {
+  value: T
+  intent?: IntentRecord
+  intents?: IntentRecord[]
+}
+
+/** One outcome to append (recordOutcomes: several in one transaction). */
+export interface OutcomeInput {
+  intentSeq: number
+  status: string
+  detail?: Record<string, unknown>
 }
 
 export interface PolicyEntry {
@@ -155,9 +173,11 @@ export interface ControlStore extends ImportBatches {
    * returns is appended before the transaction commits. Decisions on the same entity are
    * serialized, so N decisions started at once on M machines each see the ones before them.
    */
-  decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}>
+  decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<Decided<T>>
   /** Appends what became of an intent (sent, failed, unknown…); an intent that is not there is refused. */
   recordOutcome(intentSeq: number, status: string, detail?: Record<string, unknown>): Promise<void>
+  /** Appends several outcomes in one transaction: all of them, or none. */
+  recordOutcomes(list: readonly OutcomeInput[]): Promise<void>
   /** The outcomes recorded for an intent, in order. */
   outcomes(intentSeq: number): Promise<OutcomeRecord[]>
   intents(): Promise<IntentRecord[]>

@@ -70,6 +70,11 @@ export type RowSender = ((row: KeyedRow) => Promise<RowOutcome>) & {
  */
 export function pipelineSender(ports: MovementPorts, journaled: (key: string) => Known | undefined = () => undefined): RowSender {
   const inFlight = new Set<Promise<void>>()
+  const track = (written: Promise<void>): Promise<void> => {
+    const done = written.finally(() => inFlight.delete(done))
+    inFlight.add(done)
+    return done
+  }
   const audit = ports.audit
   const background: MovementPorts = {
     ...ports,
@@ -79,13 +84,14 @@ export function pipelineSender(ports: MovementPorts, journaled: (key: string) =>
     // a row's key up in the whole audit trail, which grows by two records a row, would make a
     // large import read hundreds of megabytes before its first row.
     history: {byKey: journaled, byResource: (id) => ports.history.byResource(id), claimOf: () => undefined, movedSince: () => new Map()},
+    // The team store's outcome records, likewise, are waited for by drain, not by the next row.
+    ...(ports.team && {team: {...ports.team, defer: (written: Promise<void>) => void track(written)}}),
     ...(audit && {
       audit: {
         intent: (info) => audit.intent(info),
         outcome: (info) => {
           // The hook never rejects (a failure to record an outcome is a warning).
-          const written = audit.outcome(info).finally(() => inFlight.delete(written))
-          inFlight.add(written)
+          void track(audit.outcome(info))
           return Promise.resolve()
         },
       },

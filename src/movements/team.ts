@@ -11,7 +11,8 @@ import {addTotals, limitViolations, type Totals} from '../guardrails.js'
 import type {Limits} from '../config/index.js'
 import {formatMoney} from '../money.js'
 import {leavesOutcomeUnknown} from '../api/retry.js'
-import type {DecisionView, IntentInput} from '../control/types.js'
+import type {DecisionView, IntentInput, OutcomeInput} from '../control/types.js'
+import {grouped, type Settled} from '../control/group.js'
 import {openControlStore, teamBinding, type StoreContext} from '../control/index.js'
 import type {Known, MovementPorts, MovementRequest, Outcome, Plan, TeamControls} from './types.js'
 
@@ -108,12 +109,62 @@ function intentOf(p: Plan, violations: string[]): IntentInput {
  * position; a refusal throws (exit 3) once it is recorded. An unreachable store is exit 7.
  */
 export async function decideIntent(p: Plan, team: TeamControls): Promise<number> {
-  const {value, intent} = await team.store.decide(async (view) => {
-    const violations = await teamViolations([p], view, team.location)
-    return {value: violations, intent: intentOf(p, violations)}
+  return (await groupOf(team)({plan: p}))!
+}
+
+/** What waits for the store's next transaction: a plan to decide, or an outcome to record. */
+type Grouped = {plan: Plan} | {outcome: OutcomeInput}
+
+/**
+ * Plans decided together, with the outcomes waiting meanwhile (group commit, src/control/group.ts):
+ * one transaction, each plan in its turn, judged against today's total with the plans allowed
+ * before it in the group added, so the group allows exactly what the same plans decided one by one
+ * would.
+ */
+async function flushGroup(items: Grouped[], team: TeamControls): Promise<Array<Settled<number | undefined>>> {
+  const plans = items.flatMap((i) => ('plan' in i ? [i.plan] : []))
+  const outcomes = items.flatMap((i) => ('outcome' in i ? [i.outcome] : []))
+  if (plans.length === 0) {
+    await team.store.recordOutcomes(outcomes)
+    return items.map(() => ({ok: true, value: undefined}))
+  }
+  const {value, intents} = await team.store.decide(async (view) => {
+    // Read once per transaction: the policies, and each currency's total before the group.
+    const before = new Map<string, Promise<number>>()
+    const earlier = new Map<string, number>()
+    const limits = view.limits()
+    const totalBefore = (currency: string) => before.get(currency) ?? (before.set(currency, view.totalToday(currency)), before.get(currency)!)
+    const running: DecisionView = {day: view.day, totalToday: async (currency) => (await totalBefore(currency)) + (earlier.get(currency) ?? 0), limits: () => limits}
+    const all: IntentInput[] = []
+    const verdicts: string[][] = []
+    for (const p of plans) {
+      const violations = await teamViolations([p], running, team.location)
+      const intent = intentOf(p, violations)
+      if (intent.status === 'allowed') earlier.set(intent.currency, (earlier.get(intent.currency) ?? 0) + intent.amount)
+      all.push(intent)
+      verdicts.push(violations)
+    }
+    return {value: verdicts, intents: all, outcomes}
   })
-  if (value.length) throw teamRefusal(value)
-  return intent!.seq
+  let k = 0
+  return items.map((i) => {
+    if ('outcome' in i) return {ok: true, value: undefined}
+    const violations = value[k]
+    const seq = intents![k++].seq
+    return violations.length ? {ok: false, error: teamRefusal(violations)} : {ok: true, value: seq}
+  })
+}
+
+/** The group of a store (one per open store: this process's connection). */
+const groups = new WeakMap<object, (item: Grouped) => Promise<number | undefined>>()
+
+function groupOf(team: TeamControls): (item: Grouped) => Promise<number | undefined> {
+  let g = groups.get(team.store)
+  if (!g) {
+    g = grouped((items: Grouped[]) => flushGroup(items, team))
+    groups.set(team.store, g)
+  }
+  return g
 }
 
 /** What became of a decided intent, as the store records it. */
@@ -160,10 +211,13 @@ export async function openTeamControls(ctx: StoreContext): Promise<TeamControls 
 
 /** Records an outcome in the store; a failure to record it is said (the intent stays counted), never thrown. */
 export async function recordTeamOutcome(team: TeamControls, seq: number, status: string, detail: Record<string, unknown>, note: (line: string) => void): Promise<void> {
-  try {
-    await team.store.recordOutcome(seq, status, detail)
-  } catch (err) {
-    const why = err instanceof StoreUnavailableError ? 'it cannot be reached' : (err as Error).message.replace(/\.?\s*$/, '')
-    note(`Warning: the team store ${team.location} could not record this request's outcome (${why}); its intent stays on record there and counts towards the team's daily total. This machine's audit trail has the outcome.`)
-  }
+  const written = groupOf(team)({outcome: {intentSeq: seq, status, detail}}).then(
+    () => undefined,
+    (err: unknown) => {
+      const why = err instanceof StoreUnavailableError ? 'it cannot be reached' : (err as Error).message.replace(/\.?\s*$/, '')
+      note(`Warning: the team store ${team.location} could not record this request's outcome (${why}); its intent stays on record there and counts towards the team's daily total. This machine's audit trail has the outcome.`)
+    },
+  )
+  if (team.defer) team.defer(written)
+  else await written
 }

@@ -165,6 +165,11 @@ export interface TeamControls {
   store: ControlStore
   /** HOST:PORT/DATABASE. */
   readonly location: string
+  /**
+   * A caller that waits for its outcome records itself (an import: before it reports) takes them
+   * here, so that recording one is not on the path from one request to the next.
+   */
+  defer?: (written: Promise<void>) => void
 }
 
 /** Everything the pipeline needs from the world, handed in (tests pass fakes). */

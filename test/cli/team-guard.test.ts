@@ -201,6 +201,29 @@ describe('every kind of money request', () => {
   })
 })
 
+describe('group commit', () => {
+  it('an import at --concurrency 16 decides its rows in groups, one transaction each, and allows exactly the cap; every row has its outcome', async () => {
+    await policy('daily-max', '10.00', 'USD')
+    const to = (await run(['subaccounts', 'create', '--name', 'Team group'], {configDir: one.path})).json().id as string
+    const file = join(one.path, 'team-group.csv')
+    writeFileSync(file, ['from,to,amount,metadata.ref', ...Array.from({length: 40}, (_, i) => `${a},${to},1.00,g${i}`)].join('\n') + '\n')
+    const r = await anaRun(['moves', 'import', file, '--yes', '--new-batch', '--concurrency', '16'])
+    expect(r.code, r.stderr).not.toBe(0)
+    // Exactly what one-by-one decisions allow: ten rows of 1.00 under a 10.00 cap.
+    expect(await activityAmounts(emu, to, 'credit')).toEqual(Array.from({length: 10}, () => 100))
+    const rows = await db.query<{seq: string; at: Date; status: string; outcomes: string}>(
+      `SELECT i.seq, i.at, i.status, (SELECT count(*) FROM payops.outcomes o WHERE o.intent_seq = i.seq) AS outcomes
+         FROM payops.intents i WHERE i.kind = 'move.create' ORDER BY i.seq`,
+    )
+    const allowed = rows.filter((x) => x.status === 'allowed')
+    expect(allowed).toHaveLength(10)
+    // Each allowed intent has its outcome on record when the command returns.
+    expect(allowed.every((x) => Number(x.outcomes) >= 1)).toBe(true)
+    // Intents of one transaction share its start time: fewer transactions than intents.
+    expect(new Set(rows.map((x) => x.at.toISOString())).size).toBeLessThan(rows.length)
+  })
+})
+
 describe('fail closed', () => {
   it('an unreachable store: every money request refuses with exit 7 naming it, nothing sent; reads still work', async () => {
     const dead = {env: {PAYOPS_TEAM_DATABASE_URL: DEAD}}
