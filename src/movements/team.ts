@@ -19,7 +19,7 @@ import type {Known, MovementPorts, MovementRequest, Outcome, Plan, TeamControls}
 export type {TeamControls} from './types.js'
 
 /** What the team's check reads of a plan (bulk callers build one for a whole batch). */
-type Guarded = Pick<Plan, 'checks' | 'unknown'> & {autoApprove?: boolean | null}
+type Guarded = Pick<Plan, 'checks' | 'unknown'> & {autoApprove?: boolean | null; summary?: {action: string}}
 
 const MARK = '\u0000team'
 
@@ -75,8 +75,26 @@ export function teamRefusal(violations: string[]): NotConfirmedError {
  * again, with the intent, right before sending (decideIntent).
  */
 export async function checkTeam(plans: Guarded[], team: TeamControls): Promise<void> {
-  const {value} = await team.store.decide(async (view) => ({value: await teamViolations(plans, view, team.location)}))
+  const {value} = await team.store.decide(async (view) => {
+    const violations = await teamViolations(plans, view, team.location)
+    // A refusal is a decision too: recorded with why, in the transaction that took it.
+    return {value: violations, ...(violations.length && {intents: plans.map((p) => refusedCheck(p, violations))})}
+  })
   if (value.length) throw teamRefusal(value)
+}
+
+/** The record of a request refused before confirmation: what it asked, and why (it counts nothing). */
+function refusedCheck(p: Guarded, violations: string[]): IntentInput {
+  const check = p.checks[0]
+  const currencies = new Set(p.checks.map((c) => c.currency.toUpperCase()))
+  return {
+    kind: 'check',
+    currency: currencies.size === 1 ? [...currencies][0] : 'XXX',
+    amount: currencies.size === 1 ? p.checks.reduce((sum, c) => sum + c.amount_in_minor_units, 0) : 0,
+    destination: check?.to ?? null,
+    status: 'refused',
+    detail: {...(p.summary && {action: p.summary.action}), requests: p.checks.length, refused: violations},
+  }
 }
 
 /** The intent a plan records in the store: what it counts towards the day's total, and where it goes. */

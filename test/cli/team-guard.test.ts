@@ -146,9 +146,12 @@ describe('every kind of money request', () => {
     const within = await anaRun(['moves', 'create', '--from', a, '--to', b, '--amount', '30.00', '--no-auto-approve', '-o', 'json'])
     const approved = await bobRun(['moves', 'approve', within.json().id, '--yes', '-o', 'json'])
     expect(approved.code, approved.stderr).toBe(0)
+    // The refusals are decisions too: each recorded, with who asked, and counting nothing.
     expect((await intents()).map((i) => [i.kind, Number(i.amount), i.status, i.actor])).toEqual([
       ['move.create', 0, 'allowed', ana.user],
       ['move.create', 2000, 'allowed', ana.user],
+      ['check', 4000, 'refused', bob.user],
+      ['check', 0, 'refused', bob.user],
       ['move.create', 0, 'allowed', ana.user],
       ['move.approve', 3000, 'allowed', bob.user],
     ])
@@ -185,7 +188,13 @@ describe('every kind of money request', () => {
     expect(credit.stderr).toMatch(/over the max-amount 10\.00 USD of the team store/)
     const small = await anaRun(['treasury', 'simulate-credit', main, '--rail', 'wire', '--amount-minor', '1000', '-o', 'json'])
     expect(small.code, small.stderr).toBe(0)
-    expect((await intents()).map((i) => [i.kind, Number(i.amount), i.status])).toEqual([['credit.simulate', 1000, 'allowed']])
+    expect((await intents()).map((i) => [i.kind, Number(i.amount), i.status])).toEqual([
+      ['check', 1001, 'refused'],
+      ['check', 1001, 'refused'],
+      ['credit.simulate', 1000, 'allowed'],
+    ])
+    const [why] = await db.query<{detail: {refused: string[]}}>("SELECT detail FROM payops.intents WHERE kind = 'check' ORDER BY seq LIMIT 1")
+    expect(why.detail.refused[0]).toMatch(/10\.01 USD is over the max-amount 10\.00 USD of the team store/)
   })
 
   it('each row of an import is decided by the team store: the rows past the cap are not sent', async () => {
