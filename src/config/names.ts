@@ -100,18 +100,23 @@ export class NameBook {
     this.learnt.clear()
   }
 
-  /** With a team store: gives and takes names once per command (the first API call awaits it). */
-  joinTeam(ctx: CommandContext): Promise<unknown> {
-    return (this.team ??= TeamNames.open(ctx, (entries) => this.merge(entries)))
+  /** With a team store: gives and takes names once per command (the first API call of a command that shows names awaits it). */
+  joinTeam(ctx: CommandContext, quiet = false): Promise<unknown> {
+    return (this.team ??= TeamNames.open(ctx, (entries) => this.merge(entries), quiet))
   }
 
-  /** At the command's end: this command's names into this machine's book, then to the team's. */
-  async close(): Promise<void> {
+  /**
+   * At the command's end: this command's names into this machine's book, then, with a team store,
+   * to the team's (a command that learnt nothing new, and showed no names, never reaches it).
+   */
+  async close(ctx: CommandContext): Promise<void> {
+    const learnt = this.learnt.size > 0
     try {
       this.save()
     } catch {
       // The book of names is a cache: failing to keep it loses nothing.
     }
+    if (learnt) void this.joinTeam(ctx, true)
     await (await this.team)?.close().catch(() => undefined)
   }
 }

@@ -73,17 +73,18 @@ export class TeamNames {
     private readonly store: ControlStore,
   ) {}
 
-  /** Joins the team's book (undefined: no team store, or it cannot be reached, said once). */
-  static async open(ctx: CommandContext, merge: (entries: NameEntry[]) => void): Promise<TeamNames | undefined> {
-    if (!teamBinding(ctx)) return undefined
+  /** Joins the team's book (undefined: no team store, or it cannot be reached, said once unless `quiet`). */
+  static async open(ctx: CommandContext, merge: (entries: NameEntry[]) => void, quiet = false): Promise<TeamNames | undefined> {
     let store: ControlStore | undefined
     try {
+      if (!teamBinding(ctx)) return undefined
       store = await openControlStore(ctx)
       const team = new TeamNames(ctx.configDir, store)
       merge(await team.exchange())
       return team
     } catch (err) {
       await store?.close()
+      if (quiet) return undefined
       if (err instanceof StoreUnavailableError) sayTeamUnavailable(ctx, err)
       else ctx.out.warn(`The team's names are not shown: ${(err as Error).message}`)
       return undefined

@@ -81,7 +81,8 @@ describe('reconciliation decisions in a team store', () => {
     expect(refused.code, refused.stderr).toBe(7)
     expect(refused.stderr).toContain('The team store 127.0.0.1:1/payops cannot be reached')
     expect(await db.query('SELECT 1 FROM payops.resolutions')).toHaveLength(2)
-    for (const argv of [['reconcile', main, ...month], ['position', '-o', 'json'], ['transfers', 'list', '-o', 'json']]) {
+    // (A command that shows no names, -o json, does not consult the book: only reconcile says so there.)
+    for (const argv of [['reconcile', main, ...month], ['reconcile', main, '--from', '2026-03-01', '--to', '2026-03-31', '-o', 'table'], ['position', '-o', 'table'], ['transfers', 'list', '-o', 'table']]) {
       const r = await bob(argv, away)
       expect(r.code, `${argv[0]}: ${r.stderr}`).toBeLessThan(10)
       expect([0, 9]).toContain(r.code)
@@ -167,6 +168,7 @@ describe('a member\'s local records move into the team store once', () => {
       for (let i = 0; i < 2; i++) {
         const r = await carol(['reconcile', main, ...month])
         expect([0, 9], r.stderr).toContain(r.code)
+        expect((await carol(['treasury', 'accounts', 'list', '-o', 'table'])).code).toBe(0)
       }
       expect(await db.query('SELECT key, label, note, actor, moved FROM payops.resolutions WHERE key = $1', ['bank_only:carol-line'])).toEqual([
         {key: 'bank_only:carol-line', label: 'fee', note: "on carol's machine", actor: login.user, moved: true},
@@ -175,7 +177,7 @@ describe('a member\'s local records move into the team store once', () => {
       expect(existsSync(join(carolDir.path, 'names.json'))).toBe(false)
       expect(existsSync(join(carolDir.path, 'names.json.moved'))).toBe(true)
       // Ana's payops knows carol's names from her next command.
-      await ana(['treasury', 'accounts', 'list', '-o', 'json'])
+      await ana(['treasury', 'accounts', 'list', '-o', 'table'])
       expect(readRecentNames(anaDir.path)).toEqual(expect.arrayContaining([{id: 'carol-sub', name: 'Carol float', kind: 'subaccount'}]))
     } finally {
       carolDir.cleanup()
