@@ -72,7 +72,8 @@ BEGIN
   RETURN rec;
 END $$;
 
--- Names of ids, as the service gave them; one the book already holds as it is is not recorded again.
+-- Names of ids, as the service gave them; one the book already holds as it is is not recorded again,
+-- and a kind the book knows is kept when the caller does not know it.
 CREATE FUNCTION payops.remember_names(p_entity text, p_names jsonb) RETURNS void
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = payops, pg_temp AS $$
 BEGIN
@@ -80,11 +81,11 @@ BEGIN
   PERFORM payops.require_entity(p_entity);
   PERFORM pg_advisory_xact_lock(hashtextextended('payops:names:' || p_entity, 0));
   INSERT INTO payops.names (entity, id, name, kind, actor)
-  SELECT p_entity, x.id, x.name, x.kind, session_user
+  SELECT p_entity, x.id, x.name, coalesce(x.kind, l.kind), session_user
   FROM (SELECT DISTINCT ON (y.id) y.* FROM jsonb_to_recordset(p_names) AS y(id text, name text, kind text, n integer) ORDER BY y.id, y.n DESC) x
+  LEFT JOIN LATERAL (SELECT n.name, n.kind FROM payops.names n WHERE n.entity = p_entity AND n.id = x.id ORDER BY n.seq DESC LIMIT 1) l ON true
   WHERE x.id IS NOT NULL AND x.name IS NOT NULL AND length(x.id) <= 200 AND length(x.name) <= 2000
-    AND NOT EXISTS (SELECT 1 FROM (SELECT n.name, n.kind FROM payops.names n WHERE n.entity = p_entity AND n.id = x.id ORDER BY n.seq DESC LIMIT 1) l
-      WHERE l.name = x.name AND l.kind IS NOT DISTINCT FROM x.kind);
+    AND (l.name IS NULL OR l.name <> x.name OR l.kind IS DISTINCT FROM coalesce(x.kind, l.kind));
 END $$;
 
 -- One cycle of one watch rule: fires what is crossed and not active, clears what is active and no

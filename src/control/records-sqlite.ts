@@ -73,13 +73,15 @@ export class SqliteRecords implements OperatorRecords {
     return rows.reverse().map(({id, name, kind}) => ({id, name, kind: kind ?? null}))
   }
 
-  /** Records names that changed, each as the newest (synchronous). */
+  /** Records names that changed, each as the newest (synchronous); a kind known is kept when an entry has none. */
   rememberNow(entries: readonly NameEntry[]): void {
     if (!entries.length) return
-    const same = this.db.prepare('SELECT 1 AS x FROM names WHERE id = ? AND name = ? AND kind IS ?')
-    const put = this.db.prepare('INSERT INTO names (id, name, kind, seq) VALUES (?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM names)) ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = excluded.kind, seq = excluded.seq')
+    const same = this.db.prepare('SELECT 1 AS x FROM names WHERE id = ? AND name = ? AND (? IS NULL OR kind IS ?)')
+    const put = this.db.prepare(
+      'INSERT INTO names (id, name, kind, seq) VALUES (?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM names)) ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = coalesce(excluded.kind, names.kind), seq = excluded.seq',
+    )
     this.db.transaction(() => {
-      for (const e of entries) if (!same.get(e.id, e.name, e.kind)) put.run(e.id, e.name, e.kind)
+      for (const e of entries) if (!same.get(e.id, e.name, e.kind, e.kind)) put.run(e.id, e.name, e.kind)
     })
   }
 
