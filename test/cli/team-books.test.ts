@@ -28,6 +28,13 @@ let reserve: string
 const ana = (args: string[], opts: RunOptions = {}) => run(args, {configDir: anaDir.path, ...opts})
 const bob = (args: string[], opts: RunOptions = {}) => run(args, {configDir: bobDir.path, ...opts})
 const away = {env: {PAYOPS_TEAM_DATABASE_URL: 'postgres://someone:not-a-real-secret@127.0.0.1:1/payops'}}
+const WATCH_SCHEMA = {
+  purpose: 'watch',
+  migrations: [
+    `CREATE TABLE alert (scope TEXT NOT NULL, key TEXT NOT NULL, rule TEXT NOT NULL, def TEXT NOT NULL, active INTEGER NOT NULL, fired_at TEXT NOT NULL,
+       cleared_at TEXT, fired INTEGER NOT NULL, PRIMARY KEY (scope, key)) WITHOUT ROWID;`,
+  ],
+}
 const month = ['--from', '2026-03-01', '--to', '2026-03-31', '-o', 'json']
 
 beforeAll(async () => {
@@ -154,7 +161,7 @@ describe('watch alert state in a team store', () => {
 })
 
 describe('a member\'s local records move into the team store once', () => {
-  it('books.sqlite decisions and names.json move on first use, stamped with the member\'s role, renamed aside, never recorded twice', async () => {
+  it('books.sqlite decisions, names.json and watch.sqlite move on first use, stamped with the member\'s role, renamed aside, never recorded twice', async () => {
     const carolDir = tempDir('payops-test-carol-')
     try {
       const carol = (args: string[], opts: RunOptions = {}) => run(args, {configDir: carolDir.path, ...opts})
@@ -176,6 +183,20 @@ describe('a member\'s local records move into the team store once', () => {
       expect(await db.query('SELECT name, actor FROM payops.names WHERE id = $1', ['carol-sub'])).toEqual([{name: 'Carol float', actor: login.user}])
       expect(existsSync(join(carolDir.path, 'names.json'))).toBe(false)
       expect(existsSync(join(carolDir.path, 'names.json.moved'))).toBe(true)
+      // watch.sqlite: an alert active on carol's machine moves into the team's state, so no member's watch fires it again.
+      const empty = (await ana(['subaccounts', 'create', '--name', 'Carol empty'])).json().id
+      for (const member of [carol, bob]) expect((await member(['profiles', 'set', 'ops', 'watch', 'min-balance', empty, '50.00', 'USD'])).code).toBe(0)
+      const rule = {rule: 'min-balance', subaccount: empty, amount_in_minor_units: 5000, currency_code: 'USD'}
+      const watchDb = openDatabase(join(carolDir.path, 'watch.sqlite'), WATCH_SCHEMA)
+      watchDb.prepare('INSERT INTO alert (scope, key, rule, def, active, fired_at, cleared_at, fired) VALUES (?, ?, ?, ?, 1, ?, NULL, 1)').run('k:ops', `min-balance:${empty}`, `min-balance:${empty}`, JSON.stringify(rule), '2026-03-01T00:00:00.000Z')
+      watchDb.close()
+      for (const member of [carol, bob]) {
+        const w = await member(['watch', '--once', '-o', 'json'])
+        expect(w.code, w.stderr).toBe(0)
+        expect(w.stdout).toBe('')
+      }
+      expect(existsSync(join(carolDir.path, 'watch.sqlite.moved'))).toBe(true)
+      expect(await db.query('SELECT event, actor FROM payops.alert_events WHERE key = $1', [`min-balance:${empty}`])).toEqual([{event: 'fired', actor: login.user}])
       // Ana's payops knows carol's names from her next command.
       await ana(['treasury', 'accounts', 'list', '-o', 'table'])
       expect(readRecentNames(anaDir.path)).toEqual(expect.arrayContaining([{id: 'carol-sub', name: 'Carol float', kind: 'subaccount'}]))
