@@ -16,7 +16,7 @@ import {openDatabase} from '../db/index.js'
 import {putAside} from './alerts.js'
 import {sayTeamUnavailable} from './books.js'
 import {StoreUnavailableError} from './errors.js'
-import {openControlStore, teamBinding} from './index.js'
+import {entityOf, teamBinding} from './index.js'
 import {SqliteRecords} from './records-sqlite.js'
 import type {NameEntry} from './records-types.js'
 import {CONTROLS_FILE, CONTROLS_SCHEMA} from './sqlite.js'
@@ -24,6 +24,8 @@ import type {ControlStore} from './types.js'
 
 export const NAMES_FILE = 'names.json'
 const KINDS = new Set(['subaccount', 'treasury-account'])
+/** How long a command's end waits for a team store to give it the names it learnt. */
+const QUIET_CONNECT_MS = 2000
 
 /** The entries of a names.json (`id: name`, or `id: [name, kind]`), in its order; a damaged file gives none. */
 function readNamesFile(file: string): NameEntry[] {
@@ -77,8 +79,11 @@ export class TeamNames {
   static async open(ctx: CommandContext, merge: (entries: NameEntry[]) => void, quiet = false): Promise<TeamNames | undefined> {
     let store: ControlStore | undefined
     try {
-      if (!teamBinding(ctx)) return undefined
-      store = await openControlStore(ctx)
+      const binding = teamBinding(ctx)
+      if (!binding) return undefined
+      // At a command's end (quiet), a store that does not answer is not waited for long: the names wait for the next command.
+      const {PgControlStore} = await import('./postgres.js')
+      store = await PgControlStore.open({address: binding.address, env: ctx.io.env, entity: entityOf(ctx, 'The team store'), ...(quiet ? {connectTimeoutMs: QUIET_CONNECT_MS} : {})})
       const team = new TeamNames(ctx.configDir, store)
       merge(await team.exchange())
       return team
