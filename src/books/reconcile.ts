@@ -29,6 +29,7 @@ import {addDays, dayNumber, dayString, scheduleDayOf, sendDayOf, serviceNow} fro
 import type {SqlValue, Statement} from '../db/index.js'
 import {favourMemory} from '../memory.js'
 import {BooksStore} from './store.js'
+import {loadResolved, resolutionsInForce} from '../control/books.js'
 import type {BankTransaction, TreasuryAccount} from '../api/schemas/treasury.js'
 
 export const KINDS = ['matched', 'bank_only', 'transfer_only', 'stuck', 'amount_mismatch', 'pending'] as const
@@ -195,10 +196,12 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
   const hi = addDays(opts.to, w)
   const [loDay, hiDay, fromDay, toDay] = [dayNumber(lo), dayNumber(hi), dayNumber(opts.from), dayNumber(opts.to)]
 
+  const resolved = await resolutionsInForce(ctx)
   const store = BooksStore.open(ctx.configDir)
   try {
     const db = store.db
     db.exec(TEMP_SCHEMA)
+    loadResolved(db, resolved)
     const insBank = db.prepare('INSERT INTO bank (id, day, dir, amount, currency, cp, cp_text, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
     const insExp = db.prepare('INSERT INTO exp (id, source, day, dir, amount, currency, own_amount, own_currency, cp, cp_text, status, rail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
     const bank = batcher<unknown[]>(store, (r) => insBank.run(...(r as never[])))
@@ -356,7 +359,7 @@ export async function reconcile(opts: ReconcileOptions, ctx: CommandContext): Pr
     store.rememberItems(opts.account, new Date(ctx.clock.now()).toISOString(), [...EXCEPTION_KINDS])
     const items: ReconcileItem[] = []
     const rows = db.prepare(
-      'SELECT i.body AS body, d.label AS label, d.note AS note, d.decided_at AS decided_at FROM items i LEFT JOIN main.decisions d ON d.key = i.key ORDER BY i.date, i.key',
+      'SELECT i.body AS body, d.label AS label, d.note AS note, d.decided_at AS decided_at FROM items i LEFT JOIN temp.resolved d ON d.key = i.key ORDER BY i.date, i.key',
     )
     for (const r of rows.iterate<{body: string; label: string | null; note: string | null; decided_at: string | null}>()) {
       const item = JSON.parse(r.body) as ReconcileItem

@@ -1,13 +1,16 @@
 /**
  * `reconcile resolve KEY --as LABEL [--note TEXT]`: the operator's decision on one exception,
- * kept in the books database (a later decision on the same key replaces it) and recorded in the
- * audit trail (before it is written, and with its outcome), so who decided what stays provable.
+ * kept in the control store (controls.sqlite, or the team store: a later decision on the same key
+ * replaces it in force, the earlier stays on record) and recorded in the audit trail (before it is
+ * written, and with its outcome), so who decided what stays provable.
  */
 import type {CommandContext} from '../context/index.js'
 import {newOpId} from '../api/audit-info.js'
 import {LocalNotFoundError, UsageError} from '../errors.js'
 import {EXCEPTION_KINDS} from './reconcile.js'
-import {BooksStore, type Decision} from './store.js'
+import {BooksStore} from './store.js'
+import {openForDecision} from '../control/books.js'
+import type {OperatorRecords, Resolution} from '../control/records-types.js'
 
 export const MAX_LABEL = 64
 export const MAX_NOTE = 500
@@ -44,8 +47,8 @@ export function parseResolve(opts: ResolveOptions): {key: string; label: string;
  * before), or the unique start of one, or of its ids. None is exit 4, several exit 2; nothing is
  * written either way.
  */
-export function itemKey(store: BooksStore, given: string): string {
-  if (store.decision(given)) return given
+export async function itemKey(store: BooksStore, records: OperatorRecords, given: string): Promise<string> {
+  if (await records.resolution(given)) return given
   const found = store.itemsNamed(given)
   if (found.length === 1) return found[0].key
   if (found.length === 0) {
@@ -55,23 +58,28 @@ export function itemKey(store: BooksStore, given: string): string {
   throw new UsageError(`${given} is the start of more than one key (${shown}${found.length > 5 ? ', …' : ''}): give more of it, or the whole key (\`payops reconcile … --wide\` shows whole keys). Nothing was recorded.`)
 }
 
-export async function resolve(opts: ResolveOptions, ctx: CommandContext): Promise<Decision & {replaced: Decision | null}> {
+/**
+ * Records the decision in the control store (the team's, when the profile names one: a decision
+ * refuses, exit 7, when it cannot be reached), with its intent and outcome in the audit trail.
+ */
+export async function resolve(opts: ResolveOptions, ctx: CommandContext): Promise<Resolution & {replaced: Resolution | null}> {
   const parsed = parseResolve(opts)
   const {label, note} = parsed
   const profile = ctx.profile.profileName ?? null
-  const audit = ctx.audit()
-  const op = newOpId()
+  const control = await openForDecision(ctx)
   const store = BooksStore.open(ctx.configDir)
   try {
-    const key = itemKey(store, parsed.key)
+    const key = await itemKey(store, control.records, parsed.key)
+    const audit = ctx.audit()
+    const op = newOpId()
     const base = {op, method: 'LOCAL', path: `reconcile resolve ${key}`, details: JSON.stringify({label, note})}
-    const replaced = store.decision(key) ?? null
+    const replaced = (await control.records.resolution(key)) ?? null
     await audit.intent(base)
-    const decision: Decision = {key, label, note, decided_at: new Date(ctx.clock.now()).toISOString(), profile}
-    store.decide(decision)
+    const decision = await control.records.resolve({key, label, note, decided_at: new Date(ctx.clock.now()).toISOString(), profile})
     await audit.outcome({...base, resource_id: key, outcome: replaced ? 'replaced' : 'resolved', resource_status: label})
     return {...decision, replaced}
   } finally {
     store.close()
+    await control.close()
   }
 }

@@ -1,7 +1,9 @@
 /**
- * The books' local database (`books.sqlite` in the config dir, purpose `books`): the operator's
- * reconciliation decisions (one per item key; the audit trail keeps their history) and the cash
- * position snapshots. A reconciliation run also works here, in temporary tables of its own
+ * The books' local database (`books.sqlite` in the config dir, purpose `books`): the exceptions
+ * reconciliations found here, the bank files reconciled and the cash position snapshots. The
+ * operator's reconciliation decisions live in the control store (src/control/books.ts); those an
+ * earlier payops kept here (table `decisions`) move there once, and the table is renamed
+ * `decisions_moved`. A reconciliation run also works here, in temporary tables of its own
  * connection (SQLite keeps them in a temporary file past its page cache): memory stays flat
  * however many bank lines and transfers it matches.
  */
@@ -24,14 +26,6 @@ export const BOOKS_SCHEMA: Schema = {
        first_at TEXT NOT NULL, last_at TEXT NOT NULL) WITHOUT ROWID;
      CREATE INDEX bank_files_statement ON bank_files (statement_id);`,
   ],
-}
-
-export interface Decision {
-  key: string
-  label: string
-  note: string | null
-  decided_at: string
-  profile: string | null
 }
 
 /** A LIKE pattern for what begins with `text` (its own % and _ taken literally). */
@@ -57,16 +51,6 @@ export class BooksStore {
   static open(configDir: string): BooksStore {
     mkdirSync(configDir, {recursive: true, mode: 0o700})
     return new BooksStore(openDatabase(join(configDir, BOOKS_FILE), BOOKS_SCHEMA, {synchronous: 'FULL'}))
-  }
-
-  decide(d: Decision): void {
-    this.db
-      .prepare('INSERT INTO decisions (key, label, note, decided_at, profile) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET label = excluded.label, note = excluded.note, decided_at = excluded.decided_at, profile = excluded.profile')
-      .run(d.key, d.label, d.note, d.decided_at, d.profile)
-  }
-
-  decision(key: string): Decision | undefined {
-    return this.db.prepare('SELECT key, label, note, decided_at, profile FROM decisions WHERE key = ?').get<Decision>(key)
   }
 
   /** Keeps the exception items of a reconciliation (held in the temporary table `items`) as seen. */

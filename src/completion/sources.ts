@@ -6,8 +6,8 @@
  *   with a team store the store's queue as the last command here read it (team-queue.json),
  *   scoped to the key the completed line would use (madeWith: `-p`/`--api-key` on the line, then
  *   PAYOPS_PROFILE / PAYOPS_API_KEY, then the active profile), with amount and names.
- * - Subaccounts and treasury accounts: the book of names (names.json; its newest entries, some
- *   thousands), then the ids the audit trail shows moves and transfers between.
+ * - Subaccounts and treasury accounts: the book of names (controls.sqlite; its newest 5,000
+ *   entries), then the ids the audit trail shows moves and transfers between.
  * - Webhook endpoints: those this machine created with the key in use (the audit trail's
  *   `POST /api/webhooks`, `webhooks rotate-secret` included) and has not deleted since. An endpoint
  *   made elsewhere is not known here; `payops webhooks list` asks the service.

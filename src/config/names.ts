@@ -1,23 +1,25 @@
 /**
- * A local book of names: subaccount names and treasury labels payops has seen, kept in the config
- * dir (names.json, 0600), so tables and the approval queue can show `Payroll (ef63a1b2…)` instead
- * of a bare id without asking the service again. Only names, ids and what kind of account each id
- * is (so that shell completion offers subaccounts where a subaccount is asked for); never a key.
+ * The book of names: subaccount names and treasury labels payops has seen, so tables and the
+ * approval queue can show `Payroll (ef63a1b2…)` instead of a bare id without asking the service
+ * again. Only names, ids and what kind of account each id is (so that shell completion offers
+ * subaccounts where a subaccount is asked for); never a key.
  *
- * names.json maps an id to its name (a string, as older versions wrote it, kind unknown) or to
- * `[name, kind]`.
+ * It lives in the control store (src/control/names.ts): controls.sqlite in the config dir, and,
+ * with a team store, the team's book, of which controls.sqlite keeps this machine's copy. A name
+ * one member's payops learns is known to every member's from their next command that reaches the
+ * API. names.json, where earlier versions kept it, moves in once on first use.
  *
  * Names come from the service and are kept exactly as data (a name may hold anything). The book is
- * shared by every profile of the config dir, so a name is never trusted for display: every path that
- * shows one (table cells, the LIVE summary, outcome sentences, the approval checkbox) goes through
- * the one rule of src/output/safe.ts and shows its control and format characters escaped.
+ * shared by every profile of the config dir (and by a team), so a name is never trusted for
+ * display: every path that shows one (table cells, the LIVE summary, outcome sentences, the
+ * approval checkbox) goes through the one rule of src/output/safe.ts and shows its control and
+ * format characters escaped.
  */
-import {randomBytes} from 'node:crypto'
-import {closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
-import {readTail} from '../files.js'
+import type {CommandContext} from '../context/index.js'
+import {TeamNames, withLocalNames} from '../control/names.js'
+import type {NameEntry} from '../control/records-types.js'
 
-export const NAMES_FILE = 'names.json'
+export {NAMES_FILE} from '../control/names.js'
 const MAX_NAMES = 50_000
 
 /** What an id in the book names. */
@@ -30,33 +32,22 @@ interface Entry {
   kind?: NameKind
 }
 
+const entryOf = (e: NameEntry): Entry => (e.kind && KINDS.includes(e.kind) ? {name: e.name, kind: e.kind as NameKind} : {name: e.name})
+
 export class NameBook {
   /** The name of an id, if payops has seen it. */
   private names?: Map<string, Entry>
-  private dirty = false
+  /** What this command learnt, to be written by save(). */
+  private readonly learnt = new Map<string, Entry>()
+  private team?: Promise<TeamNames | undefined>
 
   constructor(private readonly dir: string) {}
 
   private load(): Map<string, Entry> {
     if (this.names) return this.names
     this.names = new Map()
-    const file = join(this.dir, NAMES_FILE)
     try {
-      if (existsSync(file)) {
-        // Never through a symbolic link (ELOOP: the book starts afresh, and its save replaces the link).
-        const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0))
-        let text: string
-        try {
-          text = readFileSync(fd, 'utf8')
-        } finally {
-          closeSync(fd)
-        }
-        const data = JSON.parse(text) as Record<string, unknown>
-        for (const [id, value] of Object.entries(data)) {
-          if (typeof value === 'string') this.names.set(id, {name: value})
-          else if (Array.isArray(value) && typeof value[0] === 'string') this.names.set(id, KINDS.includes(value[1]) ? {name: value[0], kind: value[1] as NameKind} : {name: value[0]})
-        }
-      }
+      for (const e of withLocalNames(this.dir, (b) => b.namesNow().entries, {create: false}) ?? []) this.names.set(e.id, entryOf(e))
     } catch {
       // A damaged book is only a cache: start afresh.
     }
@@ -80,24 +71,53 @@ export class NameBook {
     const names = this.load()
     const known = names.get(id)
     // A kind once learnt is kept when a later caller does not know it.
-    const entry: Entry = {name, kind: kind ?? known?.kind}
+    const k = kind ?? known?.kind
+    const entry: Entry = k ? {name, kind: k} : {name}
     if (known && known.name === entry.name && known.kind === entry.kind) return
     names.delete(id)
-    names.set(id, entry.kind ? entry : {name})
-    while (names.size > MAX_NAMES) names.delete(names.keys().next().value as string)
-    this.dirty = true
+    names.set(id, entry)
+    this.learnt.delete(id)
+    this.learnt.set(id, entry)
   }
 
-  /** Writes the book if it changed (a fresh file renamed over the old one). */
+  /** Takes in names the team learnt (they are this machine's copy already). */
+  private merge(entries: readonly NameEntry[]): void {
+    const names = this.load()
+    for (const e of entries) {
+      names.delete(e.id)
+      names.set(e.id, entryOf(e))
+    }
+  }
+
+  /** Writes what this command learnt into this machine's book. */
   save(): void {
-    if (!this.dirty || !this.names) return
-    mkdirSync(this.dir, {recursive: true, mode: 0o700})
-    const file = join(this.dir, NAMES_FILE)
-    const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`
-    const data = Object.fromEntries([...this.names].map(([id, e]) => [id, e.kind ? [e.name, e.kind] : e.name]))
-    writeFileSync(tmp, JSON.stringify(data), {mode: 0o600, flag: 'wx'})
-    renameSync(tmp, file)
-    this.dirty = false
+    if (!this.learnt.size) return
+    const entries = [...this.learnt].map(([id, e]) => ({id, name: e.name, kind: e.kind ?? null}))
+    withLocalNames(this.dir, (b) => {
+      b.rememberNow(entries)
+      b.pruneNames(MAX_NAMES)
+    })
+    this.learnt.clear()
+  }
+
+  /** With a team store: gives and takes names once per command (the first API call of a command that shows names awaits it). */
+  joinTeam(ctx: CommandContext, quiet = false): Promise<unknown> {
+    return (this.team ??= TeamNames.open(ctx, (entries) => this.merge(entries), quiet))
+  }
+
+  /**
+   * At the command's end: this command's names into this machine's book, then, with a team store,
+   * to the team's (a command that learnt nothing new, and showed no names, never reaches it).
+   */
+  async close(ctx: CommandContext): Promise<void> {
+    const learnt = this.learnt.size > 0
+    try {
+      this.save()
+    } catch {
+      // The book of names is a cache: failing to keep it loses nothing.
+    }
+    if (learnt) void this.joinTeam(ctx, true)
+    await (await this.team)?.close().catch(() => undefined)
   }
 }
 
@@ -108,33 +128,18 @@ export interface NamedId {
   kind?: NameKind
 }
 
-// An entry of names.json: `"id":"name"` or `"id":["name","kind"]` (JSON strings, escapes and all).
-const STR = '"((?:[^"\\\\]|\\\\.)*)"'
-const ENTRY = new RegExp(`${STR}:(?:${STR}|\\[${STR},"(subaccount|treasury-account)"\\])`, 'g')
-const unjson = (s: string) => {
-  try {
-    return JSON.parse(`"${s}"`) as string
-  } catch {
-    return undefined
-  }
-}
-
 /**
- * The newest entries of the book (the last `maxBytes` of names.json), oldest first, read without
- * parsing the whole file: what shell completion shows on every TAB, where a full book (50,000
- * names) would cost more than the whole answer may take. A book that fits is read whole.
+ * The newest entries of the book, oldest first, read without loading the whole book: what shell
+ * completion shows on every TAB, where a full book (50,000 names) would cost more than the whole
+ * answer may take. Never reaches the network (a team's names are those of this machine's copy).
  */
-export function readRecentNames(dir: string, maxBytes = 256 << 10): NamedId[] {
-  const text = readTail(join(dir, NAMES_FILE), maxBytes)?.text
-  if (text === undefined) return []
-  const out: NamedId[] = []
-  for (const m of text.matchAll(ENTRY)) {
-    const id = unjson(m[1])
-    const name = unjson(m[2] ?? m[3])
-    if (id === undefined || name === undefined) continue
-    out.push(m[4] ? {id, name, kind: m[4] as NameKind} : {id, name})
+export function readRecentNames(dir: string, limit = 5000): NamedId[] {
+  try {
+    const entries = withLocalNames(dir, (b) => b.recentNames(limit), {create: false}) ?? []
+    return entries.map((e) => (e.kind && KINDS.includes(e.kind) ? {id: e.id, name: e.name, kind: e.kind as NameKind} : {id: e.id, name: e.name}))
+  } catch {
+    return []
   }
-  return out
 }
 
 /** Passes items through, remembering each one's name on the way (lists stream as before). */

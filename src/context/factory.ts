@@ -82,6 +82,8 @@ export function processContext(opts: FactoryOptions): CommandContext {
     // Tables mark a LIVE profile, so that production data is never mistaken for sandbox.
     if (r.mode === 'live' && !out.machine) out.note(`${out.paint.live(' LIVE ')} profile ${r.profileName ?? '(none)'} · ${redactUrl(r.baseUrl)}`)
     const {Api} = await import('../api/index.js')
+    // With a team store, the team's book of names is taken in for what is shown to a person (awaited below).
+    if (!out.machine) void names.joinTeam(ctx)
     return Api.create(
       {
         baseUrl: r.baseUrl,
@@ -135,6 +137,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
     async api(areas: readonly ApiArea[] = []) {
       const a = await (api ??= build())
       await a.load(areas)
+      if (!out.machine) await names.joinTeam(ctx)
       return a
     },
     audit,
@@ -142,11 +145,8 @@ export function processContext(opts: FactoryOptions): CommandContext {
     onInterrupt: (handler) => host.onInterrupt(handler),
     exitNow: (code) => host.exitNow(code),
     async close() {
-      try {
-        names.save()
-      } catch {
-        // The book of names is a cache: failing to keep it loses nothing.
-      }
+      // What this command learnt, into the book (this machine's, then the team's); a failure loses nothing.
+      await names.close(ctx).catch(() => undefined)
       if (api) await (await api.catch(() => undefined))?.close().catch(() => undefined)
       // Every audit record on disk and the trail's lock given back before the command ends.
       await hook?.drain?.().catch(() => undefined)

@@ -10,6 +10,7 @@ import type {Limits} from '../config/index.js'
 import {pgpassPassword} from './pgpass.js'
 import {retryable, storeError} from './errors.js'
 import {inTurn} from './turns.js'
+import {PgRecords} from './records-pg.js'
 import {BOOTSTRAP, createRoleSql, MIGRATION_LOCK, PG_MIGRATIONS, TEAM_ROLES} from './migrations.js'
 import {describeStore, type DatabaseAddress} from './url.js'
 import {BATCH_SQL, batchOf, IMPORT_ROW_FIELDS, JOURNAL_SQL, journalEntryOf} from './import-batches.js'
@@ -88,6 +89,7 @@ const APPROVALS_SQL = `SELECT r.*, d.decision, d.checker, d.at AS decided_at, d.
 export class PgControlStore implements ControlStore {
   readonly engine = 'postgres' as const
   readonly location: string
+  readonly records: PgRecords
 
   constructor(
     private readonly client: Client,
@@ -96,6 +98,7 @@ export class PgControlStore implements ControlStore {
     private readonly entity: string,
   ) {
     this.location = describeStore(address)
+    this.records = new PgRecords((sql, params) => this.q(sql, params), entity)
   }
 
   /** Opens the store for `entity`: its schema must be this payops's and bound to the same entity. */

@@ -12,6 +12,8 @@ import {LocalNotFoundError, AuthError} from '../errors.js'
 import type {Limits} from '../config/index.js'
 import {StoreConflictError} from './errors.js'
 import {inTurn} from './turns.js'
+import {SQLITE_RECORDS} from './migration-records.js'
+import {SqliteRecords} from './records-sqlite.js'
 import {IMPORT_ROW_FIELDS, batchOf, BATCH_SQL, JOURNAL_SQL, journalEntryOf} from './import-batches.js'
 import {limitsOf, type ImportBatch, type ImportJournalEntry, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type Decided, type OutcomeInput, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
 
@@ -49,6 +51,8 @@ export const CONTROLS_SCHEMA: Schema = {
       state TEXT NOT NULL, kind TEXT, move_id TEXT, move_status TEXT, http_status INTEGER, warning TEXT, error_status INTEGER, error_code TEXT,
       message TEXT, at TEXT NOT NULL, actor TEXT NOT NULL);
     CREATE INDEX import_rows_batch ON import_rows (batch_id, key, seq);`,
+    // Reconciliation decisions, the book of names, watch alert state (src/control/records-sqlite.ts).
+    SQLITE_RECORDS,
   ],
 }
 
@@ -86,9 +90,11 @@ const APPROVALS_SQL = `SELECT r.*, d.decision, d.checker, d.at AS decided_at, d.
 export class SqliteControlStore implements ControlStore {
   readonly engine = 'sqlite' as const
   readonly location: string
+  readonly records: SqliteRecords
 
   private constructor(private readonly db: Database, private readonly opts: SqliteOptions) {
     this.location = db.path
+    this.records = new SqliteRecords(db, opts.actor, () => this.at())
   }
 
   static open(opts: SqliteOptions): SqliteControlStore {

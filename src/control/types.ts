@@ -4,6 +4,7 @@
  * several machines). Every method of a store is one transaction of its own.
  */
 import type {Limits} from '../config/index.js'
+import type {OperatorRecords} from './records-types.js'
 
 export type Engine = 'sqlite' | 'postgres'
 
@@ -191,6 +192,8 @@ export interface ControlStore extends ImportBatches {
   requestApproval(req: ApprovalRequestInput): Promise<ApprovalRequest>
   decideApproval(id: number, decision: 'approved' | 'rejected', note?: string): Promise<ApprovalRequest>
   approvals(): Promise<ApprovalRequest[]>
+  /** Reconciliation decisions, the book of names and watch alert state (src/control/records-types.ts). */
+  readonly records: OperatorRecords
   close(): Promise<void>
 }
 

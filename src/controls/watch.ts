@@ -1,16 +1,17 @@
 /**
  * `payops watch`: checks the profile's rules against the API, once or on an interval. An alert
  * fires when a rule is crossed and re-arms when it clears, so a condition that holds is reported
- * once: the state is kept in `watch.sqlite` in the config dir, per key. Each alert is one JSON line
+ * once: the state is kept in the control store (controls.sqlite, or the team store the profile names,
+ * shared by the team), per key (src/control/alerts.ts). Each alert is one JSON line
  * on stdout (a sentence on a terminal), and is handed to `--exec CMD` (the JSON on its stdin) and
  * `--post URL` (signed as the service signs its webhooks) when asked.
  */
 import {spawn} from 'node:child_process'
-import {join} from 'node:path'
 import {keyIdOf, registerSecret} from '../api/redact.js'
 import type {Api} from '../api/index.js'
 import type {CommandContext} from '../context/index.js'
-import {openDatabase, type Database} from '../db/index.js'
+import {openAlertStore} from '../control/alerts.js'
+import type {ControlStore} from '../control/types.js'
 import {ExceptionsFound, ExitCode, InterruptedError, PayopsError, UsageError} from '../errors.js'
 import {serviceNow} from '../books/dates.js'
 import {formatMoney, subtractMinor} from '../money.js'
@@ -19,14 +20,6 @@ import {isLoopbackHost, runFetch} from '../net.js'
 import {sign} from '../webhooks/signature.js'
 import {toJson} from '../json.js'
 import {describeRule, ruleId, type WatchRule} from './rules.js'
-
-export const WATCH_SCHEMA = {
-  purpose: 'watch',
-  migrations: [
-    `CREATE TABLE alert (scope TEXT NOT NULL, key TEXT NOT NULL, rule TEXT NOT NULL, def TEXT NOT NULL, active INTEGER NOT NULL, fired_at TEXT NOT NULL,
-       cleared_at TEXT, fired INTEGER NOT NULL, PRIMARY KEY (scope, key)) WITHOUT ROWID;`,
-  ],
-}
 
 /** One crossed condition: its key (a rule may hold several: one per transfer) and what to say. */
 export interface Condition {
@@ -141,43 +134,6 @@ async function reconcileExceptions(account: string, ctx: CommandContext, now: nu
     }))
 }
 
-/** The alert state of this config dir. */
-class AlertStore {
-  private constructor(private readonly db: Database) {}
-
-  static open(dir: string): AlertStore {
-    return new AlertStore(openDatabase(join(dir, 'watch.sqlite'), WATCH_SCHEMA, {synchronous: 'FULL'}))
-  }
-
-  /** Records the cycle of one rule: which of its conditions fire now (not active before), which clear. */
-  cycle(scope: string, rule: string, def: string, crossed: Condition[], at: string): Condition[] {
-    return this.db.transaction(() => {
-      const active = new Set(this.db.prepare('SELECT key FROM alert WHERE scope = ? AND rule = ? AND active = 1').all<{key: string}>(scope, rule).map((r) => r.key))
-      const fire = crossed.filter((c) => !active.has(c.key))
-      const now = new Set(crossed.map((c) => c.key))
-      for (const key of active) if (!now.has(key)) this.db.prepare('UPDATE alert SET active = 0, cleared_at = ? WHERE scope = ? AND key = ?').run(at, scope, key)
-      for (const c of fire) {
-        this.db
-          .prepare('INSERT INTO alert (scope, key, rule, def, active, fired_at, fired) VALUES (?, ?, ?, ?, 1, ?, 1) ON CONFLICT (scope, key) DO UPDATE SET def = excluded.def, active = 1, fired_at = excluded.fired_at, cleared_at = NULL, fired = fired + 1')
-          .run(scope, c.key, rule, def, at)
-      }
-      return fire
-    })
-  }
-
-  /** Forgets the alerts of rules no longer in the profile as they are: a rule changed or added again starts armed. */
-  forgetOthers(scope: string, defs: string[]): void {
-    const keep = new Set(defs)
-    for (const {def} of this.db.prepare('SELECT DISTINCT def FROM alert WHERE scope = ?').all<{def: string}>(scope)) {
-      if (!keep.has(def)) this.db.prepare('DELETE FROM alert WHERE scope = ? AND def = ?').run(scope, def)
-    }
-  }
-
-  close(): void {
-    this.db.close()
-  }
-}
-
 /** `30s`, `5m`, `1h`, `500ms` into milliseconds: from 1 second to 1 day. */
 export function parseInterval(v: string): number {
   const m = /^(\d+)(ms|s|m|h)$/.exec(v.trim())
@@ -274,8 +230,8 @@ export async function runWatch(opts: WatchOptions, ctx: CommandContext): Promise
   registerSecret(secret)
   const api = await ctx.api(['subaccounts', 'transfers', 'treasury'])
   const scope = `${keyIdOf(r.apiKey) ?? 'none'}:${r.profileName ?? ''}`
-  const store = AlertStore.open(ctx.configDir)
-  store.forgetOthers(scope, rules.map((x) => JSON.stringify(x)))
+  const store = await openAlertStore(ctx)
+  await store.records.forgetAlerts(scope, rules.map((x) => JSON.stringify(x)))
   const stop = ctx.stopSignal()
   let stopped = false
   void stop.then(() => (stopped = true))
@@ -292,11 +248,11 @@ export async function runWatch(opts: WatchOptions, ctx: CommandContext): Promise
       if (stopped) throw new InterruptedError('Stopped watching.')
     }
   } finally {
-    store.close()
+    await store.close()
   }
 }
 
-async function cycle(rules: WatchRule[], api: Api, ctx: CommandContext, store: AlertStore, scope: string, opts: WatchOptions, post: URL | undefined, secret: string | undefined): Promise<{fired: number; failed: number}> {
+async function cycle(rules: WatchRule[], api: Api, ctx: CommandContext, store: ControlStore, scope: string, opts: WatchOptions, post: URL | undefined, secret: string | undefined): Promise<{fired: number; failed: number}> {
   let fired = 0
   let failed = 0
   for (const rule of rules) {
@@ -312,7 +268,9 @@ async function cycle(rules: WatchRule[], api: Api, ctx: CommandContext, store: A
       continue
     }
     const at = new Date(now).toISOString()
-    for (const c of store.cycle(scope, ruleId(rule), JSON.stringify(rule), crossed, at)) {
+    // Decided and recorded in one transaction of the store: with a team store, the first watch to see a condition fires it.
+    const fire = new Set(await store.records.alertCycle(scope, ruleId(rule), JSON.stringify(rule), crossed.map((c) => c.key), at))
+    for (const c of crossed.filter((x) => fire.has(x.key))) {
       fired++
       const alert: Alert = {type: 'alert', rule: rule.rule, key: c.key, fired_at: at, message: c.message, profile: ctx.profile.profileName ?? null, ...c.data}
       const json = toJson(alert)

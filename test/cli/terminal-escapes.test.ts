@@ -6,8 +6,6 @@
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {readFileSync} from 'node:fs'
-import {join} from 'node:path'
 import {parse as parseCsv} from 'csv-parse/sync'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {run, runAs, startEmulator, tempDir, type Emulator} from '../support/index.js'
@@ -132,9 +130,9 @@ describe('subaccount names from the service', () => {
       const to = await create(`${TITLE}\n  to:      elsewhere`)
       // The first profile reads the subaccount: its name goes into the book.
       expect((await run(['-p', 'first', 'subaccounts', 'get', to, '-o', 'json'], {configDir: cfg.path})).code).toBe(0)
-      // The book keeps `id: [name, kind]`: the name exactly as the service gave it.
-      const book = JSON.parse(readFileSync(join(cfg.path, 'names.json'), 'utf8')) as Record<string, [string, string]>
-      expect(book[to][0]).toBe(`${TITLE}\n  to:      elsewhere`)
+      // The book (in controls.sqlite) keeps the name exactly as the service gave it.
+      const {readRecentNames} = await import('../../src/config/names.js')
+      expect(readRecentNames(cfg.path).find((e) => e.id === to)?.name).toBe(`${TITLE}\n  to:      elsewhere`)
       // The second profile shows it from the book (the move's table names the destination; the sentence too).
       const r = await run(['-p', 'second', 'moves', 'create', '--from', from, '--to', to, '--amount-minor', '250', '-o', 'table'], {configDir: cfg.path, tty: {stdout: true}})
       expect(r.code, r.stderr).toBe(0)

@@ -2,12 +2,12 @@
  * The completer's parts alone: its tables against the commands (so a renamed flag or argument
  * cannot silently stop completing), the names book's kinds, and the protocol's text.
  */
-import {readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ARG_VALUES, Completer, FLAG_VALUES, MAX_OFFERED, formatCompletion, type Source} from '../../src/completion/complete.js'
 import {loadSpec} from '../../src/completion/spec.js'
-import {NameBook} from '../../src/config/names.js'
+import {NameBook, readRecentNames} from '../../src/config/names.js'
 import {SETTING_KEYS} from '../../src/config/settings.js'
 import {ROOT, tempDir} from '../support/index.js'
 
@@ -86,7 +86,10 @@ describe('the names book', () => {
         {id: 's1', name: 'Payroll'},
       ])
       expect(again.ofKind('treasury-account')).toEqual([{id: 't1', name: 'Main USD'}])
-      expect(JSON.parse(readFileSync(join(dir.path, 'names.json'), 'utf8'))).toMatchObject({old: 'Legacy', s1: ['Payroll', 'subaccount']})
+      // names.json moved into the control store once, and was renamed aside.
+      expect(readRecentNames(dir.path)).toEqual(expect.arrayContaining([{id: 'old', name: 'Legacy'}, {id: 's1', name: 'Payroll', kind: 'subaccount'}]))
+      expect(existsSync(join(dir.path, 'names.json'))).toBe(false)
+      expect(JSON.parse(readFileSync(join(dir.path, 'names.json.moved'), 'utf8'))).toEqual({old: 'Legacy', bad: [1, 2]})
     } finally {
       dir.cleanup()
     }

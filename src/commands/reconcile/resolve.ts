@@ -7,7 +7,7 @@ import {MAX_LABEL, MAX_NOTE, resolve} from '../../books/resolve.js'
 export default class ReconcileResolve extends BaseCommand<typeof ReconcileResolve> {
   static override summary = 'Record your decision on a reconciliation exception; it no longer counts.'
   static override description =
-    'KEY is the `key` of a bank_only, transfer_only, stuck or amount_mismatch item a `payops reconcile` on this machine found: whole, or its short form (the start of its ids, as a table on a terminal shows it), or any start of either that names one item only. A key no reconciliation here found is exit 4; a start that names several items is exit 2; neither records anything. The decision is kept in books.sqlite in the config dir (a later one on the same key replaces it) and recorded in the audit trail. Nothing is sent to the API.'
+    'KEY is the `key` of a bank_only, transfer_only, stuck or amount_mismatch item a `payops reconcile` on this machine found: whole, or its short form (the start of its ids, as a table on a terminal shows it), or any start of either that names one item only. A key no reconciliation here found is exit 4; a start that names several items is exit 2; neither records anything. The decision is kept in the control store (controls.sqlite in the config dir, or the team store the profile names, stamped with your database role; a later one on the same key replaces it) and recorded in the audit trail. With a team store that cannot be reached, nothing is recorded (exit 7). Nothing is sent to the API.'
   static override examples = [
     '<%= config.bin %> reconcile resolve bank_only:BANK_LINE_ID --as fee --note "Wire fee, January"',
     '<%= config.bin %> reconcile resolve stuck:TRANSFER_ID --as chased --note "Bank ticket 4411"',
@@ -23,6 +23,6 @@ export default class ReconcileResolve extends BaseCommand<typeof ReconcileResolv
   async run(): Promise<void> {
     const d = await resolve({key: this.args.key, label: this.flags.as, note: this.flags.note}, this.ctx)
     const sentence = `${d.replaced ? `Replaced the decision "${d.replaced.label}" on` : 'Resolved'} ${d.key} as "${d.label}"; it no longer counts as an exception.`
-    await this.out.result({key: d.key, label: d.label, note: d.note, decided_at: d.decided_at, profile: d.profile, replaced: d.replaced?.label ?? null}, DECISION_COLUMNS, sentence)
+    await this.out.result({key: d.key, label: d.label, note: d.note, decided_at: d.decided_at, profile: d.profile, decided_by: d.decided_by, replaced: d.replaced?.label ?? null}, DECISION_COLUMNS, sentence)
   }
 }
