@@ -10,6 +10,7 @@
  * can change or delete a record once written (only the owner could, and it runs no payops command
  * as a member).
  */
+import {V_MEMBER_REQUESTS} from './migrations-requests.js'
 
 /** The advisory lock key `team init` holds while it migrates (one per database). */
 export const MIGRATION_LOCK = 7_431_902_117
@@ -388,7 +389,7 @@ GRANT EXECUTE ON FUNCTION payops.record_import_batch(text, text, text, text, int
 `
 
 /** Each version's SQL, in order. Version N is `PG_MIGRATIONS[N - 1]`. */
-export const PG_MIGRATIONS: readonly string[] = [V1, V2_INTENTS_THAT_MOVE_NOTHING, V_IMPORT_BATCHES]
+export const PG_MIGRATIONS: readonly string[] = [V1, V2_INTENTS_THAT_MOVE_NOTHING, V_IMPORT_BATCHES, V_MEMBER_REQUESTS]
 
 /** The schema and its table of applied versions, made before the first version (under the lock). */
 export const BOOTSTRAP = `CREATE SCHEMA IF NOT EXISTS payops;
