@@ -214,6 +214,16 @@ export function storeQueue(all: readonly StoreRequest[]): {pending: PendingItem[
   return {pending, decided}
 }
 
+/** The members' money requests awaiting a checker, as queue items named `req-N`. */
+export async function requestsQueue(store: ControlStore): Promise<PendingItem[]> {
+  if (store.engine !== 'postgres') return []
+  const {moneyRequests} = await import('../control/requests.js')
+  return (await moneyRequests(store)).filter((r) => !r.decision).map((r) => ({
+    kind: r.kind === 'move.create' ? ('move' as const) : ('transfer' as const), id: r.ref, amount_in_minor_units: r.amount, currency_code: r.currency,
+    from: r.from, to: r.destination, from_name: null, to_name: null, created_at: r.at, source: 'team' as const, maker: r.maker,
+  }))
+}
+
 export const SHOW_COLUMNS: Column[] = [
   {key: 'id'},
   {key: 'kind'},

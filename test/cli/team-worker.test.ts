@@ -6,6 +6,8 @@
  * cannot approve it; the store lost mid-approval records nothing (exit 7) and a retry completes
  * it; a member's forged records are refused by the database.
  */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import pg from 'pg'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {activityAmounts, expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
@@ -116,6 +118,34 @@ describe('members without the key', () => {
     const listed = await run(['transfers', 'list', '--account-id', from.id, '-o', 'json', '--all'], {configDir: cronDir.path})
     const made = (listed.json() as Array<{id: string; client_metadata?: Record<string, unknown>}>).find((t) => t.id === row.id)
     expect(made?.client_metadata?.payops_idempotency_key).toBe(r.json().idempotency_key)
+  })
+
+  it('a payroll imported without the key: each row a request, the same rows under another name refused, listed for checkers, carried out once', async () => {
+    const csv = `from,to,amount,currency\n${a},${b},11.00,USD\n${a},${b},12.00,USD\n`
+    const file = join(anaDir.path, 'payroll.csv')
+    const renamed = join(anaDir.path, 'payroll-final.csv')
+    writeFileSync(file, csv)
+    writeFileSync(renamed, csv)
+    const before = await activityAmounts(emu, b, 'credit')
+    const r = await expectNothingSent(emu, () => ana(['moves', 'import', file, '--yes', '-o', 'json']))
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('requested: awaits a checker')
+    const refs = (r.json() as Array<{request: string; amount_in_minor_units: number}>).map((x) => x.request)
+    expect(r.json().map((x: {amount_in_minor_units: number}) => x.amount_in_minor_units)).toEqual([1100, 1200])
+    const again = await expectNothingSent(emu, () => ana(['moves', 'import', renamed, '--yes']))
+    expect(again.code).toBe(5)
+    expect(again.stderr).toMatch(/recorded in the team store .* by ana_\w+ .*Nothing was requested/)
+    const queue = await bob(['approvals', '-o', 'json'])
+    expect(queue.code, queue.stderr).toBe(0)
+    expect(queue.json().map((i: {id: string}) => i.id)).toEqual(refs)
+    expect(queue.json()[0]).toMatchObject({source: 'team', maker: ana$.user, amount_in_minor_units: 1100})
+    for (const ref of refs) expect((await bob(['approvals', 'review', ref, '--yes'])).code).toBe(0)
+    const w = await worker()
+    expect(w.code, w.stderr).toBe(0)
+    expect(w.json().map((x: {result: string}) => x.result)).toEqual(['carried_out', 'carried_out'])
+    expect((await activityAmounts(emu, b, 'credit')).slice(0, 2).sort()).toEqual([1100, 1200])
+    expect(await activityAmounts(emu, b, 'credit')).toHaveLength(before.length + 2)
+    expect((await bob(['approvals', '-o', 'json'])).json()).toEqual([])
   })
 
   it('its maker cannot approve it, in payops or in the database; a decision by its maker is never carried out', async () => {
