@@ -38,7 +38,7 @@ export const APPROVAL_COLUMNS: Column[] = [
 export async function listPending(ctx: CommandContext, kinds: {moves: boolean; transfers: boolean}): Promise<PendingItem[]> {
   const items: PendingItem[] = []
   // A member without the key reads the team store's queue alone (the service needs the key).
-  const keyless = !ctx.profile.apiKey
+  const keyless = !ctx.profile.apiKey && Boolean(ctx.io.env.PAYOPS_TEAM_DATABASE_URL?.trim() || ctx.profile.profile?.team_database_url)
   if (kinds.transfers && !keyless) {
     const api = await ctx.api(['transfers', 'treasury'])
     const labels = new Map<string, string>()
