@@ -57,7 +57,7 @@ async function swallowingProxy(): Promise<{url: string; answered(): number; clos
   const forward = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     const headers: Record<string, string> = {}
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'connection' && k !== 'content-length') headers[k] = v
-    const answer = await fetch(emu.baseUrl + req.url, {method: req.method, headers, ...(body.length ? {body} : {})})
+    const answer = await fetch(emu.baseUrl + req.url, {method: req.method, headers, ...(body.length ? {body: new Uint8Array(body)} : {})})
     const data = Buffer.from(await answer.arrayBuffer())
     if (req.method === 'POST') {
       answered++
