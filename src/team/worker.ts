@@ -19,6 +19,7 @@ import {formatMoney} from '../money.js'
 import type {Column} from '../output/index.js'
 import {closePorts, portsOf} from '../movements/command.js'
 import type {MovementPorts, MovementRequest, Outcome} from '../movements/types.js'
+import {plural} from '../text.js'
 import {describeMoney} from './request.js'
 
 export interface WorkerOptions {
@@ -168,9 +169,10 @@ function endOf(rows: WorkRow[]): void {
   const count = (k: WorkResult) => rows.filter((w) => w.result === k).length
   const [done, failed, unknown] = [count('carried_out'), count('failed') + count('refused'), count('unknown')]
   const total = (k: WorkResult) => rows.filter((w) => w.result === k).map((w) => formatMoney(w.amount_in_minor_units, w.currency_code)).join(', ')
-  if (unknown) throw new PayopsError(`${unknown} of ${rows.length} requests' outcomes are unknown (${total('unknown')}); the next pass finds out with their keys and moves nothing twice.`, ExitCode.NETWORK)
-  if (failed && done) throw new PartialError(`${done} of ${rows.length} requests were carried out; ${failed} were not (nothing was carried out for them).`)
-  if (failed) throw new PayopsError(`None of ${rows.length} requests was carried out: ${failed} failed or were refused (nothing was sent for them).`, ExitCode.UNEXPECTED)
+  const of = `of ${plural(rows.length, 'request')}`
+  if (unknown) throw new PayopsError(`The outcome of ${unknown} ${of} is unknown (${total('unknown')}); the next pass finds out with the request's key and moves nothing twice.`, ExitCode.NETWORK)
+  if (failed && done) throw new PartialError(`${done} ${of} carried out; ${failed} failed or refused, and nothing was carried out for ${failed === 1 ? 'it' : 'them'}.`)
+  if (failed) throw new PayopsError(`None ${of} was carried out: ${failed === 1 ? 'it failed or was refused' : `${failed} failed or were refused`} (see above).`, ExitCode.UNEXPECTED)
 }
 
 export async function runWorker(opts: WorkerOptions, ctx: CommandContext): Promise<void> {

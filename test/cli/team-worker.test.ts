@@ -10,7 +10,7 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import pg from 'pg'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {activityAmounts, expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {activityAmounts, expectNothingSent, run, startCli, startEmulator, tempDir, until, type Emulator, type RunOptions} from '../support/index.js'
 import {freshDatabase, type TestDatabase} from '../support/postgres.js'
 
 let emu: Emulator
@@ -103,6 +103,20 @@ describe('members without the key', () => {
     expect(again.code).toBe(0)
     expect(again.json()).toEqual([])
     expect(await activityAmounts(emu, b, 'credit')).toEqual([5000, ...before])
+  })
+
+  it('--interval: a request approved while the worker runs is carried out on its next pass; Ctrl-C ends it with exit 130', async () => {
+    const before = await activityAmounts(emu, b, 'credit')
+    const running = startCli(['team', 'worker', '--interval', '1s', '-o', 'json'], {configDir: cronDir.path})
+    await until(() => running.stderr().includes('No approved request awaits the worker'), () => `the first pass: ${running.stderr()}`)
+    const ref = await requested('33.00')
+    expect((await bob(['approvals', 'review', ref, '--yes'])).code).toBe(0)
+    await until(() => running.stderr().includes(`carried out: ${ref}`), () => `the request carried out: ${running.stderr()}`)
+    running.interrupt()
+    const r = await running.done
+    expect(r.code, r.stderr).toBe(130)
+    expect(await activityAmounts(emu, b, 'credit')).toEqual([3300, ...before])
+    expect((await ana(['approvals', 'show', ref, '-o', 'json'])).json()).toMatchObject({state: 'carried out'})
   })
 
   it('an account transfer requested without the key is carried out with its key in the transfer', async () => {
