@@ -247,5 +247,13 @@ describe('members without the key', () => {
     expect(status.json()).toMatchObject({actor: ana$.user, roles: ['payops_member']})
     const unknown = await ana(['approvals', 'show', 'req-999999'])
     expect(unknown.code).toBe(4)
+    // The store out of reach: the request refuses (exit 7, naming it without its password), nothing recorded or sent.
+    const away = {env: {PAYOPS_TEAM_DATABASE_URL: 'postgres://ana:not-a-real-secret@127.0.0.1:1/payops'}}
+    const lost = await expectNothingSent(emu, () => ana(['moves', 'create', '--from', a, '--to', b, '--amount', '1.00', '--currency', 'USD'], away))
+    expect(lost.code).toBe(7)
+    expect(lost.stderr).toContain('The team store 127.0.0.1:1/payops cannot be reached')
+    expect(lost.stderr).not.toContain('not-a-real-secret')
+    const noWorker = await run(['team', 'worker', '--once'], {configDir: cronDir.path, env: away.env})
+    expect(noWorker.code).toBe(7)
   })
 })
