@@ -134,6 +134,33 @@ describe('members without the key', () => {
     expect(made?.client_metadata?.payops_idempotency_key).toBe(r.json().idempotency_key)
   })
 
+  it('a transfer claimed by a worker that died: resumed by its key, sent only when the list shows it was not, never twice', async () => {
+    const [from, to] = ((await run(['treasury', 'accounts', 'list'], {configDir: cronDir.path})).json() as Array<{id: string; currency_code: string}>).filter((x) => x.currency_code === 'USD')
+    const ask = async (amount: string) => {
+      const r = await ana(['transfers', 'create', '--from', from.id, '--to', to.id, '--amount', amount, '--currency', 'USD', '--rail', 'wire', '-o', 'json'])
+      expect(r.code, r.stderr).toBe(0)
+      expect((await bob(['approvals', 'review', r.json().id, '--yes'])).code).toBe(0)
+      // A worker claimed it and died: the claim stands without an outcome.
+      await db.query("INSERT INTO payops.executions (request_id, worker, idempotency_key) VALUES ($1, 'gone', $2)", [Number(r.json().id.slice(4)), r.json().idempotency_key])
+      return r.json() as {id: string; idempotency_key: string}
+    }
+    const withKey = async (key: string) => ((await run(['transfers', 'list', '--account-id', from.id, '--all', '-o', 'json'], {configDir: cronDir.path})).json() as Array<{id: string; client_metadata?: Record<string, unknown>}>).filter((t) => t.client_metadata?.payops_idempotency_key === key)
+    // Never sent: the list shows nothing that could be it, so the worker sends it once.
+    const unsent = await ask('13.01')
+    // Sent before the worker died: the list shows it by its key, so it is not sent again.
+    const sent = await ask('13.02')
+    const direct = await run(['transfers', 'create', '--from', from.id, '--to', to.id, '--amount', '13.02', '--currency', 'USD', '--rail', 'wire', '--idempotency-key', sent.idempotency_key, '-o', 'json'], {configDir: cron2Dir.path})
+    expect(direct.code, direct.stderr).toBe(0)
+    const w = await worker()
+    expect(w.code, w.stderr).toBe(0)
+    const rows = w.json() as Array<{request: string; result: string; id: string}>
+    expect(rows.map((x) => x.result)).toEqual(['carried_out', 'carried_out'])
+    expect(await withKey(unsent.idempotency_key)).toHaveLength(1)
+    expect(await withKey(sent.idempotency_key)).toEqual([expect.objectContaining({id: direct.json().id})])
+    expect(rows.find((x) => x.request === sent.id)?.id).toBe(direct.json().id)
+    expect(await db.query('SELECT status FROM payops.execution_outcomes ORDER BY seq')).toEqual([{status: 'carried_out'}, {status: 'carried_out'}])
+  })
+
   it('a payroll imported without the key: each row a request, the same rows under another name refused, listed for checkers, carried out once', async () => {
     const csv = `from,to,amount,currency\n${a},${b},11.00,USD\n${a},${b},12.00,USD\n`
     const file = join(anaDir.path, 'payroll.csv')
