@@ -241,7 +241,7 @@ export const SHOW_COLUMNS: Column[] = [
 
 /** `approvals show ID`: where a movement's approval stands in the team store. */
 export async function showApproval(ctx: CommandContext, id: string): Promise<void> {
-  if (/^req-\d+$/.test(id)) return (await import('../team/review.js')).showMoneyRequest(ctx, id)
+  if (/^req-\d+$/.test(id)) return (await import('../team/review.js')).showMoneyRequest(ctx, await teamContext(ctx), id)
   const found = await withTeamStore(ctx, async (store) => {
     const all = await store.approvals()
     remember(ctx, all)

@@ -5,18 +5,16 @@
  * worker carries it out. Neither needs the API key.
  */
 import type {CommandContext} from '../context/index.js'
+import type {StoreContext} from '../control/index.js'
 import {lastOutcome, moneyRequest, parseRequestRef, requestState, type MoneyRequest} from '../control/requests.js'
 import type {ControlStore} from '../control/types.js'
 import {ConflictError, LocalNotFoundError, NotConfirmedError, UsageError} from '../errors.js'
 import {formatMoney, parseAmount} from '../money.js'
 import type {Column} from '../output/index.js'
-import type {GuardFlags} from '../movements/command.js'
-import {teamContext} from '../movements/team-approvals.js'
 import {describeMoney, nounOf} from './request.js'
 
-/** Runs `fn` with the team store bound to this run (or to the key), closed after; exit 2 without one. */
-async function withStore<T>(ctx: CommandContext, what: string, fn: (store: ControlStore) => Promise<T>): Promise<T> {
-  const team = await teamContext(ctx)
+/** Runs `fn` with the team store of `team` (the run's, or the key's), closed after; exit 2 without one. */
+async function withStore<T>(team: StoreContext | undefined, what: string, fn: (store: ControlStore) => Promise<T>): Promise<T> {
   if (!team) throw new UsageError(`${what} reads the team store, and none is bound to this run (\`profiles set NAME team URL\`, or \`profiles add NAME --team URL\`).`)
   const {openControlStore} = await import('../control/index.js')
   const store = await openControlStore(team)
@@ -47,7 +45,7 @@ function describeLines(r: MoneyRequest, where: string): string[] {
 }
 
 /** The checker's typed amount (on a terminal), or --yes without one; anything else sends and records nothing. */
-async function confirmAmount(ctx: CommandContext, r: MoneyRequest, flags: GuardFlags & {yes?: boolean}): Promise<void> {
+async function confirmAmount(ctx: CommandContext, r: MoneyRequest, flags: {yes?: boolean}): Promise<void> {
   const amount = formatMoney(r.amount, r.currency)
   if (!ctx.prompter.interactive) {
     if (flags.yes) return
@@ -64,8 +62,8 @@ async function confirmAmount(ctx: CommandContext, r: MoneyRequest, flags: GuardF
 }
 
 /** `approvals review req-N`: the request from the store, its maker refused, the amount typed, the decision recorded. */
-export async function reviewMoneyRequest(ctx: CommandContext, ref: string, flags: GuardFlags & {yes?: boolean}): Promise<void> {
-  await withStore(ctx, '`approvals review`', async (store) => {
+export async function reviewMoneyRequest(ctx: CommandContext, team: StoreContext | undefined, ref: string, flags: {yes?: boolean}): Promise<void> {
+  await withStore(team, '`approvals review`', async (store) => {
     const r = await find(store, ref)
     ctx.out.note(describeLines(r, store.location))
     if (r.decision) throw new ConflictError(`The team store shows ${r.ref} already ${r.decision.decision} by ${r.decision.checker} at ${r.decision.at}: there is nothing to review. Nothing was recorded.`, r.ref, null)
@@ -123,8 +121,8 @@ function standing(r: MoneyRequest): string {
 }
 
 /** `approvals show req-N`. */
-export async function showMoneyRequest(ctx: CommandContext, ref: string): Promise<void> {
-  await withStore(ctx, '`approvals show`', async (store) => {
+export async function showMoneyRequest(ctx: CommandContext, team: StoreContext | undefined, ref: string): Promise<void> {
+  await withStore(team, '`approvals show`', async (store) => {
     const r = await find(store, ref)
     ctx.out.note(standing(r))
     await ctx.out.resource(showRow(r), SHOW_REQUEST_COLUMNS)

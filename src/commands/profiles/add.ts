@@ -11,7 +11,7 @@ import {databaseSecrets, describeStore, parseDatabaseUrl} from '../../control/ur
 import type {Profile} from '../../config/index.js'
 
 export default class ProfilesAdd extends BaseCommand<typeof ProfilesAdd> {
-  static override summary = 'Save a profile: an API key and base URL under a name (or, with --team, a team member\'s without the key).'
+  static override summary = 'Save a profile: a key and base URL, or (--team) a team member\'s without a key.'
   static override description =
     'The key is read from stdin with --key-stdin, or asked for on a terminal (hidden). --api-key also works but is visible in the process list. The profile file is written with mode 0600; keys are only ever shown redacted.\n\n' +
     'With --team URL the profile is a team member\'s without an API key (--base-url optional): its money commands (`moves create`, `transfers create`, `moves import`) record requests in that team store and send nothing; another member approves them (`approvals review req-N`) and `team worker`, where the key lives, carries them out.'
