@@ -46,7 +46,7 @@ export interface MoneyRequest extends ApprovalRequest {
   idempotency_key: string
   params: {auto_approve: boolean; rail?: string; scheduled_date?: string; metadata?: Record<string, unknown>}
   /** The worker's claim, once one claimed it. */
-  claim: null | {at: string; worker: string; idempotency_key: string}
+  claim: null | {at: string; worker: string; idempotency_key: string; /** Seconds since the claim, by the store's clock. */ age_s: number}
   /** What the worker recorded, in order (the last one stands). */
   outcomes: ExecutionOutcome[]
 }
@@ -82,7 +82,7 @@ function moneyRequestOf(r: Record<string, unknown>): MoneyRequest {
     id: Number(r.id), ref: requestRef(Number(r.id)), at: iso(r.at), maker: String(r.maker), kind: r.kind as MoneyKind, currency: String(r.currency),
     amount: Number(r.amount), destination: (r.destination as string | null) ?? null, detail, from: str(detail.from), idempotency_key: str(detail.idempotency_key), params,
     decision: r.decision ? {decision: r.decision as 'approved' | 'rejected', checker: String(r.checker), at: iso(r.decided_at), note: (r.note as string | null) ?? null} : null,
-    claim: r.claimed_at ? {at: iso(r.claimed_at), worker: String(r.claimed_by), idempotency_key: String(r.claimed_key)} : null,
+    claim: r.claimed_at ? {at: iso(r.claimed_at), worker: String(r.claimed_by), idempotency_key: String(r.claimed_key), age_s: Number(r.claim_age_s)} : null,
     outcomes: ((r.outcomes as Array<Record<string, unknown>>) ?? []).map((o) => ({
       at: iso(o.at), worker: String(o.worker), status: o.status as ExecutionOutcome['status'], resource_id: (o.resource_id as string | null) ?? null, detail: (o.detail as Record<string, unknown>) ?? {},
     })),
@@ -90,6 +90,7 @@ function moneyRequestOf(r: Record<string, unknown>): MoneyRequest {
 }
 
 const REQUESTS_SQL = `SELECT r.*, d.decision, d.checker, d.at AS decided_at, d.note, e.at AS claimed_at, e.worker AS claimed_by, e.idempotency_key AS claimed_key,
+  extract(epoch FROM now() - e.at)::float8 AS claim_age_s,
   (SELECT coalesce(jsonb_agg(jsonb_build_object('at', o.at, 'worker', o.worker, 'status', o.status, 'resource_id', o.resource_id, 'detail', o.detail) ORDER BY o.seq), '[]'::jsonb)
      FROM payops.execution_outcomes o WHERE o.request_id = r.id) AS outcomes
   FROM payops.approval_requests r

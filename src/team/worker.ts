@@ -55,6 +55,14 @@ export const WORK_COLUMNS: Column[] = [
   {key: 'message'},
 ]
 
+/**
+ * How long a transfer's claim without an outcome is left alone: longer than one worker can spend on
+ * one request (each API call's timeout, with its retries), and shorter than the window the list is
+ * searched in around the claim (search.ts AROUND_MS, 15 minutes), so that a transfer its worker
+ * made falls inside that window.
+ */
+const CLAIM_GRACE_S = 600
+
 /** The movement a request asks for, exactly as recorded (its key included). */
 export function movementOf(r: MoneyRequest, key: string): MovementRequest {
   const p = r.params
@@ -121,6 +129,11 @@ async function carryOut(ctx: CommandContext, store: ControlStore, due: MoneyRequ
   try {
     const r = await moneyRequest(store, due.id)
     if (!r || isFinished(r)) return row(due, 'skipped', 'another worker finished it meanwhile; nothing was sent by this one.')
+    // A transfer's claim without any outcome may still be in the hands of a worker that lost the
+    // store (its lock went with its connection): looked for only once that worker is surely done.
+    if (r.kind === 'transfer.create' && r.claim && r.outcomes.length === 0 && r.claim.age_s < CLAIM_GRACE_S) {
+      return row(r, 'skipped', `claimed by ${r.claim.worker} at ${r.claim.at} without an outcome yet: its transfer may still be in flight, so nothing was sent; a pass from ${CLAIM_GRACE_S / 60} minutes after the claim looks for it by its key.`)
+    }
     let claim: Claim
     try {
       claim = await claimRequest(store, r.id)

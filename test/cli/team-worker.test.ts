@@ -140,12 +140,16 @@ describe('members without the key', () => {
       const r = await ana(['transfers', 'create', '--from', from.id, '--to', to.id, '--amount', amount, '--currency', 'USD', '--rail', 'wire', '-o', 'json'])
       expect(r.code, r.stderr).toBe(0)
       expect((await bob(['approvals', 'review', r.json().id, '--yes'])).code).toBe(0)
-      // A worker claimed it and died: the claim stands without an outcome.
-      await db.query("INSERT INTO payops.executions (request_id, worker, idempotency_key) VALUES ($1, 'gone', $2)", [Number(r.json().id.slice(4)), r.json().idempotency_key])
+      // A worker claimed it and died eleven minutes ago: the claim stands without an outcome.
+      await db.query("INSERT INTO payops.executions (request_id, worker, idempotency_key, at) VALUES ($1, 'gone', $2, now() - interval '11 minutes')", [Number(r.json().id.slice(4)), r.json().idempotency_key])
       return r.json() as {id: string; idempotency_key: string}
     }
     const withKey = async (key: string) => ((await run(['transfers', 'list', '--account-id', from.id, '--all', '-o', 'json'], {configDir: cronDir.path})).json() as Array<{id: string; client_metadata?: Record<string, unknown>}>).filter((t) => t.client_metadata?.payops_idempotency_key === key)
     // Never sent: the list shows nothing that could be it, so the worker sends it once.
+    // Claimed a moment ago: it may still be in flight, so it is left alone.
+    const fresh = await ana(['transfers', 'create', '--from', from.id, '--to', to.id, '--amount', '13.03', '--currency', 'USD', '--rail', 'wire', '-o', 'json'])
+    expect((await bob(['approvals', 'review', fresh.json().id, '--yes'])).code).toBe(0)
+    await db.query("INSERT INTO payops.executions (request_id, worker, idempotency_key) VALUES ($1, 'busy', $2)", [Number(fresh.json().id.slice(4)), fresh.json().idempotency_key])
     const unsent = await ask('13.01')
     // Sent before the worker died: the list shows it by its key, so it is not sent again.
     const sent = await ask('13.02')
@@ -154,7 +158,9 @@ describe('members without the key', () => {
     const w = await worker()
     expect(w.code, w.stderr).toBe(0)
     const rows = w.json() as Array<{request: string; result: string; id: string}>
-    expect(rows.map((x) => x.result)).toEqual(['carried_out', 'carried_out'])
+    expect(rows.map((x) => x.result)).toEqual(['skipped', 'carried_out', 'carried_out'])
+    expect(w.stderr).toContain(`skipped: ${fresh.json().id}`)
+    expect(await withKey(fresh.json().idempotency_key)).toEqual([])
     expect(await withKey(unsent.idempotency_key)).toHaveLength(1)
     expect(await withKey(sent.idempotency_key)).toEqual([expect.objectContaining({id: direct.json().id})])
     expect(rows.find((x) => x.request === sent.id)?.id).toBe(direct.json().id)
