@@ -73,6 +73,9 @@ export function processContext(opts: FactoryOptions): CommandContext {
 
   const build = async (): Promise<Api> => {
     const r = profile()
+    if (!r.apiKey && r.profile?.team_database_url) {
+      throw new AuthError(`No API key: profile "${r.profileName}" is a team member's without the key, and this command needs it. Money requests (\`moves create\`, \`transfers create\`, \`moves import\`) are recorded in the team store for a checker and the worker; \`approvals review req-N\` and \`approvals show\` work without the key.`)
+    }
     if (!r.apiKey) {
       throw new AuthError(
         'No API key: set PAYOPS_API_KEY, pass --api-key, or add a profile (`payops profiles add NAME`, or `payops emulator start --write-profile NAME` for the local emulator).',

@@ -50,7 +50,8 @@ export async function openControlStore(ctx: StoreContext): Promise<ControlStore>
   const team = teamBinding(ctx)
   if (team) {
     const {PgControlStore} = await import('./postgres.js')
-    return PgControlStore.open({address: team.address, env: ctx.io.env, entity: entityOf(ctx, 'The team store')})
+    // A member without the key (`profiles add NAME --team URL`) works for the entity the store serves.
+    return PgControlStore.open({address: team.address, env: ctx.io.env, entity: ctx.profile.apiKey ? entityOf(ctx, 'The team store') : null})
   }
   return SqliteControlStore.open({
     configDir: ctx.configDir,

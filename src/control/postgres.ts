@@ -102,9 +102,10 @@ export class PgControlStore implements ControlStore {
   }
 
   /** Opens the store for `entity`: its schema must be this payops's and bound to the same entity. */
-  static async open(opts: PgConnectOptions & {entity: string}): Promise<PgControlStore> {
+  /** `entity` null: a member without the key, whose records are for the entity the store serves. */
+  static async open(opts: PgConnectOptions & {entity: string | null}): Promise<PgControlStore> {
     const client = await connectPg(opts)
-    const store = new PgControlStore(client, opts.address, opts.entity)
+    const store = new PgControlStore(client, opts.address, opts.entity ?? '')
     try {
       const version = await store.schemaVersion()
       const where = store.location
@@ -112,12 +113,23 @@ export class PgControlStore implements ControlStore {
       if (version > PG_MIGRATIONS.length) throw new UsageError(`The team store ${where} was set up by a newer payops (schema ${version}; this one knows ${PG_MIGRATIONS.length}). Upgrade payops.`)
       const bound = await store.boundEntity()
       if (bound === null) throw new UsageError(`The team store ${where} serves no entity yet: run \`payops team init\` under a profile with the entity's key.`)
+      if (opts.entity === null) return new PgControlStore(store.client, opts.address, bound)
       if (bound !== opts.entity) throw new UsageError(`The team store ${where} serves another entity: the key in use is not the one it was set up with (fingerprint ${opts.entity.slice(0, 12)}…, the store's ${bound.slice(0, 12)}…). Nothing was done.`)
       return store
     } catch (err) {
       await store.close()
       throw err
     }
+  }
+
+  /** The entity (key fingerprint) this store's records are for. */
+  get entityId(): string {
+    return this.entity
+  }
+
+  /** One statement of the store's other modules (src/control/requests.ts), in its turn on this connection. */
+  sql<R extends Record<string, unknown> = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<R[]> {
+    return this.q<R>(text, params)
   }
 
   /** One statement, in its turn on this store's connection (never inside another's decision). */

@@ -43,6 +43,8 @@ const SUMMARY_COLUMNS: Column[] = [
 const DRY_RUN_COLUMNS: Column[] = [named('file'), named('rows'), named('to_send'), named('held_for_approval'), named('already_done'), named('duplicates'), named('identical_rows'), money('total_to_send'), named('journal')]
 
 export async function runImportCommand(opts: ImportOptions, ctx: CommandContext): Promise<void> {
+  // A member without the key: each row becomes a request in the team store, nothing sent.
+  if (!ctx.profile.apiKey && (await (await import('../team/import.js')).importWithoutKey(opts, ctx))) return
   const planOpts = {defaultCurrency: opts.currency, newBatch: opts.newBatch, journal: opts.journal, stdin: ctx.io.stdin}
   let plan = await importFile.plan(opts.file, planOpts)
   let ledger: BatchLedger | undefined

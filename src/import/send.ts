@@ -114,7 +114,8 @@ export function pipelineSender(ports: MovementPorts, journaled: (key: string) =>
     return {
       send: async () => {
         const o = await p.send()
-        return {kind: o.kind, httpStatus: o.http_status, move: o.resource as Move, ...(o.warning ? {warning: o.warning} : {}), ...(o.held_by ? {heldBy: o.held_by} : {})}
+        // (A row is sent, never `requested`: a member without the key records rows elsewhere.)
+        return {kind: o.kind as RowOutcomeKind, httpStatus: o.http_status, move: o.resource as Move, ...(o.warning ? {warning: o.warning} : {}), ...(o.held_by ? {heldBy: o.held_by} : {})}
       },
       abandon: (reason) => p.abandon(reason),
     }

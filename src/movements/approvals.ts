@@ -15,7 +15,7 @@ import {runBatch, type GuardFlags} from './command.js'
 import type {MovementRequest} from './types.js'
 import {madeWith, pendingMovesOf, type PendingItem} from './pending.js'
 import {StoreUnavailableError} from '../control/errors.js'
-import {storeQueue, withTeamStore} from './team-approvals.js'
+import {requestsQueue, storeQueue, withTeamStore} from './team-approvals.js'
 import {mergeMoves, saveTeamQueue} from './team-queue.js'
 
 export {madeWith, pendingMovesOf, type PendingItem}
@@ -37,7 +37,9 @@ export const APPROVAL_COLUMNS: Column[] = [
 /** Everything awaiting approval: transfers from the service, moves known locally, with names. */
 export async function listPending(ctx: CommandContext, kinds: {moves: boolean; transfers: boolean}): Promise<PendingItem[]> {
   const items: PendingItem[] = []
-  if (kinds.transfers) {
+  // A member without the key reads the team store's queue alone (the service needs the key).
+  const keyless = !ctx.profile.apiKey && Boolean(ctx.io.env.PAYOPS_TEAM_DATABASE_URL?.trim() || ctx.profile.profile?.team_database_url)
+  if (kinds.transfers && !keyless) {
     const api = await ctx.api(['transfers', 'treasury'])
     const labels = new Map<string, string>()
     for await (const a of api.treasury.accounts({limit: 500}, {all: true})) {
@@ -60,7 +62,7 @@ export async function listPending(ctx: CommandContext, kinds: {moves: boolean; t
     }
   }
   // With a team store: its undecided requests from every member; what it shows decided leaves the queue.
-  const team = await withTeamStore(ctx, async (store) => storeQueue(await store.approvals())).catch((err: unknown) => {
+  const team = await withTeamStore(ctx, async (store) => ({...storeQueue(await store.approvals()), requests: await requestsQueue(store)})).catch((err: unknown) => {
     // Reading the queue is read-only: it goes on without the store and says so. Deciding (an
     // approve, a review) still refuses until the store answers.
     if (!(err instanceof StoreUnavailableError)) throw err
@@ -76,12 +78,14 @@ export async function listPending(ctx: CommandContext, kinds: {moves: boolean; t
     }
     const wanted = team.pending.filter((p) => kinds[p.kind === 'move' ? 'moves' : 'transfers'] && !items.some((i) => i.id === p.id))
     items.push(...wanted.filter((p) => p.kind === 'transfer'))
+    // Members' money requests (`req-N`): approved with `approvals review req-N`, carried out by the worker.
+    items.push(...team.requests.filter((p) => kinds[p.kind === 'move' ? 'moves' : 'transfers']))
   }
   if (kinds.moves) {
     const {readAudit} = await import('../audit/index.js')
     const local = pendingMovesOf(readAudit(ctx.configDir).filter(madeWith(ctx.profile.apiKey, ctx.profile.profileName ?? null, ctx.profile.mode)))
     const moves = mergeMoves(local, team && {key_id: null, read_at: '', pending: team.pending, decided: [...team.decided]})
-    if (moves.length) {
+    if (moves.length && !keyless) {
       const api = await ctx.api(['subaccounts'])
       const names = new Map<string, string | null>()
       const nameOf = async (id: string | null) => {
@@ -110,7 +114,10 @@ export interface ApprovalsOptions {
 /** Lists the queue; on a terminal (table output) offers a selection and approves the chosen ones. */
 export async function runApprovals(opts: ApprovalsOptions, ctx: CommandContext): Promise<void> {
   const items = await listPending(ctx, opts)
-  const canPick = ctx.prompter.interactive && ctx.io.stdoutIsTTY && !ctx.out.machine && ctx.prompter.select !== undefined
+  const canPick = ctx.prompter.interactive && ctx.io.stdoutIsTTY && !ctx.out.machine && ctx.prompter.select !== undefined && Boolean(ctx.profile.apiKey)
+  const requested = items.filter((i) => i.id.startsWith('req-'))
+  if (canPick && requested.length) ctx.out.note(`${requested.length === 1 ? 'A member\'s money request awaits' : `${requested.length} members' money requests await`} a checker: \`payops approvals review req-N\` approves one (the worker carries it out).`)
+  if (canPick) items.splice(0, items.length, ...items.filter((i) => !i.id.startsWith('req-')))
   if (!canPick || items.length === 0) {
     // With a team store, who asked for each (its requests' makers).
     const columns = items.some((i) => i.maker) ? [...APPROVAL_COLUMNS.slice(0, -1), {key: 'maker'}, APPROVAL_COLUMNS.at(-1)!] : APPROVAL_COLUMNS

@@ -28,7 +28,7 @@ export interface GuardFlags {
  * What the movement pipeline needs, from a command's context and flags. With `root`, requests go
  * below that path of the base URL's origin (`payops api` sends to the URL it was given).
  */
-export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[], flags: GuardFlags, root?: string): Promise<MovementPorts> {
+export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[], flags: GuardFlags, root?: string, opts: {teamApproval?: boolean} = {}): Promise<MovementPorts> {
   const {AREAS_FOR_KIND} = await import('./index.js')
   const loaded = await ctx.api([...new Set(kinds.flatMap((k) => AREAS_FOR_KIND[k]))])
   const api = root === undefined ? loaded : await loaded.under(root)
@@ -37,7 +37,8 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
   const team = await openTeamControls(ctx)
   // The team's approval policy holds creates as a profile's does (its limits are the store's to
   // decide, in the transaction that records the intent): a member's profile cannot drop it.
-  const teamApproval = team ? (await team.store.limits()).approval : undefined
+  // (Not for the worker: what it carries out was approved in the store by a member other than its maker.)
+  const teamApproval = team && opts.teamApproval !== false ? (await team.store.limits()).approval : undefined
   const limitSets = teamApproval ? [...r.limitSets, {profile: `team store ${team!.location}`, limits: {approval: teamApproval}}] : r.limitSets
   return {
     ...(team ? {team} : {}),
@@ -56,6 +57,11 @@ export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[
 
 /** Runs one money request through the pipeline (plan, guard, send, classify, record); `root` as for portsOf. */
 export async function runOne(ctx: CommandContext, flags: GuardFlags, request: MovementRequest, root?: string): Promise<Outcome> {
+  // A member without the key: a create is recorded in the team store as a request, nothing sent.
+  if (root === undefined && !ctx.profile.apiKey) {
+    const requested = await (await import('../team/request.js')).requestWithoutKey(ctx, request)
+    if (requested) return requested
+  }
   const team = await teamHook(ctx, [request])
   const ports = await portsOf(ctx, [request.kind], flags, root)
   const {runMovement} = await import('./index.js')

@@ -17,7 +17,7 @@ import {madeWith, pendingMovesOf} from './approvals.js'
 import {runBatch, type GuardFlags} from './command.js'
 import {auditHistory} from './history.js'
 import type {ApprovalRequest as StoreRequest} from '../control/types.js'
-import {describeRequest, differences, recordRequest, refuseContradiction, refuseMaker, remember, requestFor, resourceOf, withTeamStore} from './team-approvals.js'
+import {describeRequest, differences, recordRequest, teamContext, refuseContradiction, refuseMaker, remember, requestFor, resourceOf, withTeamStore} from './team-approvals.js'
 
 /** A request file is small: anything larger is not one. */
 const MAX_REQUEST_BYTES = 64 * 1024
@@ -142,6 +142,8 @@ export function readApprovalRequest(file: string): ApprovalRequest {
  */
 export async function reviewApprovalRequest(ctx: CommandContext, arg: string, flags: GuardFlags): Promise<void> {
   const isFile = existsSync(arg) || isSymlink(arg)
+  // `req-N`: a member's money request in the team store (approved there; the worker sends it).
+  if (!isFile && /^req-\d+$/.test(arg)) return (await import('../team/review.js')).reviewMoneyRequest(ctx, await teamContext(ctx), arg, flags)
   const fromFile = isFile ? readApprovalRequest(arg) : undefined
   const team = await withTeamStore(ctx, async (store) => ({all: await store.approvals(), me: (await store.status()).actor, where: store.location}))
   if (team) remember(ctx, team.all)

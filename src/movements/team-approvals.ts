@@ -188,7 +188,8 @@ export function refuseContradiction(req: StoreRequest, file: {amount_in_minor_un
 /** The store's undecided requests as queue items; and the ids the store shows decided. */
 export function storeQueue(all: readonly StoreRequest[]): {pending: PendingItem[]; decided: Set<string>} {
   const latest = new Map<string, StoreRequest>()
-  for (const r of all) latest.set(resourceOf(r), r)
+  // A member's money request (`move.create`, `transfer.create`) names no movement yet: not approvable through the API.
+  for (const r of all) if (r.kind === 'move' || r.kind === 'transfer') latest.set(resourceOf(r), r)
   const pending: PendingItem[] = []
   const decided = new Set<string>()
   for (const [id, r] of latest) {
@@ -213,6 +214,16 @@ export function storeQueue(all: readonly StoreRequest[]): {pending: PendingItem[
   return {pending, decided}
 }
 
+/** The members' money requests awaiting a checker, as queue items named `req-N`. */
+export async function requestsQueue(store: ControlStore): Promise<PendingItem[]> {
+  if (store.engine !== 'postgres') return []
+  const {moneyRequests} = await import('../control/requests.js')
+  return (await moneyRequests(store)).filter((r) => !r.decision).map((r) => ({
+    kind: r.kind === 'move.create' ? ('move' as const) : ('transfer' as const), id: r.ref, amount_in_minor_units: r.amount, currency_code: r.currency,
+    from: r.from, to: r.destination, from_name: null, to_name: null, created_at: r.at, source: 'team' as const, maker: r.maker,
+  }))
+}
+
 export const SHOW_COLUMNS: Column[] = [
   {key: 'id'},
   {key: 'kind'},
@@ -230,6 +241,7 @@ export const SHOW_COLUMNS: Column[] = [
 
 /** `approvals show ID`: where a movement's approval stands in the team store. */
 export async function showApproval(ctx: CommandContext, id: string): Promise<void> {
+  if (/^req-\d+$/.test(id)) return (await import('../team/review.js')).showMoneyRequest(ctx, await teamContext(ctx), id)
   const found = await withTeamStore(ctx, async (store) => {
     const all = await store.approvals()
     remember(ctx, all)

@@ -28,6 +28,8 @@ import type {Spinner} from '../output/spinner.js'
 export async function runTransferCreate(opts: TransferCreateOptions, ctx: CommandContext, spinner?: Spinner): Promise<void> {
   const started = ctx.clock.now()
   let outcome = await runOne(ctx, opts.guard, opts.request)
+  // Requested by a member without the key: nothing was sent, so there is nothing to follow.
+  if (outcome.kind === 'requested') return renderOutcome(ctx, outcome, TRANSFER_COLUMNS, TRANSFER_KNOWN)
   let transfer = outcome.resource as AccountTransfer
   if (outcome.http_status === 202 && outcome.id) {
     ctx.out.note(`Accepted (202): transfer ${transfer.id} is ${transfer.status ?? 'in a state the answer did not give'}; processing continues${opts.wait ? '' : ' (use --wait to follow it)'}.`)

@@ -261,7 +261,8 @@ export interface Plan {
   send(): Promise<ApiResponse<Record<string, unknown> | undefined>>
 }
 
-export type OutcomeKind = 'created' | 'replayed' | 'advanced'
+/** `requested`: recorded in the team store by a member without the key, sent by no one yet (src/team/request.ts). */
+export type OutcomeKind = 'created' | 'replayed' | 'advanced' | 'requested'
 
 export interface Outcome {
   kind: OutcomeKind
