@@ -17,7 +17,7 @@ import {randomUUID} from 'node:crypto'
 import {auditHistory} from './history.js'
 import {teamHook} from './team-approvals.js'
 import {openTeamControls} from './team.js'
-import type {MovementKind, MovementPorts, MovementRequest, Outcome, Summary} from './types.js'
+import type {MovementKind, MovementPorts, MovementRequest, Outcome, Summary, TeamControls} from './types.js'
 
 export interface GuardFlags {
   yes?: boolean
@@ -28,13 +28,13 @@ export interface GuardFlags {
  * What the movement pipeline needs, from a command's context and flags. With `root`, requests go
  * below that path of the base URL's origin (`payops api` sends to the URL it was given).
  */
-export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[], flags: GuardFlags, root?: string, opts: {teamApproval?: boolean} = {}): Promise<MovementPorts> {
+export async function portsOf(ctx: CommandContext, kinds: readonly MovementKind[], flags: GuardFlags, root?: string, opts: {teamApproval?: boolean; team?: TeamControls} = {}): Promise<MovementPorts> {
   const {AREAS_FOR_KIND} = await import('./index.js')
   const loaded = await ctx.api([...new Set(kinds.flatMap((k) => AREAS_FOR_KIND[k]))])
   const api = root === undefined ? loaded : await loaded.under(root)
   const r = ctx.profile
   // Bound to a team store: it decides every money request; unreachable, nothing is sent (exit 7).
-  const team = await openTeamControls(ctx)
+  const team = opts.team ?? (await openTeamControls(ctx))
   // The team's approval policy holds creates as a profile's does (its limits are the store's to
   // decide, in the transaction that records the intent): a member's profile cannot drop it.
   // (Not for the worker: what it carries out was approved in the store by a member other than its maker.)
@@ -62,8 +62,16 @@ export async function runOne(ctx: CommandContext, flags: GuardFlags, request: Mo
     const requested = await (await import('../team/request.js')).requestWithoutKey(ctx, request)
     if (requested) return requested
   }
-  const team = await teamHook(ctx, [request])
-  const ports = await portsOf(ctx, [request.kind], flags, root)
+  // One connection to the team store for the whole command (the hook's checks, the decisions, the records after).
+  const controls = await openTeamControls(ctx)
+  const team = await teamHook(ctx, [request], controls?.store).catch(async (err: unknown) => {
+    await controls?.store.close()
+    throw err
+  })
+  const ports = await portsOf(ctx, [request.kind], flags, root, {...(controls && {team: controls})}).catch(async (err: unknown) => {
+    await controls?.store.close()
+    throw err
+  })
   const {runMovement} = await import('./index.js')
   try {
     const outcome = await runMovement(request, ports, (p) => {
@@ -112,11 +120,23 @@ function partialLine(ctx: CommandContext, o: Outcome): string {
  * a result table; exit 0 when all went through, 6 when some did not.
  */
 export async function runBatch(ctx: CommandContext, flags: GuardFlags, requests: MovementRequest[], opts: GuardOptions, verb: string): Promise<void> {
-  const team = await teamHook(ctx, requests)
-  const ports = await portsOf(ctx, [...new Set(requests.map((r) => r.kind))], flags)
+  const controls = await openTeamControls(ctx)
+  const team = await teamHook(ctx, requests, controls?.store).catch(async (err: unknown) => {
+    await controls?.store.close()
+    throw err
+  })
+  const ports = await portsOf(ctx, [...new Set(requests.map((r) => r.kind))], flags, undefined, {...(controls && {team: controls})}).catch(async (err: unknown) => {
+    await controls?.store.close()
+    throw err
+  })
   const {runMovements} = await import('./index.js')
-  const settled = await runMovements(requests, ports, opts).finally(() => closePorts(ports))
-  for (const s of settled) if ('outcome' in s) await team?.after(s.request, s.outcome)
+  let settled: Awaited<ReturnType<typeof runMovements>>
+  try {
+    settled = await runMovements(requests, ports, opts)
+    for (const s of settled) if ('outcome' in s) await team?.after(s.request, s.outcome)
+  } finally {
+    await closePorts(ports)
+  }
   const results: ItemResult[] = []
   const codes: ExitCodeValue[] = []
   for (const s of settled) {

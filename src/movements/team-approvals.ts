@@ -93,11 +93,12 @@ export interface TeamHook {
  * request for is refused to its maker; returns what records the decision (or a held create's
  * request) afterwards. Without a team store (or with nothing to check): undefined.
  */
-export async function teamHook(ctx: CommandContext, requests: readonly MovementRequest[]): Promise<TeamHook | undefined> {
+export async function teamHook(ctx: CommandContext, requests: readonly MovementRequest[], shared?: ControlStore): Promise<TeamHook | undefined> {
   if (!requests.some((r) => APPROVES.has(r.kind) || CREATES.has(r.kind))) return undefined
   const team = await teamContext(ctx)
   if (!team) return undefined
-  const store = await open(team)
+  // The command's own connection when it has one (it closes it); else one of this hook's.
+  const store = shared ?? (await open(team))
   try {
     const me = (await store.status()).actor
     const all = await store.approvals()
@@ -108,17 +109,17 @@ export async function teamHook(ctx: CommandContext, requests: readonly MovementR
       if (found) refuseMaker(found, me, store.location)
     }
   } finally {
-    await store.close()
+    if (!shared) await store.close()
   }
-  return {after: (request, outcome) => recordAfter(ctx, team, request, outcome)}
+  return {after: (request, outcome) => recordAfter(ctx, team, request, outcome, shared)}
 }
 
-async function recordAfter(ctx: CommandContext, team: StoreContext, request: MovementRequest, o: Outcome): Promise<void> {
+async function recordAfter(ctx: CommandContext, team: StoreContext, request: MovementRequest, o: Outcome, shared?: ControlStore): Promise<void> {
   // An approve that came back (2XX, a 207 too) was approved by the API; a create in `created` awaits one.
   if (!(CREATES.has(request.kind) && o.status === 'created' && o.id) && !APPROVES.has(request.kind)) return
   let store: ControlStore | undefined
   try {
-    store = await open(team)
+    store = shared ?? (await open(team))
     if (CREATES.has(request.kind)) {
       const r = await recordRequest(store, request.kind === 'move.create' ? 'move' : 'transfer', o.id!, o.resource)
       ctx.out.note(`Its approval request is in the team store ${store.location}, requested by ${r.maker}: another member approves it (\`payops approvals review ${o.id}\`).`)
@@ -128,7 +129,7 @@ async function recordAfter(ctx: CommandContext, team: StoreContext, request: Mov
     const what = CREATES.has(request.kind) ? `its approval request (run \`payops approvals request ${o.id}\`)` : 'the decision'
     ctx.out.warn(`${o.id ?? ''}: the API answered, but ${what} could not be recorded in the team store: ${(err as Error).message}`)
   } finally {
-    await store?.close()
+    if (!shared) await store?.close()
   }
 }
 
