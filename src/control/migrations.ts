@@ -12,6 +12,7 @@
  */
 import {PG_RECORDS} from './migration-records.js'
 import {V_MEMBER_REQUESTS} from './migrations-requests.js'
+import {V_DECIDE_LOCK} from './migration-decide-lock.js'
 
 /** The advisory lock key `team init` holds while it migrates (one per database). */
 export const MIGRATION_LOCK = 7_431_902_117
@@ -390,8 +391,9 @@ GRANT EXECUTE ON FUNCTION payops.record_import_batch(text, text, text, text, int
 `
 
 /** Each version's SQL, in order. Version N is `PG_MIGRATIONS[N - 1]`. */
-// 4: reconciliation decisions, names, watch alerts; 5: members' money requests and their execution.
-export const PG_MIGRATIONS: readonly string[] = [V1, V2_INTENTS_THAT_MOVE_NOTHING, V_IMPORT_BATCHES, PG_RECORDS, V_MEMBER_REQUESTS]
+// 4: reconciliation decisions, names, watch alerts; 5: members' money requests and their execution;
+// 6: append_intent takes the entity's decision lock itself.
+export const PG_MIGRATIONS: readonly string[] = [V1, V2_INTENTS_THAT_MOVE_NOTHING, V_IMPORT_BATCHES, PG_RECORDS, V_MEMBER_REQUESTS, V_DECIDE_LOCK]
 
 /** The schema and its table of applied versions, made before the first version (under the lock). */
 export const BOOTSTRAP = `CREATE SCHEMA IF NOT EXISTS payops;

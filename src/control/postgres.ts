@@ -177,23 +177,30 @@ export class PgControlStore implements ControlStore {
   }
 
   /**
-   * One serializable transaction per decision. The entity's advisory lock is taken before it
-   * begins (so its snapshot sees every decision committed before), and a serialization failure
-   * or a deadlock runs the decision again from the start.
+   * One transaction per decision, under the entity's advisory lock (transaction-scoped, taken as
+   * its first statement and released by its commit): decisions on one entity run one after
+   * another across every connection and machine, and each statement after the lock, at READ
+   * COMMITTED, sees every decision committed before it. `append_intent` takes the same lock itself
+   * (schema 6), so a direct call waits its turn too. A deadlock runs the decision again.
    */
   decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<Decided<T>> {
     // The connection is this store's: its decisions (and other statements) take turns on it.
     return inTurn(this.client, () => this.decideNow(fn))
   }
 
+  /** BEGIN and the lock in one round trip (the entity, a hex fingerprint, is written in the statement). */
+  private lockStatement(): string {
+    if (!/^[0-9a-f]{16,128}$/.test(this.entity)) throw new Error(`not an entity fingerprint: ${this.entity.slice(0, 16)}`)
+    return `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('payops:decide:${this.entity}', 0)), payops.today()::text AS day`
+  }
+
   private async decideNow<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<Decided<T>> {
     for (let attempt = 1; ; attempt++) {
-      let locked = false
       try {
-        await this.query(`SELECT pg_advisory_lock(hashtextextended('payops:decide:' || $1, 0))`, [this.entity])
-        locked = true
-        await this.query('BEGIN ISOLATION LEVEL SERIALIZABLE')
-        const [{day}] = await this.query<{day: string}>('SELECT payops.today()::text AS day')
+        const began = (await this.client.query(this.lockStatement()).catch((err: unknown) => {
+          throw retryable(err) ? err : storeError(err, this.location)
+        })) as unknown as Array<{rows: Array<{day: string}>}>
+        const day = began[1].rows[0].day
         const decision = await fn(this.view(day))
         for (const o of decision.outcomes ?? []) await this.query('SELECT payops.record_outcome($1, $2, $3)', [o.intentSeq, o.status, JSON.stringify(o.detail ?? {})])
         const intent = decision.intent ? await this.append(decision.intent) : undefined
@@ -204,10 +211,8 @@ export class PgControlStore implements ControlStore {
       } catch (err) {
         await this.client.query('ROLLBACK').catch(() => undefined)
         if (retryable(err) && attempt < DECIDE_ATTEMPTS) continue
-        // The store's own errors are already said plainly (query); the decision's own go as they are.
+        // The store's own errors are said plainly; the decision's own go as they are.
         throw retryable(err) ? storeError(err, this.location) : err
-      } finally {
-        if (locked) await this.client.query(`SELECT pg_advisory_unlock(hashtextextended('payops:decide:' || $1, 0))`, [this.entity]).catch(() => undefined)
       }
     }
   }

@@ -184,23 +184,47 @@ describe('the SQLite engine', () => {
 })
 
 describe('the PostgreSQL engine', () => {
-  it('a decision that loses a serialization race runs again and sees the other\'s intent', async () => {
+  it('a member\'s direct append_intent waits for the decision in progress, then is judged against a total that includes it', async () => {
     const engine = await pgEngine()
     cleanups.push(() => engine.cleanup())
     const [ana] = await engine.open(['ana'])
     opened.push(ana)
+    await ana.setPolicy('daily-max', {USD: 350})
     const bob = await engine.db.login('bob', ['payops_member'])
-    const seen: number[] = []
+    let direct: Promise<unknown> | undefined
     const result = await ana.decide(async (view) => {
       const total = await view.totalToday('USD')
-      seen.push(total)
-      // Another machine's intent commits after this decision read the total (it takes no lock:
-      // only the serializable transaction stands between them).
-      if (seen.length === 1) await engine.db.queryAs(bob.url, `SELECT payops.append_intent($1, 'move', 'USD', 300, NULL, 'allowed', '{}')`, [ENTITY])
+      // Another member calls the function directly (psql, at READ COMMITTED, no lock of its own):
+      // it waits for this decision's lock, and is judged after it commits.
+      direct = engine.db.queryAs(bob.url, `SELECT payops.append_intent($1, 'move', 'USD', 300, NULL, 'allowed', '{}')`, [ENTITY]).then(
+        () => 'recorded',
+        (err: Error) => err.message,
+      )
+      await new Promise((r) => setTimeout(r, 300))
       return {value: total, intent: {kind: 'move', currency: 'USD', amount: 100, status: 'allowed'}}
     })
-    expect(seen).toEqual([0, 300])
-    expect(result.value).toBe(300)
-    expect(await engine.db.query('SELECT total FROM payops.daily_totals')).toEqual([{total: '400'}])
+    expect(result.value).toBe(0)
+    // 100 allowed first; 100 + 300 is past the 350 cap: the database refuses the direct call.
+    expect(await direct).toMatch(/would take today's total past the team's daily-max/)
+    expect(await engine.db.query('SELECT total FROM payops.daily_totals')).toEqual([{total: '100'}])
+  })
+
+  it('two members\' direct append_intent calls at once cannot both pass a cap that fits only one', async () => {
+    const engine = await pgEngine()
+    cleanups.push(() => engine.cleanup())
+    const [ana] = await engine.open(['ana'])
+    opened.push(ana)
+    await ana.setPolicy('daily-max', {USD: 500})
+    const members = await Promise.all(['bob', 'cy', 'di', 'ed'].map((n) => engine.db.login(n, ['payops_member'])))
+    const calls = await Promise.all(
+      members.map((m) =>
+        engine.db.queryAs(m.url, `SELECT payops.append_intent($1, 'move', 'USD', 300, NULL, 'allowed', '{}')`, [ENTITY]).then(
+          () => 'recorded',
+          () => 'refused',
+        ),
+      ),
+    )
+    expect(calls.filter((c) => c === 'recorded')).toHaveLength(1)
+    expect(await engine.db.query('SELECT total FROM payops.daily_totals')).toEqual([{total: '300'}])
   })
 })
