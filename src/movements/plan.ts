@@ -16,6 +16,7 @@ import {movementDetails} from './history.js'
 import {makerCheckerFor, refuseOwnApproval} from './maker-checker.js'
 import {describe} from './sentence.js'
 import {searchCredits, searchTransfers} from './search.js'
+import {systemClock} from '../context/host.js'
 
 /** The pipeline records its own audit, and is the one sender allowed to reach a money endpoint. */
 const skipAudit = {skipAudit: true, movement: true}
@@ -134,7 +135,7 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
     currency,
     autoApprove,
     heldBy,
-    settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
+    settle: settleCommand(r, {key, minor, currency, now: systemClock.now()}),
     send: () => ports.api.moves.create(input, key, skipAudit),
   }
 }
@@ -154,7 +155,7 @@ function planMoveApprove(r: Extract<MovementRequest, {kind: 'move.approve'}>, po
     idempotencyKey: null,
     keyGenerated: false,
     currency: known?.currency_code ?? null,
-    settle: settleCommand(r, {key: null, now: Date.now()}),
+    settle: settleCommand(r, {key: null, now: systemClock.now()}),
     send: () => ports.api.moves.approve(r.id, skipAudit),
     audit: {method: 'POST', maker: r.maker ?? null, path: `/api/subaccounts/move/${r.id}/approve`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
   }
@@ -186,7 +187,7 @@ function planMoveCancel(r: Extract<MovementRequest, {kind: 'move.cancel'}>, port
     idempotencyKey: null,
     keyGenerated: false,
     currency: known?.currency_code ?? null,
-    settle: settleCommand(r, {key: null, now: Date.now()}),
+    settle: settleCommand(r, {key: null, now: systemClock.now()}),
     audit: {method: 'DELETE', path: `/api/subaccounts/move/${r.id}`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
     send: () => ports.api.moves.cancel(r.id, skipAudit) as ReturnType<Plan['send']>,
   }
@@ -235,7 +236,7 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
     currency,
     autoApprove,
     heldBy,
-    settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
+    settle: settleCommand(r, {key, minor, currency, now: systemClock.now()}),
     // Before sending (a key the operator gave may name an earlier run's transfer): the source
     // account's transfers; around a lost answer: those of this amount created then (search.ts).
     search: async (around) => {
@@ -254,7 +255,7 @@ async function planTransferApprove(r: Extract<MovementRequest, {kind: 'transfer.
     ...(r.maker !== undefined && {evenOnTest: true, alwaysTyped: true}),
     idempotencyKey: null,
     keyGenerated: false,
-    settle: settleCommand(r, {key: null, now: Date.now()}),
+    settle: settleCommand(r, {key: null, now: systemClock.now()}),
     send: () => ports.api.transfers.approve(r.id, skipAudit),
   }
   if (!needsDetails(ports)) {
@@ -308,9 +309,9 @@ async function planCredit(r: Extract<MovementRequest, {kind: 'credit.simulate'}>
     audit: {method: 'POST', path: `/api/treasury/accounts/${r.account}/simulate-inbound-credit`, amount_in_minor_units: minor, currency_code: currency, from: null, to},
     expected: {amount_in_minor_units: minor, currency_code: currency},
     currency,
-    settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
+    settle: settleCommand(r, {key, minor, currency, now: systemClock.now()}),
     // A bank line carries nothing of the request: after a lost answer, the credits that could be it.
-    search: async (around) => searchCredits(ports.api, r, minor, currency, around ?? {since: Date.now()}),
+    search: async (around) => searchCredits(ports.api, r, minor, currency, around ?? {since: systemClock.now()}),
     sendAnyway: r.sendAnyway,
     send: () => ports.api.treasury.simulateCredit(r.account, input, key, skipAudit) as ReturnType<Plan['send']>,
   }
