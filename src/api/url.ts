@@ -7,7 +7,7 @@ import {redact, registerUrlSecrets} from './redact.js'
 
 export type QueryValue = string | number | boolean | undefined | null | Array<string | number>
 
-/** Encodes each interpolated value as one path segment: p`/api/moves/${id}`. */
+/** Encodes each interpolated value as one path segment: p`/things/${id}`. */
 export function p(strings: TemplateStringsArray, ...values: Array<string | number>): string {
   let out = strings[0]
   values.forEach((v, i) => {

@@ -52,7 +52,7 @@ function known(r: AuditRecord): Known {
 }
 
 /** The requests that create a movement. */
-const CREATES = new Set(['POST /api/subaccounts/move', 'POST /api/treasury/account-transfers'])
+const CREATES = new Set([`POST ${PATHS.moveCreate}`, `POST ${PATHS.transferCreate}`])
 
 /** The requests that move money out of an account: creates and approvals of moves and transfers. */
 const OUTFLOW = [/^POST \/api\/subaccounts\/move$/, /^POST \/api\/subaccounts\/move\/[^/]+\/approve$/, /^POST \/api\/treasury\/account-transfers$/, /^POST \/api\/treasury\/account-transfers\/[^/]+\/approve$/]
