@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../base-command.js'
-import {buildRawRequest, RAW_METHODS, type RawMethod} from '../api/raw.js'
+import {RAW_METHODS, type RawMethod} from '../api/raw.js'
 import {runApi} from '../movements/raw-command.js'
 
 export default class ApiRaw extends ApiCommand<typeof ApiRaw> {

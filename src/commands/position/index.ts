@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {DEFAULT_HORIZON_DAYS, MAX_HORIZON_DAYS, position, positionRows, saveSnapshot, scheduleRows, unreadableLines} from '../../books/position.js'
+import {DEFAULT_HORIZON_DAYS, MAX_HORIZON_DAYS} from '../../books/position.js'
 import {runPosition} from '../../books/commands.js'
 
 export default class Position extends ApiCommand<typeof Position> {

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, exceptionsLine, reconcile, summaryLine} from '../../books/reconcile.js'
+import {DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS} from '../../books/reconcile.js'
 import {runReconcile} from '../../books/commands.js'
 
 export default class Reconcile extends ApiCommand<typeof Reconcile> {

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../../base-command.js'
-import {MAX_LABEL, MAX_NOTE, resolve} from '../../books/resolve.js'
+import {MAX_LABEL, MAX_NOTE} from '../../books/resolve.js'
 import {runResolve} from '../../books/commands.js'
 
 export default class ReconcileResolve extends BaseCommand<typeof ReconcileResolve> {
