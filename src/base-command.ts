@@ -7,7 +7,6 @@ import {Command} from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
 import type {Interfaces} from '@oclif/core'
 import type {ApiArea} from './api/index.js'
-import type {PaginateOptions, Page} from './api/paginate.js'
 import {redact} from './api/redact.js'
 import {classify} from './classify.js'
 import {processContext} from './context/factory.js'
@@ -15,7 +14,9 @@ import type {CommandContext} from './context/index.js'
 import {host} from './context/host.js'
 import {PayopsError, UsageError} from './errors.js'
 import type {Summary} from './movements/types.js'
-import {FORMATS, type Column, type Output} from './output/index.js'
+import {FORMATS, type Output} from './output/index.js'
+import type {ListOptions} from './output/show.js'
+import type {GuardFlags} from './movements/command.js'
 import {terminalLines} from './output/safe.js'
 import {oneValueEach} from './flags.js'
 import {outputFor, type OutputFlags} from './output/select.js'
@@ -154,28 +155,16 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     return this.ctx.isLive
   }
 
-  /** List options from the shared list flags; the last page seen is kept for the cursor hint. */
-  protected listOptions(): {limit?: number; order?: 'asc' | 'desc'; paginate: PaginateOptions} {
+  /** The shared list flags as typed list options (an area's `listing` pages and shows with them). */
+  protected get listInput(): ListOptions {
     const f = this.flags as {limit?: number; cursor?: string; order?: 'asc' | 'desc'; all?: boolean; 'max-items'?: number}
-    const paginate: PaginateOptions = {
-      cursor: f.cursor,
-      all: f.all || f['max-items'] !== undefined,
-      maxItems: f['max-items'],
-      onPage: (page) => {
-        this.lastPage = page
-      },
-    }
-    return {limit: f.limit, order: f.order, paginate}
+    return {limit: f.limit, cursor: f.cursor, order: f.order, all: f.all, maxItems: f['max-items']}
   }
 
-  private lastPage?: Page<unknown>
-
-  /** Renders a list and, on a terminal, hints at the next cursor on stderr. */
-  protected async renderList(items: AsyncIterable<Record<string, unknown>>, columns: Column[], known?: Column[]): Promise<void> {
-    await this.out.list(items, columns, known)
-    const f = this.flags as {all?: boolean; 'max-items'?: number}
-    // Never with --all (or --max-items, which follows pages): the list is whole, or cut by choice.
-    if (this.lastPage && !f.all && f['max-items'] === undefined) this.out.page(this.lastPage)
+  /** The guard's flags (--yes, --override-limits) as the movement pipeline and confirmations take them. */
+  protected get guardInput(): GuardFlags {
+    const f = this.flags as {yes?: boolean; 'override-limits'?: boolean}
+    return {yes: f.yes, 'override-limits': f['override-limits']}
   }
 
   /** Reads ids from argv, or one per line from stdin when the only argument is `-`. */

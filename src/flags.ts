@@ -177,6 +177,11 @@ export interface AmountRangeInput {
   'amount-minor-lte'?: string
 }
 
+/** The amount range flags of a command, as parseAmountRange takes them. */
+export function amountRangeOf(f: AmountRangeInput): AmountRangeInput {
+  return {'amount-gte': f['amount-gte'], 'amount-lte': f['amount-lte'], 'amount-minor-gte': f['amount-minor-gte'], 'amount-minor-lte': f['amount-minor-lte']}
+}
+
 const ZERO_DECIMAL_RE = /^\+?0*(\.0*)?$/
 const DECIMAL_SHAPE_RE = /^\+?(\d{1,3}([,_]\d{3})+|\d*)(\.\d*)?$/
 

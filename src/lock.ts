@@ -8,6 +8,7 @@
  * first moved aside (an atomic rename), then judged again where it now is, and put back if it no
  * longer looks abandoned (another run took the lock in between).
  */
+import {systemClock} from './context/host.js'
 import {randomUUID} from 'node:crypto'
 import {readFileSync, renameSync, rmSync, statSync} from 'node:fs'
 import {rename, rm, writeFile} from 'node:fs/promises'
@@ -63,7 +64,7 @@ function abandoned(dir: string, staleMs: number): boolean {
   } catch {
     return false
   }
-  const age = Date.now() - mtime
+  const age = systemClock.now() - mtime
   if (age > staleMs) return true
   const owner = ownerOf(dir)
   if (!owner) return age > OWNERLESS_MS

@@ -1,5 +1,6 @@
 /** What the audit trail records of a mutating request (never a key or a secret), and the hook that records it. */
 import type {AuditRecord} from '../audit/index.js'
+import {systemClock} from '../context/host.js'
 
 /** What the audit trail learns of a mutating request: never the key or the body's secrets. */
 export interface AuditInfo {
@@ -51,7 +52,7 @@ let opCounter = 0
 
 /** A fresh id tying an audit outcome to its intent. */
 export function newOpId(): string {
-  return `${process.pid}-${Date.now().toString(36)}-${(++opCounter).toString(36)}`
+  return `${process.pid}-${systemClock.now().toString(36)}-${(++opCounter).toString(36)}`
 }
 
 /** The auditable fields of a request: where money goes, never secrets. */

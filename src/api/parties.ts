@@ -1,6 +1,6 @@
 /** Payers and payees: the two lists (identical parameters) and GET /api/payees/{id}. */
 import type {ApiClient} from './client.js'
-import {fillPath} from './client.js'
+import {fillPath} from './url.js'
 import {PATHS} from './paths.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {Party, type PartyFilters} from './schemas/parties.js'

@@ -60,3 +60,15 @@ export const CONTROL_PATHS = {
   clock: '/_emulator/clock',
   scenario: '/_emulator/scenario',
 } as const
+
+/**
+ * A path as the audit trail records a request the movement pipeline sends: the template filled
+ * with each value as given (not encoded), so that records compare with those written before.
+ */
+export function recordedPath(name: PathName, params: Record<string, string> = {}): string {
+  return PATHS[name].replace(/\{(\w+)\}/g, (_, key: string) => {
+    const v = params[key]
+    if (v === undefined) throw new Error(`path parameter ${key} missing for ${PATHS[name]}`)
+    return v
+  })
+}

@@ -1,6 +1,6 @@
 /** Payins: GET /api/payins/{id}. */
 import type {ApiClient} from './client.js'
-import {fillPath} from './client.js'
+import {fillPath} from './url.js'
 import {PATHS} from './paths.js'
 import {Payin} from './schemas/parties.js'
 

@@ -65,7 +65,7 @@ function assign(target: Record<string, unknown>, key: string, value: unknown): v
  * A request that changes something goes only to a path in canonical form: segments of unreserved
  * characters, no `;params`, no percent-encoding, no `.` or `..`, no empty segment, no segment
  * ending in a dot. A server that strips `;x`, decodes `%2F` or drops a trailing dot (`move.`)
- * would otherwise route `/api/subaccounts/move;x` to the move endpoint while payops' money guard
+ * would otherwise route `…/move;x` to the move endpoint while payops' money guard
  * saw another path. `payops api` checks the full path sent: the base URL's path joined with PATH.
  */
 export function refuseOddPath(method: string, path: string): void {

@@ -2,6 +2,7 @@
  * The retry policy, as pure functions: which attempts may be retried and how long to wait.
  * Exponential backoff with full jitter (AWS architecture blog), honouring Retry-After.
  */
+import {systemClock} from '../context/host.js'
 
 export const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504])
 
@@ -53,7 +54,7 @@ export function leavesOutcomeUnknown(err: unknown): boolean {
 }
 
 /** Parses Retry-After (delta seconds or an HTTP date) into milliseconds from `now`. */
-export function parseRetryAfter(value: string | string[] | undefined | null, now = Date.now()): number | undefined {
+export function parseRetryAfter(value: string | string[] | undefined | null, now = systemClock.now()): number | undefined {
   const v = Array.isArray(value) ? value[0] : value
   if (v === undefined || v === null || v.trim() === '') return undefined
   const trimmed = v.trim()

@@ -3,6 +3,7 @@
  * read the whole body (`bare`) and unwrap `data` when present. A received token is registered as
  * a secret at once, so that no later message or trace line can print it.
  */
+import {systemClock} from '../context/host.js'
 import {decodeJwt, type JWTPayload} from 'jose'
 import type {ApiClient} from './client.js'
 import {PATHS} from './paths.js'
@@ -36,7 +37,7 @@ export function decodeClaims(token: string): JWTPayload | undefined {
 }
 
 /** What the commands show: the token, its absolute expiry (from expires_in_seconds) and claims. */
-export function describeToken(t: SessionToken, receivedAt: number = Date.now()): SessionToken & {expires_at: string; claims?: JWTPayload} {
+export function describeToken(t: SessionToken, receivedAt: number = systemClock.now()): SessionToken & {expires_at: string; claims?: JWTPayload} {
   const claims = decodeClaims(t.token)
   return {...t, expires_at: new Date(receivedAt + t.expires_in_seconds * 1000).toISOString(), ...(claims ? {claims} : {})}
 }

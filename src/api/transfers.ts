@@ -1,5 +1,5 @@
 import type {ApiClient, SendOptions} from './client.js'
-import {fillPath} from './client.js'
+import {fillPath} from './url.js'
 import {PATHS} from './paths.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {describeIssues} from './schemas/common.js'

@@ -1,5 +1,5 @@
 import type {ApiClient, SendOptions} from './client.js'
-import {fillPath} from './client.js'
+import {fillPath} from './url.js'
 import {PATHS} from './paths.js'
 import {paginate, type PaginateOptions} from './paginate.js'
 import {describeIssues} from './schemas/common.js'
@@ -69,7 +69,7 @@ export class TreasuryApi {
       if (found.size === ids.length) break
     }
     const missing = ids.filter((id) => !found.has(id))
-    if (missing.length > 0) throw new UsageError(`Cannot read --amount-gte/--amount-lte: treasury account ${missing.join(', ')} is not in GET /api/treasury/accounts, so its currency is unknown; ${instead}.`)
+    if (missing.length > 0) throw new UsageError(`Cannot read --amount-gte/--amount-lte: treasury account ${missing.join(', ')} is not in GET ${PATHS.treasuryAccounts}, so its currency is unknown; ${instead}.`)
     const currencies = [...new Set(found.values())]
     if (currencies.length > 1) {
       throw new UsageError(`The --account accounts are in different currencies (${ids.map((id) => `${id} ${found.get(id)}`).join(', ')}): ${instead}.`)
@@ -92,7 +92,7 @@ export class TreasuryApi {
     if (!account) {
       // Without the account its currency is not known, and none is assumed: only --currency names it.
       if (flags.currency === undefined) {
-        throw new ApiError({status: 404, errorCode: 'NOT_FOUND', message: `treasury ${what} ${accountId} not found (it is not in GET /api/treasury/accounts)`})
+        throw new ApiError({status: 404, errorCode: 'NOT_FOUND', message: `treasury ${what} ${accountId} not found (it is not in GET ${PATHS.treasuryAccounts})`})
       }
       return parse(null)
     }

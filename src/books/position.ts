@@ -13,6 +13,7 @@
  * the account's is left out of that account's figures too (`unconverted_outflows`, with a warning).
  * A subaccount whose currency the API does not name is shown with its currency unknown.
  */
+import type {Api} from '../api/index.js'
 import type {CommandContext} from '../context/index.js'
 import {ResponseError, UsageError} from '../errors.js'
 import {normalizeCurrency, readableMinor, subtractMinor, unreadableFigure} from '../money.js'
@@ -103,25 +104,36 @@ export async function position(opts: PositionOptions, ctx: CommandContext): Prom
     throw new UsageError(`No treasury account in ${reporting}: totals are converted with the conversion-estimate operation, which converts between two accounts. Choose one of ${[...byCurrency.keys()].join(', ')}.`)
   }
   const rows = new Map<string, AccountPosition>()
-  for (const a of accounts) {
-    const {balance, unreadable} = await accountBalance(api, a.id, a.label)
-    rows.set(a.id, {
-      account_id: a.id,
-      label: a.label,
-      currency_code: a.currency_code.toUpperCase(),
-      balance_in_minor_units: balance,
-      ...(unreadable ? {unreadable} : {}),
-      committed_outflows_in_minor_units: 0,
-      committed_inflows_in_minor_units: 0,
-      scheduled_outflows_in_minor_units: 0,
-      scheduled_inflows_in_minor_units: 0,
-      scheduled: [],
-      unconverted_inflows: 0,
-      unconverted_outflows: 0,
-      projected_balance_in_minor_units: 0,
-      reporting: null,
-    })
+  for (const a of accounts) rows.set(a.id, emptyRow(a, await accountBalance(api, a.id, a.label)))
+  await addOpenTransfers(api, ctx, rows, today, end)
+  const totals = reporting === undefined ? null : await inReporting(api, rows, reporting, byCurrency.get(reporting)!)
+  const subaccounts: SubaccountPosition[] = []
+  for (const id of opts.subaccounts) subaccounts.push(await subaccountPosition(api, id))
+  return {as_of: new Date(now).toISOString(), today, horizon_days: opts.horizon, horizon_end: end, accounts: [...rows.values()], subaccounts, totals}
+}
+
+/** An account's row with its balance, before any transfer is counted. */
+function emptyRow(a: {id: string; label: string; currency_code: string}, {balance, unreadable}: {balance: number | null; unreadable?: string}): AccountPosition {
+  return {
+    account_id: a.id,
+    label: a.label,
+    currency_code: a.currency_code.toUpperCase(),
+    balance_in_minor_units: balance,
+    ...(unreadable ? {unreadable} : {}),
+    committed_outflows_in_minor_units: 0,
+    committed_inflows_in_minor_units: 0,
+    scheduled_outflows_in_minor_units: 0,
+    scheduled_inflows_in_minor_units: 0,
+    scheduled: [],
+    unconverted_inflows: 0,
+    unconverted_outflows: 0,
+    projected_balance_in_minor_units: 0,
+    reporting: null,
   }
+}
+
+/** Open transfers: committed now, or scheduled day by day up to the horizon's end; then each row's projection. */
+async function addOpenTransfers(api: Api, ctx: CommandContext, rows: Map<string, AccountPosition>, today: string, end: string): Promise<void> {
   const days = new Map<string, Map<string, DayFlows>>()
   const dayOf = (account: string, date: string) => {
     let m = days.get(account)
@@ -155,33 +167,34 @@ export async function position(opts: PositionOptions, ctx: CommandContext): Prom
     r.projected_balance_in_minor_units =
       r.balance_in_minor_units === null ? null : r.balance_in_minor_units - r.committed_outflows_in_minor_units + r.committed_inflows_in_minor_units - r.scheduled_outflows_in_minor_units + r.scheduled_inflows_in_minor_units
   }
-  let totals: Position['totals'] = null
-  if (reporting !== undefined) {
-    const target = byCurrency.get(reporting)!
-    const convert = async (from: AccountPosition, minor: number | null): Promise<number | null> => {
-      if (minor === null || from.currency_code === reporting || minor === 0) return minor
-      const e = (await api.transfers.estimate(from.account_id, target, Math.abs(minor))).data
-      return Math.sign(minor) * e.destination_amount_in_minor_units
-    }
-    const unread = [...rows.values()].filter((r) => r.balance_in_minor_units === null).length
-    const note = 'indicative: converted with the conversion-estimate operation, which is an estimate, not a quote'
-    totals = {currency_code: reporting, balance_in_minor_units: 0, projected_balance_in_minor_units: 0, indicative: true, note: unread ? `${note}; no total: the balance of ${unread === 1 ? 'one account is' : `${unread} accounts are`} unreadable` : note}
-    const add = (t: number | null, v: number | null) => (t === null || v === null ? null : t + v)
-    for (const r of rows.values()) {
-      r.reporting = {currency_code: reporting, balance_in_minor_units: await convert(r, r.balance_in_minor_units), projected_balance_in_minor_units: await convert(r, r.projected_balance_in_minor_units), indicative: true}
-      totals.balance_in_minor_units = add(totals.balance_in_minor_units, r.reporting.balance_in_minor_units)
-      totals.projected_balance_in_minor_units = add(totals.projected_balance_in_minor_units, r.reporting.projected_balance_in_minor_units)
-    }
+}
+
+/** Each row in the reporting currency (converted with the conversion estimate, indicative), and the totals. */
+async function inReporting(api: Api, rows: Map<string, AccountPosition>, reporting: string, target: string): Promise<NonNullable<Position['totals']>> {
+  const convert = async (from: AccountPosition, minor: number | null): Promise<number | null> => {
+    if (minor === null || from.currency_code === reporting || minor === 0) return minor
+    const e = (await api.transfers.estimate(from.account_id, target, Math.abs(minor))).data
+    return Math.sign(minor) * e.destination_amount_in_minor_units
   }
-  const subaccounts: SubaccountPosition[] = []
-  for (const id of opts.subaccounts) {
-    const s = (await api.subaccounts.get(id)).data
-    const exact = subtractMinor(s.total_incoming_in_minor_units, s.total_outgoing_in_minor_units)
-    const balance = readableMinor(exact)
-    const unreadable = balance === null ? unreadableFigure(`The balance of subaccount ${s.name} (${s.id})`, exact) : undefined
-    subaccounts.push({subaccount_id: s.id, name: s.name, currency_code: s.currency_code ? s.currency_code.toUpperCase() : null, balance_in_minor_units: balance, ...(unreadable ? {unreadable} : {})})
+  const unread = [...rows.values()].filter((r) => r.balance_in_minor_units === null).length
+  const note = 'indicative: converted with the conversion-estimate operation, which is an estimate, not a quote'
+  const totals: NonNullable<Position['totals']> = {currency_code: reporting, balance_in_minor_units: 0, projected_balance_in_minor_units: 0, indicative: true, note: unread ? `${note}; no total: the balance of ${unread === 1 ? 'one account is' : `${unread} accounts are`} unreadable` : note}
+  const add = (t: number | null, v: number | null) => (t === null || v === null ? null : t + v)
+  for (const r of rows.values()) {
+    r.reporting = {currency_code: reporting, balance_in_minor_units: await convert(r, r.balance_in_minor_units), projected_balance_in_minor_units: await convert(r, r.projected_balance_in_minor_units), indicative: true}
+    totals.balance_in_minor_units = add(totals.balance_in_minor_units, r.reporting.balance_in_minor_units)
+    totals.projected_balance_in_minor_units = add(totals.projected_balance_in_minor_units, r.reporting.projected_balance_in_minor_units)
   }
-  return {as_of: new Date(now).toISOString(), today, horizon_days: opts.horizon, horizon_end: end, accounts: [...rows.values()], subaccounts, totals}
+  return totals
+}
+
+/** A subaccount's balance (incoming less outgoing), or the line that names it unreadable. */
+async function subaccountPosition(api: Api, id: string): Promise<SubaccountPosition> {
+  const s = (await api.subaccounts.get(id)).data
+  const exact = subtractMinor(s.total_incoming_in_minor_units, s.total_outgoing_in_minor_units)
+  const balance = readableMinor(exact)
+  const unreadable = balance === null ? unreadableFigure(`The balance of subaccount ${s.name} (${s.id})`, exact) : undefined
+  return {subaccount_id: s.id, name: s.name, currency_code: s.currency_code ? s.currency_code.toUpperCase() : null, balance_in_minor_units: balance, ...(unreadable ? {unreadable} : {})}
 }
 
 /**

@@ -1,10 +1,8 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../base-command.js'
-import {confirmMutation, finishOutcome, runOne} from '../movements/command.js'
-import {readFileArg, readFileOrStdin} from '../flags.js'
-import {UsageError} from '../errors.js'
-import {buildRawRequest, RAW_METHODS, type RawMethod} from '../api/raw.js'
+import {RAW_METHODS, type RawMethod} from '../api/raw.js'
+import {runApi} from '../movements/raw-command.js'
 
 export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
   static override areas = ['raw'] as const
@@ -34,35 +32,17 @@ export default class ApiRaw extends ApiCommand<typeof ApiRaw> {
 
   async run(): Promise<void> {
     const f = this.flags
-    const method = this.args.method.toUpperCase() as RawMethod
-    const req = buildRawRequest({
-      method,
+    const opts = {
+      method: this.args.method.toUpperCase() as RawMethod,
       path: this.args.path,
-      fields: f['raw-field'],
+      rawFields: f['raw-field'],
       typedFields: f.field,
-      input: f.input === undefined ? undefined : (await readFileOrStdin(f.input, '--input', this.ctx.io.stdin)).toString('utf8'),
+      input: f.input,
       headers: f.header,
-      readFile: (file) => readFileArg(file, '-F').toString('utf8'),
-    })
-    if (f.paginate && method !== 'GET') throw new UsageError('--paginate works with GET only.')
-    // Judged on the path sent: the base URL's path joined with PATH.
-    const movement = (await import('../movements/raw.js')).movementOfRaw(req, this.ctx.profile.baseUrl)
-    if (f['send-anyway'] && movement?.request.kind !== 'transfer.create' && movement?.request.kind !== 'credit.simulate') {
-      throw new UsageError('--send-anyway goes with an account transfer or simulated credit create (POST); nothing was sent.')
+      paginate: f.paginate,
+      sendAnyway: f['send-anyway'],
+      guard: this.guardInput,
     }
-    if (movement) {
-      if (movement.request.kind === 'transfer.create' || movement.request.kind === 'credit.simulate') movement.request.sendAnyway = f['send-anyway']
-      // Money moves through the same pipeline as the dedicated commands, to the URL asked for; the raw body is printed.
-      const outcome = await runOne(this.ctx, this.flags, movement.request, movement.root)
-      await this.out.value(outcome.body)
-      return finishOutcome(this.ctx, outcome)
-    }
-    if (method !== 'GET') await confirmMutation(this.ctx, this.flags, {action: `${method} ${req.path}`})
-    const api = await this.api()
-    if (f.paginate) return void (await this.out.list(api.raw.paginate(req), []))
-    const res = await api.raw.send(req)
-    if (res.warning) this.out.warn(res.warning)
-    if (res.body === undefined) this.out.note(`${res.status} (no body)`)
-    else await this.out.value(res.body)
+    await runApi(opts, this.ctx)
   }
 }

@@ -23,6 +23,7 @@ import {keyMode, readProfiles, type ProfileFile} from '../config/index.js'
 import {readRecentNames, type NamedId} from '../config/names.js'
 import {resolveContext} from '../config/resolve.js'
 import {formatMoney} from '../money.js'
+import {PATHS} from '../api/paths.js'
 import {madeWith, pendingMovesOf} from '../movements/pending.js'
 import {mergeMoves, readTeamQueue} from '../movements/team-queue.js'
 import type {Candidate, LineContext, Source, ValueKind} from './complete.js'
@@ -30,8 +31,8 @@ import type {Candidate, LineContext, Source, ValueKind} from './complete.js'
 /** How much of the audit trail's end completion reads (some 3,000 records, 1,500 requests). */
 export const TAIL_BYTES = 1 << 20
 const AUDIT_FILE = 'audit.jsonl'
-const WEBHOOKS = '/api/webhooks'
-const TRANSFERS = '/api/treasury/account-transfers'
+const WEBHOOKS = PATHS.webhooks
+const TRANSFERS = PATHS.transferCreate
 
 /** The complete lines among the last `bytes` of a file (none when it is absent). */
 export function tailLines(file: string, bytes = TAIL_BYTES): string[] {
@@ -175,7 +176,7 @@ export class LocalSource implements Source {
     }
     for (const {id, name} of book.ofKind(kind)) add(id, name)
     // Ids the trail shows money moving between, newest first, named where the book knows them.
-    const isMove = (r: AuditRecord) => r.method === 'POST' && r.path === '/api/subaccounts/move'
+    const isMove = (r: AuditRecord) => r.method === 'POST' && r.path === PATHS.moveCreate
     const isTransfer = (r: AuditRecord) => r.method === 'POST' && r.path === TRANSFERS
     const records = this.mine(line).filter((r) => ok(r) && (kind === 'subaccount' ? isMove(r) : isTransfer(r)))
     for (let i = records.length - 1; i >= 0; i--) {

@@ -79,32 +79,10 @@ export function applySetting(profile: Profile, key: string, values: string[], op
     return {profile: next, message: `${key} ${formatMoney(minor, currency)} set${was}.`}
   }
   switch (key) {
-    case 'allowed-destinations': {
-      const ids = parseDestinations(values, `profiles set NAME allowed-destinations ID,ID,... [--add]`)
-      const before = profile.limits?.allowed_destinations ?? []
-      if (opts.add) {
-        const added = ids.filter((id) => !before.includes(id))
-        next.limits!.allowed_destinations = [...before, ...added]
-        const already = ids.length - added.length
-        return {
-          profile: next,
-          message: `Added ${plural(added.length, 'allowed destination')}${already ? ` (${already} already in the list)` : ''}; the list now has ${next.limits!.allowed_destinations.length}.`,
-        }
-      }
-      next.limits!.allowed_destinations = ids
-      if (before.length === 0) return {profile: next, message: `${plural(ids.length, 'allowed destination')} set.`}
-      return {profile: next, message: `Replaced the ${plural(before.length, 'allowed destination')} with ${ids.length} (use --add to add to the list instead).`}
-    }
-    case 'approval-policy': {
-      const before = next.limits!.approval
-      next.limits!.approval = approvalPolicy(values, opts.threshold)
-      const over = Object.entries(next.limits!.approval!.threshold ?? {}).map(([c, v]) => formatMoney(v, c))
-      const what = over.length ? `movements over ${over[0]}` : 'every movement'
-      return {
-        profile: next,
-        message: `maker-checker set${before ? ' (replacing the earlier policy)' : ''}: ${what} under this profile's key is created without auto-approval, and the operator who created it cannot approve it. ${MAKER_CHECKER_SCOPE}`,
-      }
-    }
+    case 'allowed-destinations':
+      return setDestinations(profile, next, values, opts)
+    case 'approval-policy':
+      return setApproval(next, values, opts)
     case 'watch': {
       const rule = parseRule(values)
       const {list, replaced} = withRule(profile.watch, rule)
@@ -159,45 +137,12 @@ export function unsetSetting(profile: Profile, key: string, values: string[], na
   let message: string
   switch (key) {
     case 'max-amount':
-    case 'daily-max': {
-      const field = AMOUNT_LIMITS[key]
-      const max = {...limits[field]}
-      const have = Object.keys(max)
-      const has = have.length ? `it has ${key} for ${have.map((c) => `${c} (${formatMoney(max[c], c)})`).join(', ')}` : `it has no ${key} at all`
-      if (values.length === 0) {
-        if (have.length === 0) throw new UsageError(`Profile "${name}" has no ${key} to remove.`)
-        delete limits[field]
-        message = `${key} removed for ${have.join(', ')}.`
-        break
-      }
-      const currencies = [...new Set(values.map((v) => normalizeCurrency(v)))]
-      const absent = currencies.filter((c) => max[c] === undefined)
-      if (absent.length > 0) throw new UsageError(`Profile "${name}" has no ${key} for ${absent.join(', ')}: ${has}. Nothing was changed.`)
-      for (const c of currencies) delete max[c]
-      limits[field] = max
-      if (Object.keys(max).length === 0) delete limits[field]
-      message = `${key} removed for ${currencies.join(', ')}.`
+    case 'daily-max':
+      message = unsetAmount(limits, key, values, name)
       break
-    }
-    case 'allowed-destinations': {
-      const list = limits.allowed_destinations ?? []
-      if (list.length === 0) throw new UsageError(`Profile "${name}" has no allowed-destinations to remove.`)
-      if (values.length === 0) {
-        delete limits.allowed_destinations
-        message = `allowed-destinations removed (${plural(list.length, 'id')}): movements may go to any destination again.`
-        break
-      }
-      const ids = parseDestinations(values, 'profiles unset NAME allowed-destinations [ID,ID,...]')
-      const absent = ids.filter((id) => !list.includes(id))
-      if (absent.length > 0) throw new UsageError(`${absent.join(', ')} ${absent.length === 1 ? 'is' : 'are'} not in the allowed-destinations of profile "${name}" (${list.join(', ')}). Nothing was changed.`)
-      const rest = list.filter((id) => !ids.includes(id))
-      if (rest.length === 0) {
-        throw new UsageError(`That would empty the allowed-destinations of profile "${name}", which would allow every destination: run \`profiles unset ${name} allowed-destinations\` (no ids) if that is what you mean.`)
-      }
-      limits.allowed_destinations = rest
-      message = `Removed ${plural(ids.length, 'allowed destination')}; ${rest.length} left.`
+    case 'allowed-destinations':
+      message = unsetDestinations(limits, values, name)
       break
-    }
     case 'approval-policy': {
       if (!limits.approval) throw new UsageError(`Profile "${name}" has no approval-policy to remove.`)
       if (values.length) throw new UsageError('Usage: profiles unset NAME approval-policy')
@@ -239,4 +184,73 @@ export function unsetSetting(profile: Profile, key: string, values: string[], na
   const next: Profile = {...profile, limits}
   if (Object.keys(limits).length === 0) delete next.limits
   return {profile: next, message}
+}
+
+/** allowed-destinations: the list replaced, or added to with --add. */
+function setDestinations(profile: Profile, next: Profile, values: string[], opts: SettingOptions): {profile: Profile; message: string} {
+  const ids = parseDestinations(values, `profiles set NAME allowed-destinations ID,ID,... [--add]`)
+  const before = profile.limits?.allowed_destinations ?? []
+  if (opts.add) {
+    const added = ids.filter((id) => !before.includes(id))
+    next.limits!.allowed_destinations = [...before, ...added]
+    const already = ids.length - added.length
+    return {
+      profile: next,
+      message: `Added ${plural(added.length, 'allowed destination')}${already ? ` (${already} already in the list)` : ''}; the list now has ${next.limits!.allowed_destinations.length}.`,
+    }
+  }
+  next.limits!.allowed_destinations = ids
+  if (before.length === 0) return {profile: next, message: `${plural(ids.length, 'allowed destination')} set.`}
+  return {profile: next, message: `Replaced the ${plural(before.length, 'allowed destination')} with ${ids.length} (use --add to add to the list instead).`}
+}
+
+/** approval-policy: maker-checker over every movement, or over a --threshold. */
+function setApproval(next: Profile, values: string[], opts: SettingOptions): {profile: Profile; message: string} {
+  const before = next.limits!.approval
+  next.limits!.approval = approvalPolicy(values, opts.threshold)
+  const over = Object.entries(next.limits!.approval!.threshold ?? {}).map(([c, v]) => formatMoney(v, c))
+  const what = over.length ? `movements over ${over[0]}` : 'every movement'
+  return {
+    profile: next,
+    message: `maker-checker set${before ? ' (replacing the earlier policy)' : ''}: ${what} under this profile's key is created without auto-approval, and the operator who created it cannot approve it. ${MAKER_CHECKER_SCOPE}`,
+  }
+}
+
+/** max-amount or daily-max removed, for the currencies given or all; the message. */
+function unsetAmount(limits: NonNullable<Profile['limits']>, key: 'max-amount' | 'daily-max', values: string[], name: string): string {
+  const field = AMOUNT_LIMITS[key]
+  const max = {...limits[field]}
+  const have = Object.keys(max)
+  const has = have.length ? `it has ${key} for ${have.map((c) => `${c} (${formatMoney(max[c], c)})`).join(', ')}` : `it has no ${key} at all`
+  if (values.length === 0) {
+    if (have.length === 0) throw new UsageError(`Profile "${name}" has no ${key} to remove.`)
+    delete limits[field]
+    return `${key} removed for ${have.join(', ')}.`
+  }
+  const currencies = [...new Set(values.map((v) => normalizeCurrency(v)))]
+  const absent = currencies.filter((c) => max[c] === undefined)
+  if (absent.length > 0) throw new UsageError(`Profile "${name}" has no ${key} for ${absent.join(', ')}: ${has}. Nothing was changed.`)
+  for (const c of currencies) delete max[c]
+  limits[field] = max
+  if (Object.keys(max).length === 0) delete limits[field]
+  return `${key} removed for ${currencies.join(', ')}.`
+}
+
+/** allowed-destinations removed, the ids given or the whole list; the message. */
+function unsetDestinations(limits: NonNullable<Profile['limits']>, values: string[], name: string): string {
+  const list = limits.allowed_destinations ?? []
+  if (list.length === 0) throw new UsageError(`Profile "${name}" has no allowed-destinations to remove.`)
+  if (values.length === 0) {
+    delete limits.allowed_destinations
+    return `allowed-destinations removed (${plural(list.length, 'id')}): movements may go to any destination again.`
+  }
+  const ids = parseDestinations(values, 'profiles unset NAME allowed-destinations [ID,ID,...]')
+  const absent = ids.filter((id) => !list.includes(id))
+  if (absent.length > 0) throw new UsageError(`${absent.join(', ')} ${absent.length === 1 ? 'is' : 'are'} not in the allowed-destinations of profile "${name}" (${list.join(', ')}). Nothing was changed.`)
+  const rest = list.filter((id) => !ids.includes(id))
+  if (rest.length === 0) {
+    throw new UsageError(`That would empty the allowed-destinations of profile "${name}", which would allow every destination: run \`profiles unset ${name} allowed-destinations\` (no ids) if that is what you mean.`)
+  }
+  limits.allowed_destinations = rest
+  return `Removed ${plural(ids.length, 'allowed destination')}; ${rest.length} left.`
 }

@@ -4,6 +4,7 @@
  * API client with its audit hook, the terminal prompter and the movement pipeline's ports.
  */
 import type {Api, ApiArea} from '../api/index.js'
+import type {AuditHook} from '../api/client.js'
 import {keyIdOf, markedHeaders, redact, redactKey, redactUrl} from '../api/redact.js'
 import {currentOperator} from '../config/identity.js'
 import {auditHook} from '../audit/hook.js'
@@ -54,14 +55,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
     if (resolved) return resolved
     const r = resolveContext(opts.flags, io.env, readProfiles(dir))
     resolved = r
-    if (r.key.source === 'flag') {
-      out.note('Note: --api-key is visible to other users in the process list; prefer PAYOPS_API_KEY, a profile or `profiles add --key-stdin`.')
-    }
-    if (r.network.proxySource === '--proxy' && /\/\/[^/@]*@/.test(r.network.proxy ?? '')) {
-      out.note('Note: credentials in --proxy are visible to other users in the process list; prefer HTTPS_PROXY or `payops profiles set NAME proxy URL`.')
-    }
-    if (r.envKeyOverridesProfile) out.note(`Note: using the API key from PAYOPS_API_KEY (${redactKey(r.apiKey)}), not the one of profile "${r.profileName}".`)
-    trace?.(`profile: ${r.profileName ?? '(none)'} (${r.profileProvenance.detail}); key: ${redactKey(r.apiKey)} (${r.key.detail}); base URL: ${redactUrl(r.baseUrl)} (${r.baseUrlProvenance.detail})${r.network.proxy ? `; proxy: ${redactProxyUrl(r.network.proxy)} (${r.network.proxySource})` : ''}${r.network.caFile ? `; ca-file: ${r.network.caFile}` : ''}`)
+    noteResolved(r, out, trace)
     return r
   }
 
@@ -71,39 +65,8 @@ export function processContext(opts: FactoryOptions): CommandContext {
     return (hook ??= auditHook(dir, {profile: r.profileName ?? null, mode: r.mode, key_id: keyIdOf(r.apiKey), ...currentOperator(r.profile?.operator_name)}, (line) => out.warn(line)))
   }
 
-  const build = async (): Promise<Api> => {
-    const r = profile()
-    if (!r.apiKey && r.profile?.team_database_url) {
-      throw new AuthError(`No API key: profile "${r.profileName}" is a team member's without the key, and this command needs it. Money requests (\`moves create\`, \`transfers create\`, \`moves import\`) are recorded in the team store for a checker and the worker; \`approvals review req-N\` and \`approvals show\` work without the key.`)
-    }
-    if (!r.apiKey) {
-      throw new AuthError(
-        'No API key: set PAYOPS_API_KEY, pass --api-key, or add a profile (`payops profiles add NAME`, or `payops emulator start --write-profile NAME` for the local emulator).',
-      )
-    }
-    if (!r.baseUrl) throw new UsageError('No base URL: set PAYOPS_BASE_URL, pass --base-url, or save one in the profile (`payops profiles add NAME --base-url URL`).')
-    // Tables mark a LIVE profile, so that production data is never mistaken for sandbox.
-    if (r.mode === 'live' && !out.machine) out.note(`${out.paint.live(' LIVE ')} profile ${r.profileName ?? '(none)'} · ${redactUrl(r.baseUrl)}`)
-    const {Api} = await import('../api/index.js')
-    // With a team store, the team's book of names is taken in for what is shown to a person (awaited below).
-    if (!out.machine) void names.joinTeam(ctx)
-    return Api.create(
-      {
-        baseUrl: r.baseUrl,
-        apiKey: r.apiKey,
-        timeoutMs: (opts.flags.timeout ?? 30) * 1000,
-        maxRetries: opts.flags['max-retries'] ?? 2,
-        userAgent: opts.userAgent,
-        trace,
-        redactHeaders: markedHeaders(io.env),
-        audit: audit(),
-        transport: opts.transport?.() ?? 'fetch',
-        sleep: host.clock.sleep,
-        network: r.network,
-      },
-      [],
-    )
-  }
+  // With a team store, the team's book of names is taken in for what is shown to a person (awaited at the end).
+  const build = (): Promise<Api> => buildApi(profile(), opts, io, trace, audit(), () => void (opts.out.machine || names.joinTeam(ctx)))
 
   // Requests made outside the API client (webhook forwarding, trigger, watch --post) take the same
   // way out: the run's proxy and CAs, its environment's alone when its profile cannot be resolved.
@@ -156,4 +119,51 @@ export function processContext(opts: FactoryOptions): CommandContext {
     },
   }
   return ctx
+}
+
+/** The notes that make a stray key or a visible credential seen, and the debug trace of what was resolved. */
+function noteResolved(r: ResolvedContext, out: Output, trace: ((line: string) => void) | undefined): void {
+  if (r.key.source === 'flag') {
+    out.note('Note: --api-key is visible to other users in the process list; prefer PAYOPS_API_KEY, a profile or `profiles add --key-stdin`.')
+  }
+  if (r.network.proxySource === '--proxy' && /\/\/[^/@]*@/.test(r.network.proxy ?? '')) {
+    out.note('Note: credentials in --proxy are visible to other users in the process list; prefer HTTPS_PROXY or `payops profiles set NAME proxy URL`.')
+  }
+  if (r.envKeyOverridesProfile) out.note(`Note: using the API key from PAYOPS_API_KEY (${redactKey(r.apiKey)}), not the one of profile "${r.profileName}".`)
+  trace?.(`profile: ${r.profileName ?? '(none)'} (${r.profileProvenance.detail}); key: ${redactKey(r.apiKey)} (${r.key.detail}); base URL: ${redactUrl(r.baseUrl)} (${r.baseUrlProvenance.detail})${r.network.proxy ? `; proxy: ${redactProxyUrl(r.network.proxy)} (${r.network.proxySource})` : ''}${r.network.caFile ? `; ca-file: ${r.network.caFile}` : ''}`)
+}
+
+/** The API client of the resolved profile (no key, no base URL: the one-line error that says how to give one). */
+async function buildApi(r: ResolvedContext, opts: FactoryOptions, io: IOStreams, trace: ((line: string) => void) | undefined, audit: AuditHook, built: () => void): Promise<Api> {
+  const out = opts.out
+  const host = currentHost()
+  if (!r.apiKey && r.profile?.team_database_url) {
+    throw new AuthError(`No API key: profile "${r.profileName}" is a team member's without the key, and this command needs it. Money requests (\`moves create\`, \`transfers create\`, \`moves import\`) are recorded in the team store for a checker and the worker; \`approvals review req-N\` and \`approvals show\` work without the key.`)
+  }
+  if (!r.apiKey) {
+    throw new AuthError(
+      'No API key: set PAYOPS_API_KEY, pass --api-key, or add a profile (`payops profiles add NAME`, or `payops emulator start --write-profile NAME` for the local emulator).',
+    )
+  }
+  if (!r.baseUrl) throw new UsageError('No base URL: set PAYOPS_BASE_URL, pass --base-url, or save one in the profile (`payops profiles add NAME --base-url URL`).')
+  // Tables mark a LIVE profile, so that production data is never mistaken for sandbox.
+  if (r.mode === 'live' && !out.machine) out.note(`${out.paint.live(' LIVE ')} profile ${r.profileName ?? '(none)'} · ${redactUrl(r.baseUrl)}`)
+  const {Api} = await import('../api/index.js')
+  built()
+  return Api.create(
+    {
+      baseUrl: r.baseUrl,
+      apiKey: r.apiKey,
+      timeoutMs: (opts.flags.timeout ?? 30) * 1000,
+      maxRetries: opts.flags['max-retries'] ?? 2,
+      userAgent: opts.userAgent,
+      trace,
+      redactHeaders: markedHeaders(io.env),
+      audit,
+      transport: opts.transport?.() ?? 'fetch',
+      sleep: host.clock.sleep,
+      network: r.network,
+    },
+    [],
+  )
 }

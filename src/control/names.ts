@@ -21,6 +21,7 @@ import {SqliteRecords} from './records-sqlite.js'
 import type {NameEntry} from './records-types.js'
 import {CONTROLS_FILE, CONTROLS_SCHEMA} from './sqlite.js'
 import type {ControlStore} from './types.js'
+import {systemClock} from '../context/host.js'
 
 export const NAMES_FILE = 'names.json'
 const KINDS = new Set(['subaccount', 'treasury-account'])
@@ -57,7 +58,7 @@ export function withLocalNames<T>(dir: string, fn: (book: SqliteRecords) => T, o
   mkdirSync(dir, {recursive: true, mode: 0o700})
   const db = openDatabase(file, CONTROLS_SCHEMA, {synchronous: 'FULL'})
   try {
-    const book = new SqliteRecords(db, '', () => new Date().toISOString())
+    const book = new SqliteRecords(db, '', () => new Date(systemClock.now()).toISOString())
     if (existsSync(legacy)) {
       book.rememberNow(readNamesFile(legacy))
       putAside(legacy)

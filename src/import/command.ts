@@ -68,7 +68,16 @@ export async function runImportCommand(opts: ImportOptions, ctx: CommandContext)
 }
 
 async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContext): Promise<void> {
-  const [f, file] = [opts, opts.file]
+  refuseProblems(plan, opts.file, ctx)
+  notePlan(plan, opts.file, ctx)
+  const {overLimits, totals} = await checkPlan(plan, opts, ctx)
+  if (!(await confirmPlan(plan, opts, ctx, overLimits, totals))) return
+  const result = await sendPlan(plan, opts, ctx)
+  await reportRun(plan, opts.file, ctx, result)
+}
+
+/** Problems of the file, and rows already sent that changed: nothing is sent (exit 2). */
+function refuseProblems(plan: ImportPlan, file: string, ctx: CommandContext): void {
   if (plan.errors.length) {
     for (const e of plan.errors) ctx.out.note(`line ${e.line}: ${e.message}`)
     throw new UsageError(`${plural(plan.errors.length, 'problem')} in ${file}; nothing was sent.`)
@@ -85,6 +94,10 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     const n = plan.missing.length
     ctx.out.note(`${plural(n, 'row')} the journal records as sent (line${n === 1 ? '' : 's'} ${describeLines(plan.missing)}) ${n === 1 ? 'is' : 'are'} no longer in the file; ${n === 1 ? 'its move was' : 'their moves were'} made and stay${n === 1 ? 's' : ''}.`)
   }
+}
+
+/** What the plan says before any check: rows gone from the file, a batch resumed. */
+function notePlan(plan: ImportPlan, file: string, ctx: CommandContext): void {
   const pendingCount = plan.pendingCount
   if (!plan.isNewBatch && (plan.fresh < plan.rowCount || plan.missing.length)) {
     const {fresh, open, awaiting} = plan.summary
@@ -94,6 +107,11 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     const waiting = awaiting.n ? `, ${awaiting.n} of them awaiting approval,` : ''
     ctx.out.note(`${plural(plan.alreadyDone, 'row')} ${plan.alreadyDone === 1 ? 'was' : 'were'} imported before${waiting} (journal ${plan.journalPath}); ${todo.length ? `to send: ${todo.join(' and ')}` : 'nothing to send'}.`)
   }
+  noteRepeats(plan, file, ctx)
+}
+
+/** Rows sent again with --new-batch, and identical rows (each paid). */
+function noteRepeats(plan: ImportPlan, file: string, ctx: CommandContext): void {
   if (plan.duplicates.length) {
     const n = plan.duplicates.length
     ctx.out.note(
@@ -103,9 +121,15 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
   // Identical rows are paid once each: said where it matters, in the dry run and before the confirmation.
   const same = plan.repeats
   if (same.length) ctx.out.note(`${plural(same.length, 'row')} (line${same.length === 1 ? '' : 's'} ${describeLines(same)}) repeat${same.length === 1 ? 's' : ''} an earlier row of ${file} exactly: each is a move of its own and is paid.`)
-  // The profile's limits first (exit 3), then the read-only checks against the API (exit 2); a row in minor units without a
-  // currency cell takes its source's currency there, so its limits are checked again in that currency. A dry run goes on
-  // past a refusal, to report every problem of every row (with the first refusal's exit code).
+}
+
+/**
+ * The profile's limits first (exit 3), then the read-only checks against the API (exit 2); a row in minor units without a
+ * currency cell takes its source's currency there, so its limits are checked again in that currency. A dry run goes on
+ * past a refusal, to report every problem of every row (with the first refusal's exit code).
+ */
+async function checkPlan(plan: ImportPlan, opts: ImportOptions, ctx: CommandContext) {
+  const [f, file, pendingCount] = [opts, opts.file, plan.pendingCount]
   const refused = refusals(f.dryRun)
   let overLimits = refused.checked(() => enforceLimits(ctx, opts, plan.pending()), [])
   if (pendingCount) {
@@ -117,6 +141,12 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
   const totals = plan.summary.pendingTotals
   refused.checked(() => enforceDailyCap(ctx, opts, totals), undefined)
   refused.end()
+  return {overLimits, totals}
+}
+
+/** The dry run's report (false: stop there), or the confirmation of the batch. */
+async function confirmPlan(plan: ImportPlan, opts: ImportOptions, ctx: CommandContext, overLimits: PlannedRow[], totals: Record<string, number>): Promise<boolean> {
+  const [f, file, pendingCount, same] = [opts, opts.file, plan.pendingCount, plan.repeats]
   // The confirmation checks the limits of each move on its own: the rows over them are enough.
   const movements = overLimits.map(movementOf)
   const summaryLine = `Import ${plural(pendingCount, 'move')} from ${file}: ${describeTotals(totals)}${plan.alreadyDone ? ` (${plan.alreadyDone} of ${plan.rowCount} rows already done)` : ''}`
@@ -128,7 +158,7 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
       {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, to_send: pendingCount, held_for_approval: held.lines.length, already_done: plan.alreadyDone, duplicates: plan.duplicates.length, identical_rows: same.length, total_to_send: totals, dry_run: true},
       DRY_RUN_COLUMNS,
     )
-    return
+    return false
   }
   if (plan.duplicates.length) await confirmResend(ctx, opts, plan.duplicates.length)
   if (pendingCount > 0) {
@@ -136,6 +166,12 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     const typed = currencies.length === 1 ? toDecimalString(totals[currencies[0]], currencies[0]) : String(pendingCount)
     await confirmBatch(ctx, opts.guard, {action: summaryLine, amount: describeTotals(totals), details: {journal: plan.journalPath}}, movements, typed, {evenOnTest: true})
   }
+  return true
+}
+
+/** Sends the rows through the movement pipeline; the first Ctrl-C stops after the moves in flight. */
+async function sendPlan(plan: ImportPlan, opts: ImportOptions, ctx: CommandContext): Promise<ImportResult> {
+  const f = opts
   const progress = ctx.io.stderrIsTTY ? await rowsProgress(ctx.io.stderr, plan.rowCount) : undefined
   const abort = new AbortController()
   const stopListening = ctx.onInterrupt((count) => {
@@ -159,6 +195,11 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
     stopListening()
     if (ports) await closePorts(ports)
   }
+  return result
+}
+
+/** The run's summary, and the partial outcome (exit 6) of rows failed, unsettled or interrupted. */
+async function reportRun(plan: ImportPlan, file: string, ctx: CommandContext, result: ImportResult): Promise<void> {
   const {failures, not_settled: notSettled, awaiting, ...counts} = result
   const summary = {file, journal: plan.journalPath, batch_id: plan.batchId, rows: plan.rowCount, ...counts, failures, not_settled: notSettled}
   await ctx.out.resource(summary, SUMMARY_COLUMNS)
@@ -186,6 +227,7 @@ async function planned(plan: ImportPlan, opts: ImportOptions, ctx: CommandContex
   if (gone.length) parts.push(`${plural(gone.length, 'row')} recorded as awaiting approval (line${gone.length === 1 ? '' : 's'} ${describeLines(gone)}) ${gone.length === 1 ? 'has its move' : 'have their moves'} canceled or failed since (this machine's audit trail): ${gone.length === 1 ? 'it moves' : 'they move'} no money; to pay ${gone.length === 1 ? 'it' : 'them'}, import again with --new-batch or create the moves anew`)
   if (parts.length) throw new PartialError(`${parts.join('. ')}.`)
 }
+
 
 /**
  * Names the rows whose moves exist but moved nothing: not settled (approval or settlement

@@ -3,6 +3,7 @@
  * with the journal), read-only checks, run. Nothing is planned before the lock is taken, so two
  * imports of one file (by any path that names it) never plan, nor send, side by side.
  */
+import {systemClock} from '../context/host.js'
 import {randomUUID} from 'node:crypto'
 import {existsSync, rmSync, statSync} from 'node:fs'
 import type {Readable} from 'node:stream'
@@ -128,7 +129,7 @@ export class ImportPlan {
   /** Starts the batch (or the new one, setting the old aside) before the first row is sent. */
   begin(): void {
     if (!this.isNewBatch) return
-    const archive = this.archive ? `${this.store.path}.${new Date().toISOString().replace(/[:.]/g, '-')}` : undefined
+    const archive = this.archive ? `${this.store.path}.${new Date(systemClock.now()).toISOString().replace(/[:.]/g, '-')}` : undefined
     this.store.startBatch(this.batchId, this.file, archive)
     this.isNewBatch = false
   }

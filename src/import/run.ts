@@ -93,19 +93,24 @@ export interface RowSource {
 /** The journal a run records each row's key and outcome in. */
 export type Journal = Pick<ImportStore, 'record'>
 
-export async function runImport(send: RowSender, source: RowSource, journal: Journal, opts: RunOptions): Promise<ImportResult> {
-  const result: ImportResult = {
+type Next = {row: KeyedRow; prepared: PreparedRow} | {row: KeyedRow; error: unknown} | {fatal: unknown} | undefined
+
+/** A failure that stops the whole import (a trail that cannot be written; an error not of payops'). */
+const stops = (err: unknown) => !(err instanceof PayopsError) || err instanceof AuditTrailError
+
+function emptyResult(alreadyDone: number, doneTotals: Record<string, number>): ImportResult {
+  return {
     created: 0,
     replayed: 0,
     advanced: 0,
-    already_done: source.alreadyDone,
+    already_done: alreadyDone,
     partial: 0,
     awaiting_approval: 0,
     failed: 0,
     not_sent: 0,
     interrupted: false,
     total_this_run: {},
-    total_overall: {...source.doneTotals},
+    total_overall: {...doneTotals},
     total_not_settled: {},
     total_awaiting_approval: {},
     total_unknown: {},
@@ -113,48 +118,83 @@ export async function runImport(send: RowSender, source: RowSource, journal: Jou
     not_settled: [],
     awaiting: [],
   }
-  const todoCount = source.total - source.alreadyDone
-  const it = Symbol.asyncIterator in source.rows ? source.rows[Symbol.asyncIterator]() : source.rows[Symbol.iterator]()
-  let exhausted = false
-  let completed = result.already_done
-  opts.onProgress?.(completed)
-  let finished = 0
-  let taken = 0
-  // The first error that stops the import (the others stop taking rows, their sends finish).
-  let fatal: {err: unknown} | undefined
-  const stops = (err: unknown) => !(err instanceof PayopsError) || err instanceof AuditTrailError
-  const prepareRow = send.prepare ?? (async (row: KeyedRow): Promise<PreparedRow> => ({send: () => send(row), abandon: async () => undefined}))
-  type Next = {row: KeyedRow; prepared: PreparedRow} | {row: KeyedRow; error: unknown} | {fatal: unknown} | undefined
+}
+
+/** One run of an import: its slots take rows in file order, send them, and count and journal each outcome. */
+class ImportRun {
+  readonly result: ImportResult
+  private readonly todoCount: number
+  private readonly it: AsyncIterator<KeyedRow> | Iterator<KeyedRow>
+  private exhausted = false
+  private completed: number
+  private finished = 0
+  private taken = 0
+  /** The first error that stops the import (the others stop taking rows, their sends finish). */
+  private fatal: {err: unknown} | undefined
+  private readonly prepareRow: (row: KeyedRow) => Promise<PreparedRow>
+
+  constructor(
+    private readonly send: RowSender,
+    source: RowSource,
+    private readonly journal: Journal,
+    private readonly opts: RunOptions,
+  ) {
+    this.result = emptyResult(source.alreadyDone, source.doneTotals)
+    this.todoCount = source.total - source.alreadyDone
+    this.it = Symbol.asyncIterator in source.rows ? source.rows[Symbol.asyncIterator]() : source.rows[Symbol.iterator]()
+    this.completed = this.result.already_done
+    this.prepareRow = send.prepare ?? (async (row: KeyedRow): Promise<PreparedRow> => ({send: () => send(row), abandon: async () => undefined}))
+  }
+
+  async run(): Promise<ImportResult> {
+    const {result, opts} = this
+    opts.onProgress?.(this.completed)
+    try {
+      await Promise.all(Array.from({length: Math.max(1, Math.min(opts.concurrency, this.todoCount || 1))}, () => this.worker()))
+    } finally {
+      // Closes the file of a streamed source that was not read to its end, and waits for the audit
+      // records of the rows sent.
+      await this.it.return?.()
+      await this.send.drain?.()
+    }
+    if (this.fatal) throw this.fatal.err
+    if (!this.exhausted && this.taken < this.todoCount) result.interrupted = true
+    result.not_sent = this.todoCount - this.finished
+    result.failures.sort((a, b) => a.line - b.line)
+    for (const list of [result.not_settled, result.awaiting]) list.sort((a, b) => a.line - b.line)
+    return result
+  }
 
   /** The next row, its intent on record; undefined when there is none or the run stops. Never rejects. */
-  const next = async (): Promise<Next> => {
-    if (exhausted || taken >= todoCount || fatal) return undefined
-    if (opts.signal?.aborted) {
-      result.interrupted = true
+  private async next(): Promise<Next> {
+    if (this.exhausted || this.taken >= this.todoCount || this.fatal) return undefined
+    if (this.opts.signal?.aborted) {
+      this.result.interrupted = true
       return undefined
     }
     let step: IteratorResult<KeyedRow>
     try {
-      step = await it.next()
+      step = await this.it.next()
     } catch (err) {
       return {fatal: err}
     }
     if (step.done) {
-      exhausted = true
+      this.exhausted = true
       return undefined
     }
-    taken++
+    this.taken++
     try {
-      return {row: step.value, prepared: await prepareRow(step.value)}
+      return {row: step.value, prepared: await this.prepareRow(step.value)}
     } catch (err) {
       return {row: step.value, error: err}
     }
   }
 
-  const fail = (row: KeyedRow, err: unknown) => {
+  private fail(row: KeyedRow, err: unknown): void {
+    const {result} = this
     // A trail that cannot be written stops the whole import: nothing more is sent.
     if (stops(err)) {
-      fatal ??= {err}
+      this.fatal ??= {err}
       return
     }
     const e = err as PayopsError
@@ -171,11 +211,12 @@ export async function runImport(send: RowSender, source: RowSource, journal: Jou
     }
     result.failed++
     result.failures.push(failure)
-    journal.record(row, {state: 'failed', error_status: failure.status, error_code: failure.error_code, message: failure.message})
+    this.journal.record(row, {state: 'failed', error_status: failure.status, error_code: failure.error_code, message: failure.message})
   }
 
   /** Counts a row's outcome by where its move stands: only a settled move is money moved. */
-  const tally = (row: KeyedRow, outcome: RowOutcome) => {
+  private tally(row: KeyedRow, outcome: RowOutcome): void {
+    const {result} = this
     const state = settlementOf(outcome, row)
     const status = state === 'awaiting' ? 'created' : (outcome.move.status?.toLowerCase() ?? (state === 'settled' ? 'settled' : 'unknown'))
     const moved: RowMove = {line: row.line, key: row.key, move_id: outcome.move.id, status, amount_in_minor_units: row.amount_in_minor_units, currency: row.currency, ...(outcome.warning ? {warning: outcome.warning} : {})}
@@ -192,14 +233,14 @@ export async function runImport(send: RowSender, source: RowSource, journal: Jou
       add(result.total_not_settled, row)
       result.not_settled.push(moved)
     }
-    journal.record(row, {state: state === 'open' ? 'open' : 'done', kind: outcome.kind, move_id: moved.move_id, move_status: status, http_status: outcome.httpStatus, ...(outcome.warning ? {warning: outcome.warning} : {})})
+    this.journal.record(row, {state: state === 'open' ? 'open' : 'done', kind: outcome.kind, move_id: moved.move_id, move_status: status, http_status: outcome.httpStatus, ...(outcome.warning ? {warning: outcome.warning} : {})})
   }
 
-  const worker = async () => {
+  private async worker(): Promise<void> {
     try {
-      await work()
+      await this.work()
     } catch (err) {
-      fatal ??= {err}
+      this.fatal ??= {err}
     }
   }
 
@@ -208,63 +249,55 @@ export async function runImport(send: RowSender, source: RowSource, journal: Jou
    * (AHEAD of them) and records their intents, so that a slot refills as soon as its answer is
    * read and the intents of many rows share one group commit of the audit trail.
    */
-  const work = async () => {
-    const upcoming: Array<Promise<Next>> = Array.from({length: AHEAD}, next)
+  private async work(): Promise<void> {
+    const upcoming: Array<Promise<Next>> = Array.from({length: AHEAD}, () => this.next())
     try {
-      await slot(upcoming)
+      await this.slot(upcoming)
     } finally {
       // Rows taken and their intents recorded, but the run stopped first: never sent.
       for (const later of await Promise.all(upcoming)) if (later && 'prepared' in later) await later.prepared.abandon('not_sent')
     }
   }
 
-  const slot = async (upcoming: Array<Promise<Next>>) => {
+  private async slot(upcoming: Array<Promise<Next>>): Promise<void> {
+    const {opts} = this
     for (;;) {
       const cur = await upcoming.shift()!
       if (!cur) return
       if ('fatal' in cur) {
-        fatal ??= {err: cur.fatal}
+        this.fatal ??= {err: cur.fatal}
         return
       }
       if ('error' in cur) {
-        fail(cur.row, cur.error)
-        if (fatal) return
-        finished++
-        opts.onProgress?.(++completed)
-        upcoming.push(next())
+        this.fail(cur.row, cur.error)
+        if (this.fatal) return
+        this.finished++
+        opts.onProgress?.(++this.completed)
+        upcoming.push(this.next())
         continue
       }
       const {row, prepared} = cur
-      if (fatal || opts.signal?.aborted) {
+      if (this.fatal || opts.signal?.aborted) {
         // Taken and its intent recorded, but the run stopped first: never sent.
-        if (opts.signal?.aborted) result.interrupted = true
+        if (opts.signal?.aborted) this.result.interrupted = true
         await prepared.abandon('not_sent')
         return
       }
-      journal.record(row, {state: 'sent'})
+      this.journal.record(row, {state: 'sent'})
       const sending = prepared.send()
-      upcoming.push(next())
+      upcoming.push(this.next())
       try {
-        tally(row, await sending)
+        this.tally(row, await sending)
       } catch (err) {
-        fail(row, err)
+        this.fail(row, err)
       }
-      if (!fatal) finished++
-      if (!fatal) opts.onProgress?.(++completed)
+      if (!this.fatal) this.finished++
+      if (!this.fatal) opts.onProgress?.(++this.completed)
     }
   }
-  try {
-    await Promise.all(Array.from({length: Math.max(1, Math.min(opts.concurrency, todoCount || 1))}, worker))
-  } finally {
-    // Closes the file of a streamed source that was not read to its end, and waits for the audit
-    // records of the rows sent.
-    await it.return?.()
-    await send.drain?.()
-  }
-  if (fatal) throw fatal.err
-  if (!exhausted && taken < todoCount) result.interrupted = true
-  result.not_sent = todoCount - finished
-  result.failures.sort((a, b) => a.line - b.line)
-  for (const list of [result.not_settled, result.awaiting]) list.sort((a, b) => a.line - b.line)
-  return result
+}
+
+/** Sends the rows not done yet with bounded concurrency, journaling every key and outcome. */
+export async function runImport(send: RowSender, source: RowSource, journal: Journal, opts: RunOptions): Promise<ImportResult> {
+  return new ImportRun(send, source, journal, opts).run()
 }

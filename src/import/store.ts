@@ -14,6 +14,7 @@
  * (WAL, synchronous NORMAL: a killed process loses none that were committed; one lost in a power
  * cut only means a replay), never one fsync per row.
  */
+import {systemClock} from '../context/host.js'
 import {createHash} from 'node:crypto'
 import {openDatabase, type Database, type Schema} from '../db/index.js'
 import {UsageError} from '../errors.js'
@@ -146,12 +147,12 @@ export class ImportStore {
     if (archive) this.db.exec(`VACUUM INTO '${archive.replace(/'/g, "''")}'`)
     this.db.transaction(() => {
       this.db.exec('DELETE FROM journal; DELETE FROM batch')
-      this.db.prepare('INSERT INTO batch (one, batch_id, file, created_at) VALUES (1, ?, ?, ?)').run(batchId, file, new Date().toISOString())
+      this.db.prepare('INSERT INTO batch (one, batch_id, file, created_at) VALUES (1, ?, ?, ?)').run(batchId, file, new Date(systemClock.now()).toISOString())
     })
   }
 
   finish(): void {
-    this.db.prepare('UPDATE batch SET finished_at = ?').run(new Date().toISOString())
+    this.db.prepare('UPDATE batch SET finished_at = ?').run(new Date(systemClock.now()).toISOString())
   }
 
   /**
@@ -375,7 +376,7 @@ export class ImportStore {
        WHERE journal.state <> 'done' OR excluded.state = 'done'`,
     )
     const batch = this.queue.splice(0)
-    const at = new Date().toISOString()
+    const at = new Date(systemClock.now()).toISOString()
     const markDone = this.db.prepare('UPDATE plan SET done = ? WHERE key = ? AND done = 0 RETURNING currency, amount, done')
     const move = this.db.prepare('INSERT INTO figures VALUES (?, ?, ?, ?) ON CONFLICT (currency, done) DO UPDATE SET n = n + excluded.n, amount = amount + excluded.amount')
     this.db.transaction(() => {

@@ -6,6 +6,7 @@
  */
 import type {IntentCheck} from '../api/audit-info.js'
 import {NotConfirmedError} from '../errors.js'
+import {systemClock} from '../context/host.js'
 import {addTotals, dailyViolations, hasDailyCap, violationsOfSets, type Totals} from '../guardrails.js'
 import {toDecimalString} from '../money.js'
 import {refuseOwnApproval} from './maker-checker.js'
@@ -40,7 +41,8 @@ export function violationsOf(plans: Guarded[], ports: MovementPorts): string[] {
 /** The daily caps `asked` (per currency) breaks with what moved today (UTC, the trail read by position) under the key. */
 export function dailyCapsBroken(sets: MovementPorts['profile']['limitSets'], asked: Totals, history: Pick<History, 'movedSince' | 'spentSince'>): string[] {
   if (!hasDailyCap(sets) || asked.size === 0) return []
-  const since = utcDayStart(Date.now())
+  // The trail's records are dated by the host's wall clock: so is the day they are counted in.
+  const since = utcDayStart(systemClock.now())
   return dailyViolations(sets, asked, history.spentSince?.(since) ?? {moved: history.movedSince(since), unknown: new Map()})
 }
 

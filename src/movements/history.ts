@@ -52,7 +52,7 @@ function known(r: AuditRecord): Known {
 }
 
 /** The requests that create a movement. */
-const CREATES = new Set(['POST /api/subaccounts/move', 'POST /api/treasury/account-transfers'])
+const CREATES = new Set([`POST ${PATHS.moveCreate}`, `POST ${PATHS.transferCreate}`])
 
 /** The requests that move money out of an account: creates and approvals of moves and transfers. */
 const OUTFLOW = [/^POST \/api\/subaccounts\/move$/, /^POST \/api\/subaccounts\/move\/[^/]+\/approve$/, /^POST \/api\/treasury\/account-transfers$/, /^POST \/api\/treasury\/account-transfers\/[^/]+\/approve$/]
@@ -175,28 +175,7 @@ export function historyOf(read: () => AuditRecord[], keyId?: string | null): His
       return historyOf(() => records, keyId)
     },
     claimOf(key) {
-      const list = all()
-      const settledOps = new Set<string>()
-      for (let i = list.length - 1; i >= 0; i--) {
-        const r = list[i]
-        if (r.idempotency_key !== key) continue
-        // A refusal made nothing, and an answer naming another movement (a conflict) names it by an earlier request.
-        if (madeNothing(r) || r.outcome === 'conflict') {
-          settledOps.add(r.op)
-          continue
-        }
-        if (r.kind === 'outcome') {
-          if (succeeded(r) && r.resource_id) {
-            // The intent (earlier in the trail) holds the digest of what was asked.
-            const intent = list.slice(0, i).reverse().find((x) => x.kind === 'intent' && x.op === r.op)
-            return {...known(r), details: intent?.details ?? r.details ?? null}
-          }
-          continue
-        }
-        if (settledOps.has(r.op)) continue
-        return {...known(r), id: null, status: null, details: r.details ?? null}
-      }
-      return undefined
+      return claimIn(all(), key)
     },
     byKey(key) {
       const list = all()
@@ -207,23 +186,7 @@ export function historyOf(read: () => AuditRecord[], keyId?: string | null): His
       return undefined
     },
     byResource(id) {
-      const list = all()
-      let found: Known | undefined
-      let creator: AuditRecord | undefined
-      for (let i = list.length - 1; i >= 0; i--) {
-        const r = list[i]
-        if (r.resource_id !== id || !succeeded(r)) continue
-        if (CREATES.has(`${r.method} ${r.path}`) && r.outcome !== 'replayed') creator = r
-        if (!found && r.amount_in_minor_units != null && r.currency_code && r.to) found = known(r)
-      }
-      if (!found || !creator) return found
-      // The key and the maker of the request that made it (a create), for the next step after a 207 and for maker-checker.
-      return {
-        ...found,
-        idempotency_key: creator.idempotency_key ?? found.idempotency_key,
-        created_by: creator.os_user ? {operator: creator.operator ?? null, os_user: creator.os_user, host: creator.host ?? 'unknown'} : null,
-        created_record: creator.hash,
-      }
+      return byResourceIn(all(), id)
     },
     lastStatus(id) {
       const list = all()
@@ -274,4 +237,49 @@ export function endedMoves(dir: string, keyId: string | null, ids: Iterable<stri
 /** The history of the audit trail in `dir` (read once, on first use). */
 export function auditHistory(dir: string, keyId?: string | null): History {
   return historyOf(() => readAudit(dir), keyId)
+}
+
+/** What this machine's trail says a key was used for: the movement it made, or an attempt whose outcome is unknown. */
+function claimIn(list: AuditRecord[], key: string): ReturnType<History['claimOf']> {
+  const settledOps = new Set<string>()
+  for (let i = list.length - 1; i >= 0; i--) {
+    const r = list[i]
+    if (r.idempotency_key !== key) continue
+    // A refusal made nothing, and an answer naming another movement (a conflict) names it by an earlier request.
+    if (madeNothing(r) || r.outcome === 'conflict') {
+      settledOps.add(r.op)
+      continue
+    }
+    if (r.kind === 'outcome') {
+      if (succeeded(r) && r.resource_id) {
+        // The intent (earlier in the trail) holds the digest of what was asked.
+        const intent = list.slice(0, i).reverse().find((x) => x.kind === 'intent' && x.op === r.op)
+        return {...known(r), details: intent?.details ?? r.details ?? null}
+      }
+      continue
+    }
+    if (settledOps.has(r.op)) continue
+    return {...known(r), id: null, status: null, details: r.details ?? null}
+  }
+  return undefined
+}
+
+/** What the trail knows of a movement by its id, with the key and the maker of the request that created it. */
+function byResourceIn(list: AuditRecord[], id: string): Known | undefined {
+  let found: Known | undefined
+  let creator: AuditRecord | undefined
+  for (let i = list.length - 1; i >= 0; i--) {
+    const r = list[i]
+    if (r.resource_id !== id || !succeeded(r)) continue
+    if (CREATES.has(`${r.method} ${r.path}`) && r.outcome !== 'replayed') creator = r
+    if (!found && r.amount_in_minor_units != null && r.currency_code && r.to) found = known(r)
+  }
+  if (!found || !creator) return found
+  // The key and the maker of the request that made it (a create), for the next step after a 207 and for maker-checker.
+  return {
+    ...found,
+    idempotency_key: creator.idempotency_key ?? found.idempotency_key,
+    created_by: creator.os_user ? {operator: creator.operator ?? null, os_user: creator.os_user, host: creator.host ?? 'unknown'} : null,
+    created_record: creator.hash,
+  }
 }

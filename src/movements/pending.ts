@@ -4,6 +4,7 @@
  * Pure and light: the approval queue (approvals.ts) and shell completion (src/completion) share it.
  */
 import type {AuditRecord} from '../audit/index.js'
+import {PATHS, recordedPath} from '../api/paths.js'
 import {keyIdOf} from '../api/redact.js'
 
 export interface PendingItem extends Record<string, unknown> {
@@ -22,7 +23,7 @@ export interface PendingItem extends Record<string, unknown> {
   maker?: string
 }
 
-const CREATE = 'POST /api/subaccounts/move'
+const CREATE = `POST ${PATHS.moveCreate}`
 const ok = (r: AuditRecord) => r.kind === 'outcome' && typeof r.status === 'number' && r.status >= 200 && r.status < 300
 /** A refusal that named the state the move is in ("cannot be approved in status settled"). */
 const refusedInState = (r: AuditRecord) => r.kind === 'outcome' && r.status === 400 && Boolean(r.resource_status)
@@ -38,7 +39,7 @@ export function pendingMovesOf(records: AuditRecord[]): PendingItem[] {
   for (const r of records) {
     if (!(ok(r) || refusedInState(r)) || !r.resource_id) continue
     const create = `${r.method} ${r.path}` === CREATE
-    const onMove = create || r.path === `/api/subaccounts/move/${r.resource_id}` || r.path === `/api/subaccounts/move/${r.resource_id}/approve`
+    const onMove = create || r.path === recordedPath('moveCancel', {move_id: r.resource_id}) || r.path === recordedPath('moveApprove', {move_id: r.resource_id})
     if (!onMove) continue
     const status = r.resource_status ?? (r.method === 'DELETE' ? 'canceled' : null)
     const prev = last.get(r.resource_id)

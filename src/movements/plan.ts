@@ -16,6 +16,8 @@ import {movementDetails} from './history.js'
 import {makerCheckerFor, refuseOwnApproval} from './maker-checker.js'
 import {describe} from './sentence.js'
 import {searchCredits, searchTransfers} from './search.js'
+import {systemClock} from '../context/host.js'
+import {recordedPath} from '../api/paths.js'
 
 /** The pipeline records its own audit, and is the one sender allowed to reach a money endpoint. */
 const skipAudit = {skipAudit: true, movement: true}
@@ -129,12 +131,12 @@ async function planMoveCreate(r: Extract<MovementRequest, {kind: 'move.create'}>
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
     keyGenerated: r.idempotencyKey === undefined,
-    audit: {method: 'POST', path: '/api/subaccounts/move', details, amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to},
+    audit: {method: 'POST', path: recordedPath('moveCreate'), details, amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to},
     expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency},
     currency,
     autoApprove,
     heldBy,
-    settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
+    settle: settleCommand(r, {key, minor, currency, now: systemClock.now()}),
     send: () => ports.api.moves.create(input, key, skipAudit),
   }
 }
@@ -154,9 +156,9 @@ function planMoveApprove(r: Extract<MovementRequest, {kind: 'move.approve'}>, po
     idempotencyKey: null,
     keyGenerated: false,
     currency: known?.currency_code ?? null,
-    settle: settleCommand(r, {key: null, now: Date.now()}),
+    settle: settleCommand(r, {key: null, now: systemClock.now()}),
     send: () => ports.api.moves.approve(r.id, skipAudit),
-    audit: {method: 'POST', maker: r.maker ?? null, path: `/api/subaccounts/move/${r.id}/approve`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
+    audit: {method: 'POST', maker: r.maker ?? null, path: recordedPath('moveApprove', {move_id: r.id}), amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
   }
   if (amount && known?.to) {
     return {
@@ -186,8 +188,8 @@ function planMoveCancel(r: Extract<MovementRequest, {kind: 'move.cancel'}>, port
     idempotencyKey: null,
     keyGenerated: false,
     currency: known?.currency_code ?? null,
-    settle: settleCommand(r, {key: null, now: Date.now()}),
-    audit: {method: 'DELETE', path: `/api/subaccounts/move/${r.id}`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
+    settle: settleCommand(r, {key: null, now: systemClock.now()}),
+    audit: {method: 'DELETE', path: recordedPath('moveCancel', {move_id: r.id}), amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
     send: () => ports.api.moves.cancel(r.id, skipAudit) as ReturnType<Plan['send']>,
   }
 }
@@ -230,12 +232,12 @@ async function planTransferCreate(r: Extract<MovementRequest, {kind: 'transfer.c
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
     keyGenerated: r.idempotencyKey === undefined,
-    audit: {method: 'POST', path: '/api/treasury/account-transfers', details, amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to, ...(r.scheduledDate ? {scheduled_date: r.scheduledDate} : {})},
+    audit: {method: 'POST', path: recordedPath('transferCreate'), details, amount_in_minor_units: minor, currency_code: currency, from: r.from, to: r.to, ...(r.scheduledDate ? {scheduled_date: r.scheduledDate} : {})},
     expected: {from: r.from, to: r.to, amount_in_minor_units: minor, currency_code: currency, rail: r.rail},
     currency,
     autoApprove,
     heldBy,
-    settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
+    settle: settleCommand(r, {key, minor, currency, now: systemClock.now()}),
     // Before sending (a key the operator gave may name an earlier run's transfer): the source
     // account's transfers; around a lost answer: those of this amount created then (search.ts).
     search: async (around) => {
@@ -254,7 +256,7 @@ async function planTransferApprove(r: Extract<MovementRequest, {kind: 'transfer.
     ...(r.maker !== undefined && {evenOnTest: true, alwaysTyped: true}),
     idempotencyKey: null,
     keyGenerated: false,
-    settle: settleCommand(r, {key: null, now: Date.now()}),
+    settle: settleCommand(r, {key: null, now: systemClock.now()}),
     send: () => ports.api.transfers.approve(r.id, skipAudit),
   }
   if (!needsDetails(ports)) {
@@ -264,7 +266,7 @@ async function planTransferApprove(r: Extract<MovementRequest, {kind: 'transfer.
       summary: {action: `Approve account transfer ${r.id}`},
       checks: [],
       currency: known?.currency_code ?? null,
-      audit: {method: 'POST', maker: r.maker ?? null, path: `/api/treasury/account-transfers/${r.id}/approve`, amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
+      audit: {method: 'POST', maker: r.maker ?? null, path: recordedPath('transferApprove', {account_transfer_id: r.id}), amount_in_minor_units: known?.amount_in_minor_units ?? null, currency_code: known?.currency_code ?? null, from: known?.from ?? null, to: known?.to ?? null},
     }
   }
   // Transfers awaiting approval can be read from the documented list (status=created).
@@ -278,7 +280,7 @@ async function planTransferApprove(r: Extract<MovementRequest, {kind: 'transfer.
     checks: [{amount_in_minor_units: t.amount_in_minor_units, currency: t.currency_code, to: t.to_account_id, label: `transfer ${t.id}`}],
     typed: toDecimalString(t.amount_in_minor_units, t.currency_code),
     currency: t.currency_code,
-    audit: {method: 'POST', maker: r.maker ?? null, path: `/api/treasury/account-transfers/${r.id}/approve`, amount_in_minor_units: t.amount_in_minor_units, currency_code: t.currency_code, from: t.from_account_id, to: t.to_account_id},
+    audit: {method: 'POST', maker: r.maker ?? null, path: recordedPath('transferApprove', {account_transfer_id: r.id}), amount_in_minor_units: t.amount_in_minor_units, currency_code: t.currency_code, from: t.from_account_id, to: t.to_account_id},
   }
 }
 
@@ -305,12 +307,12 @@ async function planCredit(r: Extract<MovementRequest, {kind: 'credit.simulate'}>
     typed: toDecimalString(minor, currency),
     idempotencyKey: key,
     keyGenerated: r.idempotencyKey === undefined,
-    audit: {method: 'POST', path: `/api/treasury/accounts/${r.account}/simulate-inbound-credit`, amount_in_minor_units: minor, currency_code: currency, from: null, to},
+    audit: {method: 'POST', path: recordedPath('simulateInboundCredit', {account_id: r.account}), amount_in_minor_units: minor, currency_code: currency, from: null, to},
     expected: {amount_in_minor_units: minor, currency_code: currency},
     currency,
-    settle: settleCommand(r, {key, minor, currency, now: Date.now()}),
+    settle: settleCommand(r, {key, minor, currency, now: systemClock.now()}),
     // A bank line carries nothing of the request: after a lost answer, the credits that could be it.
-    search: async (around) => searchCredits(ports.api, r, minor, currency, around ?? {since: Date.now()}),
+    search: async (around) => searchCredits(ports.api, r, minor, currency, around ?? {since: systemClock.now()}),
     sendAnyway: r.sendAnyway,
     send: () => ports.api.treasury.simulateCredit(r.account, input, key, skipAudit) as ReturnType<Plan['send']>,
   }

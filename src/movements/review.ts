@@ -6,6 +6,7 @@
  */
 import {closeSync, existsSync, openSync, readFileSync, statSync, writeSync} from 'node:fs'
 import * as z from 'zod/mini'
+import {PATHS} from '../api/paths.js'
 import {keyIdOf} from '../api/redact.js'
 import {readAudit} from '../audit/index.js'
 import {currentOperator, describeOperator, sameOperator} from '../config/identity.js'
@@ -72,7 +73,7 @@ async function approvalRequestOf(ctx: CommandContext, id: string): Promise<Appro
   }
   const records = readAudit(ctx.configDir)
   const creation = records.find((r) => r.hash === known.created_record)
-  const kind = creation?.path === '/api/subaccounts/move' ? 'move' : 'transfer'
+  const kind = creation?.path === PATHS.moveCreate ? 'move' : 'transfer'
   if (kind === 'move' && !pendingMovesOf(records.filter(madeWith(ctx.profile.apiKey, ctx.profile.profileName ?? null, ctx.profile.mode))).some((m) => m.id === id)) {
     throw new UsageError(`Move ${id} does not await approval any more (this machine's audit trail shows it approved, settled or canceled); there is nothing to request.`)
   }

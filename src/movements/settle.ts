@@ -9,6 +9,7 @@
  * Pure: the audit trail comes in as the History port.
  */
 import {ApiError, OutcomeUnknownError} from '../errors.js'
+import {systemClock} from '../context/host.js'
 import {formatMoney} from '../money.js'
 import {KEY_METADATA} from '../api/transfers.js'
 import type {History, LostAnswer, MovementRequest, Plan} from './types.js'
@@ -105,7 +106,7 @@ export function unknownExplanation(p: Plan, opts: {looked?: boolean; since?: num
         : `It is unknown whether the move was made. Find out, and finish it if it was not, with the same Idempotency-Key (the API answers a repeat with the move it names, never a second one): ${p.settle}`
       break
     case 'transfer.create': {
-      const since = new Date((opts.since ?? Date.now()) - 5 * 60_000).toISOString()
+      const since = new Date((opts.since ?? systemClock.now()) - 5 * 60_000).toISOString()
       const looked = opts.looked ? 'it is not (yet) in the transfer list, which may show a new transfer late' : 'the transfer list could not be read'
       what =
         `It is unknown whether the account transfer was made: it was not sent again (the spec promises no idempotency for it), and ${looked}. ` +

@@ -25,6 +25,12 @@ export interface TransferCreateOptions {
 export type {Spinner} from '../output/spinner.js'
 import type {Spinner} from '../output/spinner.js'
 
+/** `transfers create`: the transfer sent, with a spinner on a terminal while --wait follows it. */
+export async function runTransferCreateCommand(opts: TransferCreateOptions, ctx: CommandContext): Promise<void> {
+  const {terminalSpinner} = await import('../output/spinner.js')
+  await runTransferCreate(opts, ctx, ctx.io.stderrIsTTY ? terminalSpinner(ctx.io.stderr) : undefined)
+}
+
 export async function runTransferCreate(opts: TransferCreateOptions, ctx: CommandContext, spinner?: Spinner): Promise<void> {
   const started = ctx.clock.now()
   let outcome = await runOne(ctx, opts.guard, opts.request)

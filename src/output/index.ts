@@ -9,14 +9,16 @@
  * A command that renders through this class is safe by default.
  */
 import type {Writable} from 'node:stream'
-import {loadJmespath} from '../interop.js'
 import {UsageError} from '../errors.js'
 
-import {cellText, columnFloor, cutAtWord, headerOf, holdsIds, labelled, planTable, project, selectColumns, truncateCell, type Column, type TablePlan} from './cells.js'
+import {cellText, project, selectColumns, type Column} from './cells.js'
+import {applyQuery, compileQuery} from './query.js'
+import {csvHeader, csvRecord, csvText, Tables} from './table.js'
 import {colorize, trustedPaint, type Paint} from './color.js'
 
 export {cellText, getPath, selectColumns, type Column} from './cells.js'
 import {escapeControls, guardCsvCell, safeJson, terminalLine, terminalLines} from './safe.js'
+export {queryHint} from './query.js'
 import {favourMemory} from '../memory.js'
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const
@@ -57,7 +59,7 @@ export class Output {
   private readonly stdout: Writable
   private readonly stderr: Writable
   private readonly width?: number
-  private readonly namer?: (id: string) => string | undefined
+  private readonly tables: Tables
   /** Colours for messages composed by commands (their codes pass the human writers). */
   readonly paint: Paint
   /** Colours of the table renderer, applied to cells already escaped. */
@@ -73,7 +75,7 @@ export class Output {
     this.paint = trustedPaint(opts.color)
     this.ink = colorize(opts.color)
     this.width = opts.width
-    this.namer = opts.namer
+    this.tables = new Tables({width: opts.width, selection: opts.columns, ink: this.ink, paint: this.paint, namer: opts.namer, note: (text) => this.note(text)})
   }
 
   get machine(): boolean {
@@ -126,13 +128,7 @@ export class Output {
   }
 
   private async applyQuery(value: unknown): Promise<unknown> {
-    if (!this.query) return value
-    const jmespath = await loadJmespath()
-    try {
-      return jmespath.search(value as never, this.query)
-    } catch (err) {
-      throw new UsageError(`--query "${this.query}" is not a valid JMESPath expression: ${(err as Error).message}${queryHint(this.query, err as Error)}`)
-    }
+    return this.query ? applyQuery(this.query, value) : value
   }
 
   /** Renders one resource. */
@@ -145,14 +141,9 @@ export class Output {
       case 'ndjson':
         return this.write(safeJson(this.selection ? project(row, cols) : row) + '\n')
       case 'csv':
-        return this.write(await this.csv([row], cols, true))
-      case 'table': {
-        const headers = cols.map((c) => escapeControls(headerOf(c)))
-        const width = Math.max(...headers.map((h) => h.length))
-        const room = this.width ? Math.max(10, this.width - width - 2) : Infinity
-        const lines = cols.map((c, i) => `${this.ink.bold(headers[i].padEnd(width))}  ${this.cell(c, truncateCell(this.tableText(c, row), room))}`)
-        return this.write(lines.join('\n') + '\n')
-      }
+        return this.write(await csvText([row], cols, true))
+      case 'table':
+        return this.write(this.tables.resource(row, cols))
     }
   }
 
@@ -161,7 +152,6 @@ export class Output {
     // A list that arrives page by page may be long: the heap is kept near what is live.
     if (Symbol.asyncIterator in items) favourMemory()
     let cols = selectColumns(defaults, known, this.selection)
-    let count = 0
     if (this.selection && !(items as {checked?: true}).checked) {
       // The first item tells which fields exist: an unknown column is refused before any row.
       const it = (Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : (items as Iterable<Record<string, unknown>>)[Symbol.iterator]()) as AsyncIterator<Record<string, unknown>> | Iterator<Record<string, unknown>>
@@ -194,6 +184,12 @@ export class Output {
       await this.queried(all)
       return all.length
     }
+    return this.writeItems(items, cols)
+  }
+
+  /** The items of a list in the output format, written as they come: memory stays flat however long the list. */
+  private async writeItems(items: AsyncIterable<Record<string, unknown>> | Iterable<Record<string, unknown>>, cols: Column[]): Promise<number> {
+    let count = 0
     switch (this.format) {
       case 'json':
       case 'ndjson': {
@@ -221,12 +217,12 @@ export class Output {
           batch.push(it)
           count++
           if (batch.length >= 500) {
-            await this.write(await this.csv(batch, cols, header))
+            await this.write(await csvText(batch, cols, header))
             header = false
             batch = []
           }
         }
-        if (batch.length || header) await this.write(await this.csv(batch, cols, header))
+        if (batch.length || header) await this.write(await csvText(batch, cols, header))
         return count
       }
       case 'table': {
@@ -236,12 +232,12 @@ export class Output {
           batch.push(it)
           count++
           if (batch.length >= 1000) {
-            await this.write(await this.table(batch, cols, first))
+            await this.write(await this.tables.table(batch, cols, first))
             first = false
             batch = []
           }
         }
-        if (batch.length) await this.write(await this.table(batch, cols, first))
+        if (batch.length) await this.write(await this.tables.table(batch, cols, first))
         else if (first) this.note('No items.')
         return count
       }
@@ -302,61 +298,12 @@ export class Output {
     return this.emit(v)
   }
 
-  private async csv(rows: Record<string, unknown>[], cols: Column[], header: boolean): Promise<string> {
-    const {stringify} = await import('csv-stringify/sync')
-    const records = rows.map((r) => csvRecord(cols, r))
-    return stringify(header ? [csvHeader(cols), ...records] : records, {record_delimiter: '\r\n', quoted_match: /[\r\n]/})
-  }
-
   /** A scalar --query result as a line: escaped in a table, exact (a formula guarded) in csv. */
   private scalar(v: unknown): string {
     const text = v === null || v === undefined ? '' : String(v)
     return this.format === 'csv' ? guardCsvCell(text) : escapeControls(text)
   }
 
-  private async table(rows: Record<string, unknown>[], cols: Column[], withHeader: boolean): Promise<string> {
-    const {default: Table} = await import('cli-table3')
-    const texts = rows.map((r) => cols.map((c) => this.tableText(c, r)))
-    // On a terminal the table fits its width (--wide turns this off): ids stay whole, the other
-    // columns are cut with … or, when they cannot fit, left out (named on stderr).
-    const headers = cols.map((c) => escapeControls(headerOf(c)))
-    const natural = cols.map((c, i) => Math.max(headers[i].length, ...texts.map((t) => t[i].length)))
-    const plan: TablePlan = this.width
-      ? planTable(natural, this.width, {
-          keep: cols.map(holdsIds),
-          // Headers, money and times are never cut, labels only between words; a column may be left out.
-          floor: cols.map((c, i) => columnFloor(c, headers[i], texts.map((t) => t[i]), natural[i])),
-          // Columns asked for by name are shown even when empty.
-          empty: this.selection ? undefined : cols.map((_, i) => texts.every((t) => t[i] === '')),
-        })
-      : {shown: cols.map((_, i) => i), widths: natural, hidden: []}
-    if (plan.hidden.length && withHeader) {
-      this.note(this.paint.dim(`Not shown at this width: ${plan.hidden.map((i) => cols[i].key).join(', ')} (--wide shows every column; --columns picks them).`))
-    }
-    const table = new Table({
-      head: withHeader ? plan.shown.map((ci, k) => this.ink.bold(truncateCell(headers[ci], plan.widths[k]))) : [],
-      chars: {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: '  '},
-      style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0},
-    })
-    for (const t of texts) table.push(plan.shown.map((ci, k) => this.cell(cols[ci], (cols[ci].words ? cutAtWord : truncateCell)(t[ci], plan.widths[k]))))
-    return table.toString() + '\n'
-  }
-
-  /**
-   * A cell's text in a table, where values enter the human renderer: escaped (src/output/safe.ts);
-   * an id column shows the name known for the id (the names book's name, escaped alike).
-   */
-  private tableText(col: Column, row: Record<string, unknown>): string {
-    const text = cellText(col, row)
-    return escapeControls(col.names && text && this.namer ? labelled(text, this.namer(text)) : text)
-  }
-
-  /** A cell's text (already escaped) painted for a terminal: status colour, or its style. */
-  private cell(col: Column, text: string): string {
-    if (col.status) return this.ink.status(text)
-    if (col.style) return this.ink[col.style](text)
-    return text
-  }
 
   /**
    * A result people read as one sentence: on a terminal (table, without --columns or --query) the
@@ -383,7 +330,7 @@ export class Output {
    */
   async stream(defaults: Column[], known: Column[] = defaults): Promise<RowStream> {
     const cols = selectColumns(defaults, known, this.selection)
-    const query = this.query ? await this.compiledQuery() : undefined
+    const query = this.query ? await compileQuery(this.query) : undefined
     const stringify = this.format === 'csv' && !query ? (await import('csv-stringify/sync')).stringify : undefined
     let header = this.format === 'csv'
     let count = 0
@@ -405,7 +352,7 @@ export class Output {
           return stringify!(records, {record_delimiter: '\r\n', quoted_match: /[\r\n]/})
         }
         case 'table':
-          return cols.map((c) => this.cell(c, escapeControls(cellText(c, row)))).join('  ') + '\n'
+          return cols.map((c) => this.tables.cell(c, escapeControls(cellText(c, row)))).join('  ') + '\n'
       }
     }
     const stdout = this.stdout
@@ -421,17 +368,6 @@ export class Output {
     }
   }
 
-  /** The --query expression checked now (a usage error if invalid), applied later row by row. */
-  private async compiledQuery(): Promise<(value: unknown) => unknown> {
-    const jmespath = await loadJmespath()
-    const expression = this.query!
-    try {
-      jmespath.compile(expression)
-    } catch (err) {
-      throw new UsageError(`--query "${expression}" is not a valid JMESPath expression: ${(err as Error).message}`)
-    }
-    return (value) => jmespath.search(value as never, expression)
-  }
 
   /**
    * Renders a failed command: one line on stderr (a server's message in it escaped), plus
@@ -441,27 +377,4 @@ export class Output {
     this.stderr.write(terminalLines(`${this.paint.red('Error:')} ${line}`))
     if (json && this.format !== 'table') this.stderr.write(safeJson({error: json}) + '\n')
   }
-}
-
-/** A CSV record: each cell as csv shows it, guarded against spreadsheet formulas. */
-function csvRecord(cols: Column[], row: Record<string, unknown>): string[] {
-  return cols.map((c) => guardCsvCell(cellText(c, row, true)))
-}
-
-/** The CSV header row (a raw answer's keys may come from the server): guarded alike. */
-function csvHeader(cols: Column[]): string[] {
-  return cols.map((c) => guardCsvCell(c.key))
-}
-
-/**
- * What to write instead, for the usual slip: a bare word between backticks (`US`), which JMESPath
- * reads as a JSON value and so refuses; a string is written 'US'. The corrected expression is
- * shown in double quotes, as a shell takes it (no backticks inside double quotes: a shell runs them).
- */
-export function queryHint(query: string, err: Error): string {
-  const literal = /`([^`"\d[{\-][^`]*)`/.exec(query)
-  if (!literal || !/JSON/i.test(err.message) || ['true', 'false', 'null'].includes(literal[1].trim())) return ''
-  const fixed = query.split(literal[0]).join(`'${literal[1]}'`)
-  const paste = /[`"$\\!]/.test(fixed) ? '' : `: --query "${fixed}"`
-  return `. Between backticks JMESPath takes a JSON value; a string is written '${literal[1]}'${paste}`
 }

@@ -168,6 +168,10 @@ interface Send {
 
 export async function runEventsResend(opts: EventsResendOptions, ctx: CommandContext): Promise<void> {
   const {out, io} = ctx
+  // `-` alone: the ids come from stdin, one per line (or comma-separated).
+  let ids = opts.ids
+  if (ids.length === 1 && ids[0] === '-') ids = (await ctx.readStdin()).toString('utf8').split(/[\s,]+/)
+  opts = {...opts, ids: [...new Set(ids.map((s) => s.trim()).filter(Boolean))]}
   if (opts.ids.length === 0) throw new UsageError('Give at least one event id (or - to read ids from stdin).')
   if (opts.originalHeaders && opts.secretFile !== undefined) throw new UsageError('--original-headers sends the stored signature; --secret-file re-signs: give one of them.')
   let secret: string | undefined

@@ -3,6 +3,8 @@
  * `capacity` wait. When both are full, `offer` refuses the job and the caller pushes back (the
  * listener answers 503 with Retry-After), so memory stays bounded however slow the target is.
  */
+import {systemClock} from '../context/host.js'
+
 export class ForwardQueue<T> {
   private readonly waiting: T[] = []
   private active = 0
@@ -57,7 +59,7 @@ export class ForwardQueue<T> {
     while (!this.stopped && this.active < this.concurrency && this.waiting.length > 0) {
       const job = this.waiting.shift() as T
       this.active++
-      const started = Date.now()
+      const started = systemClock.now()
       let p: Promise<void>
       try {
         p = Promise.resolve(this.run(job))
@@ -65,7 +67,7 @@ export class ForwardQueue<T> {
         p = Promise.reject(err)
       }
       p.catch(() => undefined).finally(() => {
-        const ms = Date.now() - started
+        const ms = systemClock.now() - started
         this.avgMs = this.avgMs === 0 ? ms : 0.8 * this.avgMs + 0.2 * ms
         this.active--
         this.pump()

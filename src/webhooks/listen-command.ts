@@ -79,7 +79,8 @@ function secretGiven(opts: ListenOptions, env: NodeJS.ProcessEnv): boolean {
   return Boolean(opts.secret?.length || opts.secretFile?.length || env.PAYOPS_WEBHOOK_SECRETS?.trim() || env.PAYOPS_WEBHOOK_SECRET?.trim())
 }
 
-export async function runListen(opts: ListenOptions, ctx: CommandContext): Promise<void> {
+/** The listener's settings read from the options, every one checked before anything listens. */
+async function readSettings(opts: ListenOptions, ctx: CommandContext) {
   const {out, io} = ctx
   const register = Boolean(opts.register)
   if (!register) {
@@ -96,13 +97,61 @@ export async function runListen(opts: ListenOptions, ctx: CommandContext): Promi
   if (Boolean(opts.tlsCert) !== Boolean(opts.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together.')
   const tls = opts.tlsCert && opts.tlsKey ? {cert: readFileArg(opts.tlsCert, '--tls-cert'), key: readFileArg(opts.tlsKey, '--tls-key')} : undefined
   if (opts.secretOut !== undefined && isSymlink(opts.secretOut)) throw new UsageError(`--secret-out ${opts.secretOut} is a symbolic link; payops does not write a secret through one.`)
-  const multi = secrets.length > 1
-  // Checks --columns and --query before anything listens.
-  const onEvent = await eventPrinter(out, multi)
-  const log = (line: string) => out.note(redact(line))
-  for (const warning of routeWarnings(routes)) out.warn(warning)
+  return {register, secrets, events, forwardTo, routes, tls}
+}
 
-  const registrar = register ? await Registrar.prepare(ctx, {url: opts.url, events, yes: opts.yes}) : undefined
+type Settings = Awaited<ReturnType<typeof readSettings>>
+
+/** The listener, its events kept in the store (when there is one) and printed by `onEvent`. */
+async function newListener(opts: ListenOptions, ctx: CommandContext, s: Settings, store: EventStore | undefined, onEvent: (accepted: AcceptedEvent) => void, log: (line: string) => void) {
+  const {WebhookListener} = await import('./listener.js')
+  return new WebhookListener({
+    host: opts.host,
+    port: opts.port,
+    path: opts.path,
+    secrets: s.secrets,
+    toleranceSec: opts.tolerance,
+    events: s.events ? new Set(s.events) : undefined,
+    forwardTo: s.forwardTo,
+    routes: s.routes,
+    forwardConcurrency: opts.forwardConcurrency,
+    forwardQueue: opts.forwardQueue,
+    maxConnections: opts.maxConnections,
+    tls: s.tls,
+    log,
+    onEvent,
+    now: ctx.clock.now,
+    // An event kept by an earlier run of the listener (a restart) is a duplicate: not printed or forwarded again.
+    known: store ? (id) => store.has(id) : undefined,
+    onVerified: store
+      ? (d) => store.record({id: d.event.id, type: d.event.type, body: d.body, rawHeaders: d.rawHeaders, signatureTimestamp: d.timestamp, secretIndex: d.secretIndex, receivedAt: d.receivedAt})
+      : undefined,
+    onForward: store ? (f) => store.addDelivery(f.event.id, {kind: 'forward', route: f.route, url: f.url, status: f.status, ok: f.ok, error: f.error, duration_ms: f.duration_ms, at: f.at}) : undefined,
+  })
+}
+
+/** The endpoint registered for this listener, its secret written or printed as asked. */
+async function registerEndpoint(opts: ListenOptions, ctx: CommandContext, registrar: Registrar, url: string, events: string[] | undefined, log: (line: string) => void): Promise<Registration> {
+  const {out} = ctx
+  const registration = await registrar.register(url)
+  log(`Registered webhook endpoint ${registration.id} for ${registration.url} (${events ? events.join(',') : 'every event type'}); it is deleted when this listener stops. If this listener is killed, delete it: ${registration.deleteCommand}`)
+  if (opts.secretOut !== undefined) writeSecretFile(opts.secretOut, registration.secret)
+  if (opts.printSecret) {
+    if (out.machine) await out.jsonLine({registered: {id: registration.id, url: registration.url, secret: registration.secret}})
+    else await out.writeLine(`Signing secret of endpoint ${registration.id}: ${registration.secret}`)
+  }
+  return registration
+}
+
+export async function runListen(opts: ListenOptions, ctx: CommandContext): Promise<void> {
+  const {out} = ctx
+  const s = await readSettings(opts, ctx)
+  // Checks --columns and --query before anything listens.
+  const onEvent = await eventPrinter(out, s.secrets.length > 1)
+  const log = (line: string) => out.note(redact(line))
+  for (const warning of routeWarnings(s.routes)) out.warn(warning)
+
+  const registrar = s.register ? await Registrar.prepare(ctx, {url: opts.url, events: s.events, yes: opts.yes}) : undefined
   const store = opts.store === false ? undefined : openStore(ctx, opts)
 
   // The first Ctrl-C (or SIGTERM) stops the listener; a second ends at once (130), naming an endpoint
@@ -116,30 +165,9 @@ export async function runListen(opts: ListenOptions, ctx: CommandContext): Promi
     if (registration) out.note(`Stopped before webhook endpoint ${registration.id} was deleted; delete it: ${registration.deleteCommand}`)
     ctx.exitNow(130)
   })
-  const {WebhookListener, formatSummary} = await import('./listener.js')
-  const allRoutes = [...routes, ...(forwardTo ? [{pattern: null, url: forwardTo}] : [])]
-  const listener = new WebhookListener({
-    host: opts.host,
-    port: opts.port,
-    path: opts.path,
-    secrets,
-    toleranceSec: opts.tolerance,
-    events: events ? new Set(events) : undefined,
-    forwardTo,
-    routes,
-    forwardConcurrency: opts.forwardConcurrency,
-    forwardQueue: opts.forwardQueue,
-    maxConnections: opts.maxConnections,
-    tls,
-    log,
-    onEvent,
-    // An event kept by an earlier run of the listener (a restart) is a duplicate: not printed or forwarded again.
-    known: store ? (id) => store.has(id) : undefined,
-    onVerified: store
-      ? (d) => store.record({id: d.event.id, type: d.event.type, body: d.body, rawHeaders: d.rawHeaders, signatureTimestamp: d.timestamp, secretIndex: d.secretIndex, receivedAt: d.receivedAt})
-      : undefined,
-    onForward: store ? (f) => store.addDelivery(f.event.id, {kind: 'forward', route: f.route, url: f.url, status: f.status, ok: f.ok, error: f.error, duration_ms: f.duration_ms, at: f.at}) : undefined,
-  })
+  const {formatSummary} = await import('./listener.js')
+  const allRoutes = [...s.routes, ...(s.forwardTo ? [{pattern: null, url: s.forwardTo}] : [])]
+  const listener = await newListener(opts, ctx, s, store, onEvent, log)
   let url: string
   try {
     url = await listener.start()
@@ -154,17 +182,12 @@ export async function runListen(opts: ListenOptions, ctx: CommandContext): Promi
 
   try {
     if (registrar) {
-      registration = await registrar.register(url)
+      registration = await registerEndpoint(opts, ctx, registrar, url, s.events, log)
       listener.addSecret(registration.secret)
-      log(`Registered webhook endpoint ${registration.id} for ${registration.url} (${events ? events.join(',') : 'every event type'}); it is deleted when this listener stops. If this listener is killed, delete it: ${registration.deleteCommand}`)
-      if (opts.secretOut !== undefined) writeSecretFile(opts.secretOut, registration.secret)
-      if (opts.printSecret) {
-        if (out.machine) await out.jsonLine({registered: {id: registration.id, url: registration.url, secret: registration.secret}})
-        else await out.writeLine(`Signing secret of endpoint ${registration.id}: ${registration.secret}`)
-      }
     }
-    const what = [`${secrets.length + (registration ? 1 : 0)} secret${secrets.length + (registration ? 1 : 0) > 1 ? 's' : ''}`, `tolerance ${opts.tolerance} s`]
-    if (events) what.push(`events ${events.join(',')}`)
+    const secretCount = s.secrets.length + (registration ? 1 : 0)
+    const what = [`${secretCount} secret${secretCount > 1 ? 's' : ''}`, `tolerance ${opts.tolerance} s`]
+    if (s.events) what.push(`events ${s.events.join(',')}`)
     if (allRoutes.length) what.push(`forwarding ${allRoutes.map((r) => routeLabel(r)).join(', ')} (${opts.forwardConcurrency} at once, ${opts.forwardQueue} queued at most)`)
     what.push(store ? `storing events in ${store.db.path} (at most ${opts.keepEvents} events, ${opts.keepDays} days)` : 'not storing events')
     log(`Listening on ${url} (${what.join(', ')}). Press Ctrl-C to stop.`)

@@ -20,21 +20,17 @@
  * cannot shut out a sender; a keep-alive connection carries at most MAX_REQUESTS_PER_CONNECTION.
  */
 import {readCappedBody} from '../body.js'
-import {loadUndici} from '../interop.js'
-import {runDispatcher} from '../net.js'
 import {createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
 import type {AddressInfo, Socket} from 'node:net'
 import type {Duplex} from 'node:stream'
 import {ConnectionSlots} from './connections.js'
-import {ForwardQueue} from './forward-queue.js'
+import {Forwarder} from './forwarder.js'
+import {systemClock} from '../context/host.js'
 import {
-  DEFAULT_FORWARD_CONCURRENCY,
-  DEFAULT_FORWARD_QUEUE,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
   MAX_REQUESTS_PER_CONNECTION,
-  FORWARD_TIMEOUT_MS,
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_MS,
   MAX_BODY_BYTES,
@@ -44,8 +40,7 @@ import {
 import {escapeControls} from './safety.js'
 import {SIGNATURE_HEADER, TIMESTAMP_HEADER} from './signature.js'
 import type {WebhookEvent} from './samples.js'
-import type {DeliveryResult} from './event-store.js'
-import {routeLabel, routesFor, type ForwardRoute} from './routes.js'
+import type {ForwardRoute} from './routes.js'
 
 export {FORWARD_TIMEOUT_MS, MAX_BODY_BYTES, MAX_EVENT_DEPTH} from './limits.js'
 export * from './decide.js'
@@ -68,18 +63,8 @@ export interface VerifiedDelivery extends AcceptedEvent {
   rawHeaders: readonly string[]
 }
 
-/** The result of one forward: what the event store keeps of a delivery (its route's pattern null for --forward-to), with the event. */
-export interface ForwardResult extends Omit<DeliveryResult, 'kind'> {
-  event: WebhookEvent
-}
-
-/** Counts of one route, in the summary. */
-export interface RouteStats {
-  route: string | null
-  url: string
-  forwarded: number
-  failed: number
-}
+export type {ForwardResult, RouteStats} from './forwarder.js'
+import type {ForwardResult} from './forwarder.js'
 
 export interface ListenerOptions {
   host: string
@@ -115,45 +100,32 @@ export interface ListenerOptions {
   /** The result of each forward. */
   onForward?: (result: ForwardResult) => void
   log: (line: string) => void
-}
-
-interface ForwardJob {
-  event: WebhookEvent
-  body: Buffer
-  signature: string
-  timestamp: string
-  /** Index into the listener's routes. */
-  route: number
+  /** The clock of receipt times and forward durations (default: the host's system clock). */
+  now?: () => number
 }
 
 export class WebhookListener {
   readonly stats = emptyStats()
   private readonly seen = new RecentIds()
   private server?: Server
-  private readonly queue?: ForwardQueue<ForwardJob>
-  /** One dispatcher per forward target's origin (each decides its own proxy route). */
-  private readonly forwardAgents = new Map<string, import('undici').Dispatcher>()
-  private undici?: typeof import('undici')
+  private readonly forwarder?: Forwarder
+  private readonly now: () => number
   private readonly queueFullLog: ThrottledLog
   private readonly dropLog: ThrottledLog
   /** Rejections by reason: the first line at once, then one line a second with the count and the latest. */
   private readonly rejectionLogs = new Map<string, {log: ThrottledLog; latest: string}>()
   private readonly rejectedSockets = new WeakSet<Duplex>()
   private readonly slots: ConnectionSlots
-  /** Every forward target: the --forward routes, then --forward-to (pattern null). */
-  private readonly routes: ForwardRoute[]
-  private readonly routeStats: RouteStats[]
   private readonly secrets: string[]
 
   constructor(private readonly opts: ListenerOptions) {
     this.secrets = [...opts.secrets]
-    this.routes = [...(opts.routes ?? []), ...(opts.forwardTo ? [{pattern: null, url: opts.forwardTo}] : [])]
-    this.routeStats = this.routes.map((r) => ({route: r.pattern, url: r.url, forwarded: 0, failed: 0}))
-    if (opts.routes?.length) this.stats.routes = this.routeStats
-    if (this.routes.length > 0) {
-      this.queue = new ForwardQueue(opts.forwardConcurrency ?? DEFAULT_FORWARD_CONCURRENCY, opts.forwardQueue ?? DEFAULT_FORWARD_QUEUE, (job) => this.forward(job))
-    }
-    const c = this.queue
+    this.now = opts.now ?? systemClock.now
+    // Every forward target: the --forward routes, then --forward-to (pattern null).
+    const routes = [...(opts.routes ?? []), ...(opts.forwardTo ? [{pattern: null, url: opts.forwardTo}] : [])]
+    if (routes.length > 0) this.forwarder = new Forwarder(routes, opts, this.stats, this.now)
+    if (opts.routes?.length && this.forwarder) this.stats.routes = this.forwarder.routeStats
+    const c = this.forwarder?.queue
     this.queueFullLog = new ThrottledLog(opts.log, (n) =>
       `rejected 503 queue_full: ${n === 1 ? 'a verified event was' : `${n} verified events were`} answered 503 with Retry-After (${c?.inFlight ?? 0} forwards in flight, ${c?.queued ?? 0} queued)`,
     )
@@ -182,7 +154,7 @@ export class WebhookListener {
 
   /** Forwards in flight and waiting (zeros when not forwarding). */
   get forwardLoad(): {inFlight: number; queued: number} {
-    return {inFlight: this.queue?.inFlight ?? 0, queued: this.queue?.queued ?? 0}
+    return {inFlight: this.forwarder?.queue.inFlight ?? 0, queued: this.forwarder?.queue.queued ?? 0}
   }
 
   get url(): string {
@@ -193,13 +165,7 @@ export class WebhookListener {
   }
 
   async start(): Promise<string> {
-    if (this.queue) {
-      this.undici = await loadUndici()
-      for (const {url} of this.routes) {
-        const origin = new URL(url).origin
-        if (!this.forwardAgents.has(origin)) this.forwardAgents.set(origin, await runDispatcher(this.undici, url, {keepAliveTimeout: 5_000, connections: this.queue!.concurrency}))
-      }
-    }
+    await this.forwarder?.start()
     const handler = (req: IncomingMessage, res: ServerResponse) => {
       // A keep-alive connection carries at most MAX_REQUESTS_PER_CONNECTION requests: the last one's
       // answer closes it (Node's maxRequestsPerSocket would keep it open and answer 503 to a sender
@@ -345,7 +311,7 @@ export class WebhookListener {
   private received(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
     const signature = header(req, SIGNATURE_HEADER)
     const timestamp = header(req, TIMESTAMP_HEADER)
-    const queue = this.queue
+    const forwarder = this.forwarder
     const d = decide(signature, timestamp, body, {
       secrets: this.secrets,
       toleranceSec: this.opts.toleranceSec,
@@ -353,9 +319,9 @@ export class WebhookListener {
       seen: this.seen,
       known: this.opts.known,
       maxDepth: this.opts.maxDepth,
-      admit: queue ? (event) => queue.hasRoomFor(routesFor(event.type, this.routes).length) : undefined,
+      admit: forwarder ? (event) => forwarder.hasRoomFor(event.type) : undefined,
     })
-    if (d.outcome === 'rejected') return this.rejected(res, req, d, d.reason === 'queue_full' ? {'retry-after': String(queue!.retryAfterSeconds())} : undefined)
+    if (d.outcome === 'rejected') return this.rejected(res, req, d, d.reason === 'queue_full' ? {'retry-after': String(forwarder!.queue.retryAfterSeconds())} : undefined)
     // Answer first; everything else happens after the sender has its 2XX.
     this.answer(res, 200, {received: true, ...(d.outcome === 'accepted' ? {} : {[d.outcome]: true})})
     this.stats.verified++
@@ -365,7 +331,7 @@ export class WebhookListener {
       this.opts.log(`duplicate ${what}: answered 200, not processed again`)
       return
     }
-    const accepted: AcceptedEvent = {event: d.event, timestamp: timestamp!, secretIndex: d.secretIndex, receivedAt: new Date().toISOString()}
+    const accepted: AcceptedEvent = {event: d.event, timestamp: timestamp!, secretIndex: d.secretIndex, receivedAt: new Date(this.now()).toISOString()}
     this.verified(accepted, req, body)
     if (d.outcome === 'filtered') {
       this.stats.filtered++
@@ -378,7 +344,7 @@ export class WebhookListener {
       this.opts.log(`could not print ${what}: ${escapeControls(String((err as Error)?.message ?? err))}`)
     }
     // Room was checked by `admit` in this same tick, so the queue takes it.
-    if (queue) for (const route of routesFor(d.event.type, this.routes)) queue.offer({event: d.event, body, signature: signature!, timestamp: timestamp!, route})
+    forwarder?.offer({event: d.event, body, signature: signature!, timestamp: timestamp!})
   }
 
   /** Hands a verified event to `onVerified` (the store); a failure there is logged, never fatal. */
@@ -388,48 +354,6 @@ export class WebhookListener {
       this.opts.onVerified({...accepted, body, rawHeaders: req.rawHeaders})
     } catch (err) {
       this.opts.log(`could not store ${escapeControls(accepted.event.id)}: ${escapeControls(String((err as Error)?.message ?? err))}`)
-    }
-  }
-
-  private async forward({event, body, signature, timestamp, route}: ForwardJob): Promise<void> {
-    const target = this.routes[route].url
-    const counts = this.routeStats[route]
-    const at = new Date().toISOString()
-    const result = (status: number | null, ok: boolean, error: string | null) => {
-      if (ok) counts.forwarded++
-      else counts.failed++
-      try {
-        this.opts.onForward?.({event, route: this.routes[route].pattern, url: target, status, ok, error, duration_ms: Date.now() - started, at})
-      } catch (err) {
-        this.opts.log(`could not store the forward of ${what}: ${escapeControls(String((err as Error)?.message ?? err))}`)
-      }
-    }
-    const via = this.opts.routes?.length ? ` (route ${escapeControls(routeLabel(this.routes[route]))})` : ''
-    const timeoutMs = this.opts.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS
-    const what = `${escapeControls(event.id)} (${escapeControls(event.type)})`
-    const started = Date.now()
-    try {
-      const res = await this.undici!.request(target, {
-        method: 'POST',
-        headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signature, [TIMESTAMP_HEADER]: timestamp, 'user-agent': 'payops-webhooks-listen'},
-        body,
-        dispatcher: this.forwardAgents.get(new URL(target).origin),
-        signal: AbortSignal.timeout(timeoutMs),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      })
-      await res.body.dump().catch(() => undefined)
-      const ok = res.statusCode >= 200 && res.statusCode < 300
-      if (ok) this.stats.forwarded++
-      else this.stats.forward_failed++
-      result(res.statusCode, ok, ok ? null : `answered ${res.statusCode}`)
-      this.opts.log(`forwarded ${what} to ${target}${via}: ${res.statusCode} in ${Date.now() - started} ms`)
-    } catch (err) {
-      this.stats.forward_failed++
-      const e = err as {code?: string; name?: string; message?: string}
-      const why = /Timeout|Abort/.test(e.name ?? '') ? `timed out after ${timeoutMs / 1000} s` : (e.code ?? e.message ?? 'error')
-      result(null, false, why)
-      this.opts.log(`forward of ${what} to ${target}${via} failed: ${why}`)
     }
   }
 
@@ -450,19 +374,7 @@ export class WebhookListener {
     this.queueFullLog.flush()
     this.dropLog.flush()
     for (const r of this.rejectionLogs.values()) r.log.flush()
-    const queue = this.queue
-    if (queue && !(await queue.drain(graceMs))) {
-      const jobs = queue.stopAndTake()
-      for (const job of jobs) this.routeStats[job.route].failed++
-      const dropped = jobs.length
-      if (dropped) {
-        this.stats.forward_failed += dropped
-        this.opts.log(`${dropped} queued forward${dropped === 1 ? ' was' : 's were'} not sent: stopping`)
-      }
-    }
-    await Promise.all([...this.forwardAgents.values()].map((a) => a.destroy().catch(() => undefined)))
-    // Forwards cut short by the agent's end record their failure.
-    if (queue) await queue.drain(500)
+    await this.forwarder?.stop(graceMs)
   }
 }
 

@@ -1,4 +1,6 @@
 /** A log line that repeats under load: the first at once, then one per interval with the count since. */
+import {systemClock} from '../context/host.js'
+
 /** Logs the first occurrence at once, then at most one line per interval with the count since. */
 export class ThrottledLog {
   private pending = 0
@@ -11,7 +13,7 @@ export class ThrottledLog {
   ) {}
 
   hit(): void {
-    const now = Date.now()
+    const now = systemClock.now()
     if (now - this.last >= this.intervalMs && !this.timer) {
       this.last = now
       this.log(this.text(1))
@@ -25,7 +27,7 @@ export class ThrottledLog {
     clearTimeout(this.timer)
     this.timer = undefined
     if (this.pending === 0) return
-    this.last = Date.now()
+    this.last = systemClock.now()
     const n = this.pending
     this.pending = 0
     this.log(this.text(n))

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../base-command.js'
-import {runBatch} from '../../movements/command.js'
+import {runMovesApprove} from '../../movements/commands.js'
 
 export default class MovesApprove extends ApiCommand<typeof MovesApprove> {
   static override areas = ['moves', 'subaccounts'] as const
@@ -15,11 +15,6 @@ export default class MovesApprove extends ApiCommand<typeof MovesApprove> {
   static override args = {ids: Args.string({description: 'move ids, or - to read them from stdin', required: true})}
 
   async run(): Promise<void> {
-    const ids = await this.idsFromArgv(this.positionals)
-    await runBatch(this.ctx, this.flags, 
-      ids.map((id) => ({kind: 'move.approve' as const, id})),
-      {action: `Approve and settle ${ids.length} move${ids.length === 1 ? '' : 's'}`},
-      'approve',
-    )
+    await runMovesApprove({ids: await this.idsFromArgv(this.positionals), guard: this.guardInput}, this.ctx)
   }
 }

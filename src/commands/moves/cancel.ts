@@ -1,7 +1,6 @@
 import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../base-command.js'
-import {renderOutcome, runOne} from '../../movements/command.js'
-import {MOVE_COLUMNS, MOVE_KNOWN} from '../../output/columns.js'
+import {runMoveCancel} from '../../movements/commands.js'
 
 export default class MovesCancel extends ApiCommand<typeof MovesCancel> {
   static override areas = ['moves', 'subaccounts'] as const
@@ -10,7 +9,6 @@ export default class MovesCancel extends ApiCommand<typeof MovesCancel> {
   static override args = {id: Args.string({description: 'move id', required: true})}
 
   async run(): Promise<void> {
-    const outcome = await runOne(this.ctx, this.flags, {kind: 'move.cancel', id: this.args.id})
-    await renderOutcome(this.ctx, outcome, MOVE_COLUMNS, MOVE_KNOWN)
+    await runMoveCancel({id: this.args.id, guard: this.guardInput}, this.ctx)
   }
 }

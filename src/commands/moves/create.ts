@@ -1,8 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {renderOutcome, runOne} from '../../movements/command.js'
-import {MOVE_COLUMNS, MOVE_KNOWN} from '../../output/columns.js'
 import {amountInput, moneyFlags, parseKeyValues} from '../../flags.js'
+import {runMoveCreate} from '../../movements/commands.js'
 
 export default class MovesCreate extends ApiCommand<typeof MovesCreate> {
   static override areas = ['moves', 'subaccounts'] as const
@@ -25,8 +24,8 @@ export default class MovesCreate extends ApiCommand<typeof MovesCreate> {
 
   async run(): Promise<void> {
     const f = this.flags
-    const outcome = await runOne(this.ctx, this.flags, {
-      kind: 'move.create',
+    const request = {
+      kind: 'move.create' as const,
       from: f.from,
       to: f.to,
       amount: amountInput(f),
@@ -34,7 +33,7 @@ export default class MovesCreate extends ApiCommand<typeof MovesCreate> {
       autoApprove: f['auto-approve'],
       metadata: parseKeyValues(f.metadata, '--metadata'),
       idempotencyKey: f['idempotency-key'],
-    })
-    await renderOutcome(this.ctx, outcome, MOVE_COLUMNS, MOVE_KNOWN)
+    }
+    await runMoveCreate({request, guard: this.guardInput}, this.ctx)
   }
 }

@@ -32,6 +32,6 @@ Under a maker-checker policy, the rows it covers are created without auto-approv
 
   async run(): Promise<void> {
     const f = this.flags
-    await runImportCommand({file: this.args.file, journal: f.journal, dryRun: f['dry-run'], concurrency: f.concurrency, currency: f.currency, newBatch: f['new-batch'], guard: f}, this.ctx)
+    await runImportCommand({file: this.args.file, journal: f.journal, dryRun: f['dry-run'], concurrency: f.concurrency, currency: f.currency, newBatch: f['new-batch'], guard: this.guardInput}, this.ctx)
   }
 }

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../base-command.js'
-import {PARTY_KNOWN} from '../../output/columns.js'
+import {runPayeesGet} from '../../parties/run.js'
 
 export default class PayeesGet extends ApiCommand<typeof PayeesGet> {
   static override areas = ['payees'] as const
@@ -9,9 +9,6 @@ export default class PayeesGet extends ApiCommand<typeof PayeesGet> {
   static override args = {id: Args.string({description: 'payee id', required: true})}
 
   async run(): Promise<void> {
-    const api = await this.api()
-    const res = await api.payees.get(this.args.id)
-    if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(res.data, PARTY_KNOWN)
+    await runPayeesGet({id: this.args.id}, this.ctx)
   }
 }

@@ -1,6 +1,6 @@
 import {ApiCommand} from '../../base-command.js'
 import {parsePartyFilters, partyListFlags} from '../../flags.js'
-import {PARTY_COLUMNS, PARTY_KNOWN} from '../../output/columns.js'
+import {runPayeesList} from '../../parties/run.js'
 
 export default class PayeesList extends ApiCommand<typeof PayeesList> {
   static override areas = ['payees'] as const
@@ -14,9 +14,6 @@ export default class PayeesList extends ApiCommand<typeof PayeesList> {
   static override flags = {...ApiCommand.listFlags, ...partyListFlags}
 
   async run(): Promise<void> {
-    const {limit, order, paginate} = this.listOptions()
-    const filters = {limit, order, ...parsePartyFilters(this.flags)}
-    const api = await this.api()
-    await this.renderList(api.payees.list(filters, paginate), PARTY_COLUMNS, PARTY_KNOWN)
+    await runPayeesList({list: this.listInput, filters: parsePartyFilters(this.flags)}, this.ctx)
   }
 }

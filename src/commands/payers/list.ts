@@ -2,7 +2,7 @@ import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
 import {PAYERS_MAX_LIMIT} from '../../api/schemas/parties.js'
 import {parsePartyFilters, partyListFlags} from '../../flags.js'
-import {PARTY_COLUMNS, PARTY_KNOWN} from '../../output/columns.js'
+import {runPayersList} from '../../parties/run.js'
 
 export default class PayersList extends ApiCommand<typeof PayersList> {
   static override areas = ['payers'] as const
@@ -20,9 +20,6 @@ export default class PayersList extends ApiCommand<typeof PayersList> {
   }
 
   async run(): Promise<void> {
-    const {limit, order, paginate} = this.listOptions()
-    const filters = {limit, order, ...parsePartyFilters(this.flags)}
-    const api = await this.api()
-    await this.renderList(api.payers.list(filters, paginate), PARTY_COLUMNS, PARTY_KNOWN)
+    await runPayersList({list: this.listInput, filters: parsePartyFilters(this.flags)}, this.ctx)
   }
 }

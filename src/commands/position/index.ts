@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {POSITION_COLUMNS, POSITION_KNOWN, POSITION_REPORTING_COLUMN, SCHEDULE_COLUMNS} from '../../books/columns.js'
-import {DEFAULT_HORIZON_DAYS, MAX_HORIZON_DAYS, position, positionRows, saveSnapshot, scheduleRows, unreadableLines} from '../../books/position.js'
+import {DEFAULT_HORIZON_DAYS, MAX_HORIZON_DAYS} from '../../books/position.js'
+import {runPosition} from '../../books/commands.js'
 
 export default class Position extends ApiCommand<typeof Position> {
   static override areas = ['treasury', 'transfers', 'subaccounts'] as const
@@ -20,23 +20,6 @@ export default class Position extends ApiCommand<typeof Position> {
 
   async run(): Promise<void> {
     const f = this.flags
-    const p = await position({horizon: f.horizon, reportingCurrency: f['reporting-currency'], subaccounts: [...new Set(f.subaccount ?? [])]}, this.ctx)
-    // A figure payops cannot read exactly is named; every other account is shown.
-    for (const line of unreadableLines(p)) this.out.warn(line)
-    if (this.out.format === 'json') await this.out.value(p)
-    else {
-      const cols = p.totals ? [...POSITION_COLUMNS.slice(0, -1), POSITION_REPORTING_COLUMN, POSITION_COLUMNS.at(-1)!] : POSITION_COLUMNS
-      await this.out.list(positionRows(p), cols, POSITION_KNOWN)
-      if (this.out.format === 'table') {
-        const schedule = scheduleRows(p)
-        this.out.note(schedule.length ? `Scheduled over the next ${p.horizon_days} days (to ${p.horizon_end}):` : `Nothing scheduled over the next ${p.horizon_days} days.`)
-        if (schedule.length) await this.out.list(schedule, SCHEDULE_COLUMNS)
-        if (p.totals) this.out.note(`Totals in ${p.totals.currency_code} are ${p.totals.note}.`)
-      }
-    }
-    if (f.save) {
-      const id = saveSnapshot(p, this.ctx, p.totals?.currency_code)
-      this.out.note(`Saved position snapshot ${id} (${p.as_of}); \`payops position diff\` compares with it.`)
-    }
+    await runPosition({horizon: f.horizon, reportingCurrency: f['reporting-currency'], subaccounts: [...new Set(f.subaccount ?? [])], save: f.save}, this.ctx)
   }
 }

@@ -1,10 +1,8 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {RECONCILE_COLUMNS, RECONCILE_FITTED_COLUMNS, RECONCILE_KNOWN} from '../../books/columns.js'
-import {parseDay} from '../../books/dates.js'
-import {DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, exceptionsLine, reconcile, summaryLine} from '../../books/reconcile.js'
-import {ExceptionsFound, UsageError} from '../../errors.js'
+import {DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS} from '../../books/reconcile.js'
+import {runReconcile} from '../../books/commands.js'
 
 export default class Reconcile extends ApiCommand<typeof Reconcile> {
   static override areas = ['treasury', 'transfers', 'subaccounts'] as const
@@ -37,28 +35,7 @@ export default class Reconcile extends ApiCommand<typeof Reconcile> {
 
   async run(): Promise<void> {
     const f = this.flags
-    const paths = f.statement ?? []
-    // The bank files' readers load only when a file is given.
-    const bankFiles = paths.length > 0 ? await import('../../books/bankfiles/reconcile-files.js') : undefined
-    const files = bankFiles?.loadStatements(paths) ?? []
-    const period = bankFiles?.filesPeriod(files)
-    if ((f.from === undefined || f.to === undefined) && period === undefined) {
-      throw new UsageError(paths.length > 0 ? 'The statement files have no lines of the account to date the period by: give --from and --to.' : 'Give the period: --from and --to (YYYY-MM-DD).')
-    }
-    const from = f.from === undefined ? period!.from : parseDay(f.from, '--from')
-    const to = f.to === undefined ? period!.to : parseDay(f.to, '--to')
-    const opts = {account: this.args.account, from, to, window: f.window, subaccounts: [...new Set(f.subaccount ?? [])], hideMatched: f['hide-matched']}
-    const fromFiles = bankFiles ? await bankFiles.reconcileStatements(opts, files, paths, this.ctx) : undefined
-    const report = fromFiles ?? (await reconcile(opts, this.ctx))
-    if (this.out.format === 'json') await this.out.value(report)
-    else {
-      // On a terminal the key is the short one (--wide: the whole key); both are what `reconcile resolve` takes.
-      await this.out.list(report.items as unknown as Array<Record<string, unknown>>, this.out.fitted ? RECONCILE_FITTED_COLUMNS : RECONCILE_COLUMNS, RECONCILE_KNOWN)
-      if (this.out.format === 'table') {
-        for (const n of fromFiles ? bankFiles!.fileNotes(fromFiles) : []) this.out.note(n)
-        this.out.note(summaryLine(report))
-      }
-    }
-    if (report.summary.exceptions > 0) throw new ExceptionsFound(exceptionsLine(report))
+    const opts = {account: this.args.account, from: f.from, to: f.to, statements: f.statement ?? [], window: f.window, subaccounts: [...new Set(f.subaccount ?? [])], hideMatched: f['hide-matched']}
+    await runReconcile(opts, this.ctx)
   }
 }

@@ -1,8 +1,8 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../../base-command.js'
-import {DECISION_COLUMNS} from '../../books/columns.js'
-import {MAX_LABEL, MAX_NOTE, resolve} from '../../books/resolve.js'
+import {MAX_LABEL, MAX_NOTE} from '../../books/resolve.js'
+import {runResolve} from '../../books/commands.js'
 
 export default class ReconcileResolve extends BaseCommand<typeof ReconcileResolve> {
   static override summary = 'Record your decision on a reconciliation exception; it no longer counts.'
@@ -21,8 +21,6 @@ export default class ReconcileResolve extends BaseCommand<typeof ReconcileResolv
   }
 
   async run(): Promise<void> {
-    const d = await resolve({key: this.args.key, label: this.flags.as, note: this.flags.note}, this.ctx)
-    const sentence = `${d.replaced ? `Replaced the decision "${d.replaced.label}" on` : 'Resolved'} ${d.key} as "${d.label}"; it no longer counts as an exception.`
-    await this.out.result({key: d.key, label: d.label, note: d.note, decided_at: d.decided_at, profile: d.profile, decided_by: d.decided_by, replaced: d.replaced?.label ?? null}, DECISION_COLUMNS, sentence)
+    await runResolve({key: this.args.key, label: this.flags.as, note: this.flags.note}, this.ctx)
   }
 }

@@ -1,10 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {STATEMENT_COLUMNS, STATEMENT_KNOWN} from '../../books/columns.js'
-import {toOfx} from '../../books/ofx.js'
 import {STATEMENT_FORMATS} from '../../books/bankfiles/formats.js'
-import {statement, statementRows} from '../../books/statement.js'
-import {formatMoney} from '../../money.js'
+import {runStatement} from '../../books/commands.js'
 
 export default class ReportStatement extends ApiCommand<typeof ReportStatement> {
   static override areas = ['treasury', 'transfers', 'subaccounts'] as const
@@ -30,23 +27,6 @@ export default class ReportStatement extends ApiCommand<typeof ReportStatement> 
 
   async run(): Promise<void> {
     const f = this.flags
-    if (f.format !== undefined) this.out.refuseSelection(`${f.format === 'ofx' ? 'an OFX' : `a ${f.format}`} statement`)
-    const s = await statement({account: f.account, subaccount: f.subaccount, bankAccount: f['bank-account'], currency: f.currency, month: f.month}, this.ctx)
-    // The one figure payops cannot read exactly is named; the lines are shown all the same.
-    if (s.unreadable && f.format === undefined) this.out.warn(`${s.unreadable}.`)
-    if (f.format !== undefined) {
-      // A file states its balances: one payops cannot read exactly is refused, never written wrong (writers.ts, ofx.ts).
-      // The bank formats' writers load only when one is asked for.
-      const write = f.format === 'ofx' ? toOfx : (await import('../../books/bankfiles/writers.js')).BANK_FILE_WRITERS[f.format]
-      await this.out.document(write(s, new Date(this.ctx.clock.now()).toISOString()))
-      return
-    }
-    if (this.out.format === 'json') return this.out.value(s)
-    await this.out.list(statementRows(s), STATEMENT_COLUMNS, STATEMENT_KNOWN)
-    if (this.out.format === 'table') {
-      const name = s.name ? `${s.name} (${s.id})` : s.id
-      const figure = (v: number | null) => (v === null ? 'unreadable' : formatMoney(v, s.currency_code))
-      this.out.note(`${name} ${s.month}${s.complete ? '' : ' (month not over)'}: opening ${figure(s.opening_balance_in_minor_units)}, ${s.lines.length} lines, closing ${figure(s.closing_balance_in_minor_units)}.`)
-    }
+    await runStatement({account: f.account, subaccount: f.subaccount, bankAccount: f['bank-account'], currency: f.currency, month: f.month, format: f.format}, this.ctx)
   }
 }

@@ -1,8 +1,8 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {ACTIVITY_COLUMNS} from '../../output/columns.js'
-import {amountRangeFlags, dateTimeRange, parseAmountRange} from '../../flags.js'
+import {amountRangeFlags, amountRangeOf, dateTimeRange} from '../../flags.js'
+import {runSubaccountsActivity} from '../../subaccounts/run.js'
 
 export default class SubaccountsActivity extends ApiCommand<typeof SubaccountsActivity> {
   static override areas = ['subaccounts'] as const
@@ -27,19 +27,8 @@ export default class SubaccountsActivity extends ApiCommand<typeof SubaccountsAc
 
   async run(): Promise<void> {
     const f = this.flags
-    const {limit, order, paginate} = this.listOptions()
+    const list = this.listInput
     const effective = dateTimeRange(f['effective-at-gte'], f['effective-at-lte'], 'effective-at')
-    const api = await this.api()
-    const amount = await parseAmountRange(f, () => api.subaccounts.activityAmountCurrency(this.args.id))
-    const filters = {
-      limit,
-      order,
-      direction: f.direction,
-      amount_gte: amount.gte,
-      amount_lte: amount.lte,
-      effective_at_gte: effective.gte,
-      effective_at_lte: effective.lte,
-    }
-    await this.renderList(api.subaccounts.activity(this.args.id, filters, paginate), ACTIVITY_COLUMNS)
+    await runSubaccountsActivity({id: this.args.id, list, direction: f.direction, amount: amountRangeOf(f), effective}, this.ctx)
   }
 }

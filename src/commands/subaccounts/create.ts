@@ -1,8 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {confirmMutation} from '../../movements/command.js'
-import {SUBACCOUNT_COLUMNS} from '../../output/columns.js'
 import {parseName} from '../../flags.js'
+import {runSubaccountsCreate} from '../../subaccounts/run.js'
 
 export default class SubaccountsCreate extends ApiCommand<typeof SubaccountsCreate> {
   static override areas = ['subaccounts'] as const
@@ -13,12 +12,6 @@ export default class SubaccountsCreate extends ApiCommand<typeof SubaccountsCrea
   }
 
   async run(): Promise<void> {
-    const name = parseName(this.flags.name, '--name')
-    await confirmMutation(this.ctx, this.flags, {action: `Create subaccount "${name}"`})
-    const api = await this.api()
-    const res = await api.subaccounts.create(name)
-    this.ctx.names.remember(res.data.id, res.data.name, 'subaccount')
-    if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(res.data, SUBACCOUNT_COLUMNS)
+    await runSubaccountsCreate({name: parseName(this.flags.name, '--name'), guard: this.guardInput}, this.ctx)
   }
 }

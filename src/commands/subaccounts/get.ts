@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../base-command.js'
-import {SUBACCOUNT_COLUMNS} from '../../output/columns.js'
+import {runSubaccountsGet} from '../../subaccounts/run.js'
 
 export default class SubaccountsGet extends ApiCommand<typeof SubaccountsGet> {
   static override areas = ['subaccounts'] as const
@@ -9,10 +9,6 @@ export default class SubaccountsGet extends ApiCommand<typeof SubaccountsGet> {
   static override args = {id: Args.string({description: 'subaccount id', required: true})}
 
   async run(): Promise<void> {
-    const api = await this.api()
-    const res = await api.subaccounts.get(this.args.id)
-    this.ctx.names.remember(res.data.id, res.data.name, 'subaccount')
-    if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(res.data, SUBACCOUNT_COLUMNS)
+    await runSubaccountsGet({id: this.args.id}, this.ctx)
   }
 }

@@ -1,9 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {confirmMutation} from '../../movements/command.js'
-import {describeToken, validateTokenRequest} from '../../api/tokens.js'
 import {PARTY_TYPES} from '../../api/schemas/parties.js'
-import {TOKEN_COLUMNS, TOKEN_KNOWN} from '../../output/columns.js'
+import {runTokensCreate} from '../../tokens/run.js'
 
 export default class TokensCreate extends ApiCommand<typeof TokensCreate> {
   static override areas = ['tokens'] as const
@@ -22,13 +20,7 @@ export default class TokensCreate extends ApiCommand<typeof TokensCreate> {
 
   async run(): Promise<void> {
     const f = this.flags
-    const partyType = f.payee === undefined ? f['party-type']! : 'payee'
-    const partyId = (f.payee ?? f.party)!
-    validateTokenRequest(partyId, f.payee === undefined ? partyType : 'payee-endpoint')
-    await confirmMutation(this.ctx, this.flags, {action: `Mint a session token for ${partyType} ${partyId}`})
-    const api = await this.api()
-    const res = f.payee === undefined ? await api.tokens.forParty(partyId, partyType) : await api.tokens.forPayee(partyId)
-    if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(describeToken(res.data), TOKEN_COLUMNS, TOKEN_KNOWN)
+    const party = f.payee === undefined ? {id: f.party!, type: f['party-type']!} : {payee: f.payee}
+    await runTokensCreate({party, guard: this.guardInput}, this.ctx)
   }
 }

@@ -1,7 +1,6 @@
 import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../base-command.js'
-import {renderOutcome, runOne} from '../../movements/command.js'
-import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../../output/columns.js'
+import {runTransferApprove} from '../../movements/commands.js'
 
 export default class TransfersApprove extends ApiCommand<typeof TransfersApprove> {
   static override areas = ['transfers', 'treasury'] as const
@@ -11,7 +10,6 @@ export default class TransfersApprove extends ApiCommand<typeof TransfersApprove
   static override flags = {...ApiCommand.guardFlags}
 
   async run(): Promise<void> {
-    const outcome = await runOne(this.ctx, this.flags, {kind: 'transfer.approve', id: this.args.id})
-    await renderOutcome(this.ctx, outcome, TRANSFER_COLUMNS, TRANSFER_KNOWN)
+    await runTransferApprove({id: this.args.id, guard: this.guardInput}, this.ctx)
   }
 }

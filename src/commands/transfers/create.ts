@@ -1,9 +1,8 @@
 import * as Flags from '@oclif/core/flags'
-import {terminalSpinner} from '../../output/spinner.js'
 import {ApiCommand} from '../../base-command.js'
-import {amountInput, moneyFlags, parseDate, parseMetadata, optional} from '../../flags.js'
 import {TRANSFER_RAILS} from '../../api/schemas/transfers.js'
-import {runTransferCreate} from '../../movements/transfer-create.js'
+import {amountInput, moneyFlags, parseDate, parseMetadata, optional} from '../../flags.js'
+import {runTransferCreateCommand} from '../../movements/transfer-create.js'
 
 export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> {
   static override areas = ['transfers', 'treasury'] as const
@@ -54,8 +53,7 @@ export default class TransfersCreate extends ApiCommand<typeof TransfersCreate> 
       idempotencyKey: f['idempotency-key'],
       sendAnyway: f['send-anyway'],
     }
-    const spinner = this.ctx.io.stderrIsTTY ? terminalSpinner(this.ctx.io.stderr) : undefined
-    await runTransferCreate({request, guard: f, wait: f.wait, waitTimeoutSec: f['wait-timeout'], pollIntervalMs: f['poll-interval']}, this.ctx, spinner)
+    await runTransferCreateCommand({request, guard: this.guardInput, wait: f.wait, waitTimeoutSec: f['wait-timeout'], pollIntervalMs: f['poll-interval']}, this.ctx)
   }
 }
 

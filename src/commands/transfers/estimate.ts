@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {ESTIMATE_COLUMNS} from '../../output/columns.js'
-import {moneyFlags, parseMoneyFlags} from '../../flags.js'
+import {moneyFlags} from '../../flags.js'
+import {runEstimate} from '../../transfers/run.js'
 
 export default class TransfersEstimate extends ApiCommand<typeof TransfersEstimate> {
   static override areas = ['transfers', 'treasury'] as const
@@ -20,10 +20,6 @@ export default class TransfersEstimate extends ApiCommand<typeof TransfersEstima
 
   async run(): Promise<void> {
     const f = this.flags
-    const api = await this.api()
-    const {minor} = await api.treasury.resolveAmount(f.from, f, (fallback) => parseMoneyFlags(f, fallback), 'source account')
-    const res = await api.transfers.estimate(f.from, f.to, minor)
-    if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(res.data, ESTIMATE_COLUMNS)
+    await runEstimate({from: f.from, to: f.to, money: {amount: f.amount, currency: f.currency, 'amount-minor': f['amount-minor']}}, this.ctx)
   }
 }

@@ -1,8 +1,8 @@
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {TRANSFER_COLUMNS, TRANSFER_KNOWN} from '../../output/columns.js'
-import {amountRangeFlags, dateTimeRange, parseAmountRange} from '../../flags.js'
 import {RAIL_FILTER_VALUES, TRANSFER_STATUSES} from '../../api/schemas/transfers.js'
+import {amountRangeFlags, amountRangeOf, dateTimeRange} from '../../flags.js'
+import {runTransfersList} from '../../transfers/run.js'
 
 export default class TransfersList extends ApiCommand<typeof TransfersList> {
   static override areas = ['transfers', 'treasury'] as const
@@ -34,21 +34,8 @@ export default class TransfersList extends ApiCommand<typeof TransfersList> {
 
   async run(): Promise<void> {
     const f = this.flags
-    const {limit, order, paginate} = this.listOptions()
+    const list = this.listInput
     const created = dateTimeRange(f['created-at-gte'], f['created-at-lte'], 'created-at')
-    const api = await this.api()
-    const amount = await parseAmountRange(f, () => api.treasury.amountFilterCurrency(f.account, f.currency))
-    const filters = {
-      limit,
-      order,
-      account_id: f.account,
-      rail: f.rail,
-      status: f.status,
-      amount_in_minor_units_gte: amount.gte,
-      amount_in_minor_units_lte: amount.lte,
-      created_at_gte: created.gte,
-      created_at_lte: created.lte,
-    }
-    await this.renderList(api.transfers.list(filters, paginate), TRANSFER_COLUMNS, TRANSFER_KNOWN)
+    await runTransfersList({list, account: f.account, rail: f.rail, status: f.status, amount: amountRangeOf(f), currency: f.currency, created}, this.ctx)
   }
 }

@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {RAIL_OPTIONS_COLUMNS} from '../../output/columns.js'
+import {runRails} from '../../transfers/run.js'
 
 export default class TransfersRails extends ApiCommand<typeof TransfersRails> {
   static override areas = ['transfers', 'treasury'] as const
@@ -12,9 +12,6 @@ export default class TransfersRails extends ApiCommand<typeof TransfersRails> {
   }
 
   async run(): Promise<void> {
-    const api = await this.api()
-    const res = await api.transfers.rails(this.flags.from, this.flags.to)
-    if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(res.data, RAIL_OPTIONS_COLUMNS)
+    await runRails({from: this.flags.from, to: this.flags.to}, this.ctx)
   }
 }

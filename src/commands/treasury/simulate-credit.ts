@@ -1,9 +1,8 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {renderOutcome, runOne} from '../../movements/command.js'
 import {amountInput, moneyFlags, parseDate, optional} from '../../flags.js'
-import {SIMULATED_CREDIT_COLUMNS} from '../../output/columns.js'
+import {runSimulateCredit} from '../../movements/commands.js'
 
 export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySimulateCredit> {
   static override areas = ['treasury'] as const
@@ -31,8 +30,8 @@ export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySi
 
   async run(): Promise<void> {
     const f = this.flags
-    const outcome = await runOne(this.ctx, this.flags, {
-      kind: 'credit.simulate',
+    const request = {
+      kind: 'credit.simulate' as const,
       account: this.args.account,
       rail: f.rail,
       amount: amountInput(f),
@@ -42,7 +41,7 @@ export default class TreasurySimulateCredit extends ApiCommand<typeof TreasurySi
       transactionDate: optional(f['transaction-date'], '--transaction-date', parseDate),
       idempotencyKey: f['idempotency-key'],
       sendAnyway: f['send-anyway'],
-    })
-    await renderOutcome(this.ctx, outcome, SIMULATED_CREDIT_COLUMNS)
+    }
+    await runSimulateCredit({request, guard: this.guardInput}, this.ctx)
   }
 }

@@ -1,8 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {confirmMutation} from '../../movements/command.js'
 import {parseList} from '../../flags.js'
-import {WEBHOOK_CREATED_COLUMNS} from '../../output/columns.js'
+import {runWebhookCreate} from '../../webhooks/endpoints.js'
 
 export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   static override areas = ['webhooks'] as const
@@ -22,16 +21,6 @@ export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   async run(): Promise<void> {
     const f = this.flags
     const input = {url: f.url, event_types: parseList(f['event-types'], '--event-types')!, description: f.description}
-    const {validateWebhookCreate} = await import('../../api/webhooks.js')
-    validateWebhookCreate(input)
-    await confirmMutation(this.ctx, this.flags, {action: `Create webhook endpoint ${f.url}`, details: {events: input.event_types.join(', ')}})
-    const api = await this.api()
-    const res = await api.webhooks.create(input)
-    if (res.warning) this.out.warn(res.warning)
-    const {createdEndpoint, noSecretSentence} = await import('../../api/webhooks.js')
-    const made = createdEndpoint(res.data)
-    await this.out.resource({...made.config, id: made.id ?? null, secret: made.secret ?? null}, WEBHOOK_CREATED_COLUMNS)
-    if (made.secret) this.out.note(this.out.paint.yellow(`Signing secret of ${made.id ?? 'the new endpoint'}: store it now; it is not shown again.`))
-    else this.out.warn(noSecretSentence(made.id))
+    await runWebhookCreate({input, guard: this.guardInput}, this.ctx)
   }
 }

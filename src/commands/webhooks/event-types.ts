@@ -1,5 +1,5 @@
 import {ApiCommand} from '../../base-command.js'
-import {EVENT_TYPE_COLUMNS} from '../../output/columns.js'
+import {runEventTypes} from '../../webhooks/endpoints.js'
 
 export default class WebhooksEventTypes extends ApiCommand<typeof WebhooksEventTypes> {
   static override areas = ['webhooks'] as const
@@ -7,7 +7,6 @@ export default class WebhooksEventTypes extends ApiCommand<typeof WebhooksEventT
   static override examples = ['<%= config.bin %> webhooks event-types -o json']
 
   async run(): Promise<void> {
-    const api = await this.api()
-    await this.out.list(await api.webhooks.eventTypes(), EVENT_TYPE_COLUMNS)
+    await runEventTypes({}, this.ctx)
   }
 }

@@ -1,5 +1,5 @@
 import {ApiCommand} from '../../base-command.js'
-import {WEBHOOK_COLUMNS, WEBHOOK_KNOWN} from '../../output/columns.js'
+import {runWebhooksList} from '../../webhooks/endpoints.js'
 
 export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
   static override areas = ['webhooks'] as const
@@ -8,8 +8,6 @@ export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
   static override flags = {...ApiCommand.listFlags}
 
   async run(): Promise<void> {
-    const {limit, order, paginate} = this.listOptions()
-    const api = await this.api()
-    await this.renderList(api.webhooks.list({limit, order}, paginate), WEBHOOK_COLUMNS, WEBHOOK_KNOWN)
+    await runWebhooksList({list: this.listInput}, this.ctx)
   }
 }

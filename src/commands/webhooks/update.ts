@@ -1,10 +1,8 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {confirmMutation} from '../../movements/command.js'
 import {parseList} from '../../flags.js'
-import {WEBHOOK_KNOWN} from '../../output/columns.js'
-import {validateWebhookUpdate} from '../../api/webhooks.js'
+import {runWebhookUpdate} from '../../webhooks/endpoints.js'
 
 export default class WebhooksUpdate extends ApiCommand<typeof WebhooksUpdate> {
   static override areas = ['webhooks'] as const
@@ -24,14 +22,6 @@ export default class WebhooksUpdate extends ApiCommand<typeof WebhooksUpdate> {
   async run(): Promise<void> {
     const f = this.flags
     const input = {url: f.url, description: f.description, event_types: parseList(f['event-types'], '--event-types')}
-    validateWebhookUpdate(input)
-    await confirmMutation(this.ctx, this.flags, {
-      action: `Update webhook endpoint ${this.args.id}`,
-      details: {url: f.url, events: input.event_types?.join(', '), description: f.description},
-    })
-    const api = await this.api()
-    const res = await api.webhooks.update(this.args.id, input)
-    if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(res.data, WEBHOOK_KNOWN, WEBHOOK_KNOWN)
+    await runWebhookUpdate({id: this.args.id, input, guard: this.guardInput}, this.ctx)
   }
 }

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../../base-command.js'
-import {BALANCE_COLUMNS, BALANCE_KNOWN} from '../../../books/columns.js'
+import {runAccountBalance} from '../../../treasury/run.js'
 
 export default class TreasuryAccountsBalance extends ApiCommand<typeof TreasuryAccountsBalance> {
   static override areas = ['treasury'] as const
@@ -11,10 +11,6 @@ export default class TreasuryAccountsBalance extends ApiCommand<typeof TreasuryA
   static override args = {id: Args.string({description: 'treasury account id', required: true})}
 
   async run(): Promise<void> {
-    const api = await this.api()
-    const res = await api.treasury.balance(this.args.id)
-    if (res.warning) this.out.warn(res.warning)
-    // The spec shows no balance fields: the account asked for is known; what the answer leaves out stays empty.
-    await this.out.resource({account_id: this.args.id, ...res.data}, BALANCE_COLUMNS, BALANCE_KNOWN)
+    await runAccountBalance({id: this.args.id}, this.ctx)
   }
 }

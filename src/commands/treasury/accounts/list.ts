@@ -1,6 +1,5 @@
 import {ApiCommand} from '../../../base-command.js'
-import {remembering} from '../../../config/names.js'
-import {TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN} from '../../../output/columns.js'
+import {runAccountsList} from '../../../treasury/run.js'
 
 export default class TreasuryAccountsList extends ApiCommand<typeof TreasuryAccountsList> {
   static override areas = ['treasury'] as const
@@ -10,9 +9,6 @@ export default class TreasuryAccountsList extends ApiCommand<typeof TreasuryAcco
   static override flags = {...ApiCommand.listFlags}
 
   async run(): Promise<void> {
-    const {limit, order, paginate} = this.listOptions()
-    const api = await this.api()
-    const accounts = remembering(api.treasury.accounts({limit, order}, paginate), this.ctx.names, (a) => [a.id, a.label], 'treasury-account')
-    await this.renderList(accounts, TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN)
+    await runAccountsList({list: this.listInput}, this.ctx)
   }
 }

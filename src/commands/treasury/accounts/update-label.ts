@@ -1,9 +1,8 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../../base-command.js'
-import {confirmMutation} from '../../../movements/command.js'
-import {TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN} from '../../../output/columns.js'
 import {parseName} from '../../../flags.js'
+import {runUpdateLabel} from '../../../treasury/run.js'
 
 export default class TreasuryAccountsUpdateLabel extends ApiCommand<typeof TreasuryAccountsUpdateLabel> {
   static override areas = ['treasury'] as const
@@ -16,12 +15,6 @@ export default class TreasuryAccountsUpdateLabel extends ApiCommand<typeof Treas
   }
 
   async run(): Promise<void> {
-    const label = parseName(this.flags.label, '--label')
-    await confirmMutation(this.ctx, this.flags, {action: `Relabel treasury account ${this.args.id}`, details: {label}})
-    const api = await this.api()
-    const res = await api.treasury.updateLabel(this.args.id, label)
-    this.ctx.names.remember(res.data.id, res.data.label, 'treasury-account')
-    if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(res.data, TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN)
+    await runUpdateLabel({id: this.args.id, label: parseName(this.flags.label, '--label'), guard: this.guardInput}, this.ctx)
   }
 }

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import {ApiCommand} from '../../../base-command.js'
-import {BANK_TRANSACTION_COLUMNS} from '../../../output/columns.js'
+import {runTransactionGet} from '../../../treasury/run.js'
 
 export default class TreasuryTransactionsGet extends ApiCommand<typeof TreasuryTransactionsGet> {
   static override areas = ['treasury'] as const
@@ -12,9 +12,6 @@ export default class TreasuryTransactionsGet extends ApiCommand<typeof TreasuryT
   }
 
   async run(): Promise<void> {
-    const api = await this.api()
-    const res = await api.treasury.transaction(this.args.account, this.args.id)
-    if (res.warning) this.out.warn(res.warning)
-    await this.out.resource(res.data, BANK_TRANSACTION_COLUMNS)
+    await runTransactionGet({account: this.args.account, id: this.args.id}, this.ctx)
   }
 }

@@ -1,8 +1,8 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../../base-command.js'
-import {BANK_TRANSACTION_COLUMNS} from '../../../output/columns.js'
 import {dateRange} from '../../../flags.js'
+import {runTransactionsList} from '../../../treasury/run.js'
 
 export default class TreasuryTransactionsList extends ApiCommand<typeof TreasuryTransactionsList> {
   static override areas = ['treasury'] as const
@@ -22,10 +22,8 @@ export default class TreasuryTransactionsList extends ApiCommand<typeof Treasury
 
   async run(): Promise<void> {
     const f = this.flags
-    const {limit, order, paginate} = this.listOptions()
+    const list = this.listInput
     const dates = dateRange(f['transaction-date-gte'], f['transaction-date-lte'], 'transaction-date')
-    const filters = {limit, order, transaction_date_gte: dates.gte, transaction_date_lte: dates.lte}
-    const api = await this.api()
-    await this.renderList(api.treasury.transactions(this.args.account, filters, paginate), BANK_TRANSACTION_COLUMNS)
+    await runTransactionsList({account: this.args.account, list, dates}, this.ctx)
   }
 }

@@ -23,9 +23,7 @@ export default class WebhooksEventsResend extends BaseCommand<typeof WebhooksEve
   }
 
   async run(): Promise<void> {
-    let ids = this.positionals
-    if (ids.length === 1 && ids[0] === '-') ids = (await this.ctx.readStdin()).toString('utf8').split(/[\s,]+/)
-    ids = [...new Set(ids.map((s) => s.trim()).filter(Boolean))]
+    const ids = this.positionals
     const {runEventsResend} = await import('../../../webhooks/events-command.js')
     await runEventsResend(
       {ids, forwardTo: this.flags['forward-to'], secretFile: this.flags['secret-file'], originalHeaders: this.flags['original-headers'], timeoutSec: this.flags.timeout},
