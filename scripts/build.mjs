@@ -44,7 +44,7 @@ await build({
   // A native addon (the SQLite binding on Node 20, src/db) is loaded from node_modules, never bundled.
   // TypeScript (a dev dependency, for the lint) is what oclif tries to require for a project run from
   // source; bundled, it would be a 3.7 MB chunk compiled by every command.
-  external: ['better-sqlite3', 'typescript'],
+  external: ['@photostructure/sqlite', 'typescript'],
   logLevel: 'warning',
   // CommonJS dependencies call require(); give the ESM bundle a real one.
   banner: {js: "import {createRequire as __payopsCreateRequire} from 'node:module';const require=__payopsCreateRequire(import.meta.url);"},
