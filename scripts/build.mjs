@@ -35,6 +35,10 @@ function walk(dir) {
 const LAZY_REQUIRES = {
   'config/plugin.js': ['tinyglobby'],
   'config/config.js': ['ejs'],
+  'config/plugin-loader.js': ['minimatch'],
+  'help/util.js': ['ejs'],
+  'help/formatter.js': ['indent-string', 'string-width', 'widest-line', 'wrap-ansi'],
+  'errors/errors/pretty-print.js': ['indent-string', 'wrap-ansi'],
   'util/os.js': ['node:child_process'],
   'parser/parse.js': ['node:readline'],
   'errors/handle.js': ['clean-stack', '../help/index'],
