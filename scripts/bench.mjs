@@ -2,13 +2,14 @@
 // `npm run bench`: measures payops side by side in one run against its own emulator, prints each
 // figure with its target and PASS/MISS, and writes the same results as JSON to .bench/.
 // `npm run bench -- --compare .bench/bench-….json` also prints each figure beside the same figure
-// of that earlier run; `npm run bench -- --only reconcile` runs that one case.
+// of that earlier run; `npm run bench -- --only reconcile|completion|startup|install` runs that one case.
 // Public tools only: Node's child_process for whole-process timings (interleaved A/B runs,
 // medians), /proc for peak RSS, and autocannon for HTTP load. Exits 0 even on a MISS.
 import autocannon from 'autocannon'
 import {spawn} from 'node:child_process'
 import {createHmac, randomUUID} from 'node:crypto'
-import {closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {availableParallelism, loadavg, tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {BIN, ROOT, cleanEnv, procKb, startEmulator as start} from './measure.mjs'
 
@@ -27,8 +28,9 @@ if (compareAt !== -1 && !compareFile) {
   process.stderr.write('usage: npm run bench -- --compare .bench/FILE.json\n')
   process.exit(2)
 }
-if (onlyAt !== -1 && only !== 'reconcile' && only !== 'completion') {
-  process.stderr.write('usage: npm run bench -- --only reconcile|completion\n')
+const CASES = ['reconcile', 'completion', 'startup', 'install']
+if (onlyAt !== -1 && !CASES.includes(only)) {
+  process.stderr.write(`usage: npm run bench -- --only ${CASES.join('|')}\n`)
   process.exit(2)
 }
 /** The earlier run's figures by name, to print beside this run's. */
@@ -308,6 +310,59 @@ async function completion() {
   record(`  node -e '' on this machine, for scale`, median(bare), 'ms', undefined, undefined)
 }
 
+/** The machine's load (1-minute average) and its cores, printed beside the start-up figures. */
+const load = () => `load ${loadavg()[0].toFixed(2)} on ${availableParallelism()} cores`
+
+/**
+ * Start-up, side by side (interleaved runs, the median of the pairs' ratios): `payops --version`
+ * against `node -e ''`, and a one-shot GET (`subaccounts get ID -o json`) against a bare Node
+ * script that makes the same GET with Node's own fetch and prints the body.
+ */
+async function startup(emu, cliEnv) {
+  const version = await pair([process.execPath, [BIN, '--version']], [process.execPath, ['-e', '']])
+  record("payops --version vs node -e ''", version.ratio, '×', '≤ 1.10×', version.ratio <= 1.1, {payops_ms: version.a_ms, node_ms: version.b_ms, load: loadavg()[0]})
+  record("  payops --version, wall time (node -e '' beside it)", version.a_ms, `ms vs ${version.b_ms.toFixed(0)} ms, ${load()}`, undefined, undefined)
+  const sub = (await api(emu, 'POST', '/api/subaccounts', {name: 'Bench'})).data
+  const bare = join(work, 'bare-fetch.mjs')
+  writeFileSync(bare, "const r = await fetch(process.argv[2], {headers: {'x-api-key': process.env.PAYOPS_API_KEY}}); process.stdout.write(await r.text())\n")
+  const get = await pair([process.execPath, [BIN, 'subaccounts', 'get', sub.id, '-o', 'json'], cliEnv], [process.execPath, [bare, `${emu.baseUrl}/api/subaccounts/${sub.id}`], cliEnv])
+  record('subaccounts get -o json vs a bare Node fetch', get.ratio, '×', '≤ 1.05×', get.ratio <= 1.05, {payops_ms: get.a_ms, fetch_ms: get.b_ms, load: loadavg()[0]})
+  record('  subaccounts get, wall time (the bare fetch beside it)', get.a_ms, `ms vs ${get.b_ms.toFixed(0)} ms, ${load()}`, undefined, undefined)
+}
+
+/**
+ * The install of a fresh clone: `git clone` of the committed HEAD into a temporary folder, then
+ * `npm ci` there, timed whole (package unpacking from npm's cache, install scripts, and the
+ * `prepare` build), against one minute.
+ */
+async function freshInstall() {
+  const dir = mkdtempSync(join(tmpdir(), 'payops-bench-clone-'))
+  try {
+    const {execFileSync} = await import('node:child_process')
+    execFileSync('git', ['clone', '--quiet', '--no-hardlinks', ROOT, dir], {stdio: 'ignore'})
+    const before = loadavg()[0]
+    const started = performance.now()
+    await new Promise((resolve, reject) => {
+      const child = spawn('npm', ['ci', '--no-audit', '--no-fund'], {cwd: dir, env: baseEnv, stdio: ['ignore', 'ignore', 'pipe']})
+      let stderr = ''
+      child.stderr.on('data', (d) => (stderr += d))
+      child.on('error', reject)
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm ci exited with ${code}: ${stderr.slice(-400)}`))))
+    })
+    const seconds = (performance.now() - started) / 1000
+    record('fresh clone: npm ci (install scripts and the prepare build)', seconds, 's', '≤ 60 s', seconds <= 60, {load_before: before, load_after: loadavg()[0]})
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+}
+
+if (only === 'install') {
+  process.stdout.write(`payops bench: a fresh clone's npm ci (${load()})\n\n`)
+  await freshInstall()
+  rmSync(work, {recursive: true, force: true})
+  process.exit(0)
+}
+
 if (only === 'completion') {
   process.stdout.write(`payops bench: completion only, ${REPS} runs, medians\n\n`)
   await completion()
@@ -317,25 +372,18 @@ if (only === 'completion') {
 
 const emu = await startEmulator()
 const cliEnv = {...baseEnv, PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.key}
-process.stdout.write(`payops bench: ${REPS} interleaved runs per pair, medians; emulator at ${emu.baseUrl}\n`)
+process.stdout.write(`payops bench: ${REPS} interleaved runs per pair, medians; emulator at ${emu.baseUrl}; ${load()}\n`)
 if (compareFile) process.stdout.write(`compared with ${compareFile} (${[...earlier.values()][0]?.at ?? 'no figures'})\n`)
 process.stdout.write('\n')
 try {
   if (only === 'reconcile') await reconcileAtScale()
+  else if (only === 'startup') await startup(emu, cliEnv)
   else {
   // 0. Shell completion.
   await completion()
 
-  // 1. Start-up.
-  const version = await pair([process.execPath, [BIN, '--version']], [process.execPath, ['-e', '']])
-  record('payops --version vs node -e \'\'', version.ratio, '×', '≤ 1.15×', version.ratio <= 1.15, {payops_ms: version.a_ms, node_ms: version.b_ms})
-
-  // 2. One GET.
-  const sub = (await api(emu, 'POST', '/api/subaccounts', {name: 'Bench'})).data
-  const bare = join(work, 'bare-fetch.mjs')
-  writeFileSync(bare, "const r = await fetch(process.argv[2], {headers: {'x-api-key': process.env.PAYOPS_API_KEY}}); process.stdout.write(await r.text())\n")
-  const get = await pair([process.execPath, [BIN, 'subaccounts', 'get', sub.id, '-o', 'json'], cliEnv], [process.execPath, [bare, `${emu.baseUrl}/api/subaccounts/${sub.id}`], cliEnv])
-  record('subaccounts get -o json vs a bare Node fetch', get.ratio, '×', '≤ 1.25×', get.ratio <= 1.25, {payops_ms: get.a_ms, fetch_ms: get.b_ms})
+  // 1. Start-up, and 2. one GET.
+  await startup(emu, cliEnv)
 
   // 3. Streaming a long list.
   const big = (await api(emu, 'POST', '/api/subaccounts', {name: 'Big'})).data
@@ -483,6 +531,9 @@ try {
 
   // 9. Reconciliation at scale.
   await reconcileAtScale()
+
+  // 10. A fresh clone's install.
+  await freshInstall()
   }
 } finally {
   await emu.stop()

@@ -120,7 +120,8 @@ for (const path of readdirSync(join(root, 'dist', 'chunks')).map((name) => join(
   if (statSync(path).size > MAX_CHUNK) throw new Error(`${relative(root, path)} is ${statSync(path).size} bytes (over ${MAX_CHUNK}): a dependency was bundled that should stay external`)
 }
 
-// oclif.manifest.json, as `oclif manifest` writes it (it loads every built command once).
+// oclif.manifest.json, as `oclif manifest` writes it (the same @oclif/core Plugin, loading every
+// built command once, in a process of its own), without the oclif CLI and its dependencies in the install.
 const require = createRequire(import.meta.url)
 /** The folder of an installed package (some packages export neither package.json nor a root file). */
 function packageDir(name) {
@@ -133,8 +134,14 @@ function packageDir(name) {
   }
   throw new Error(`cannot find the folder of ${name}`)
 }
-const oclifBin = join(packageDir('oclif'), 'bin', 'run.js')
-execFileSync(process.execPath, [oclifBin, 'manifest'], {cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: {...process.env, OCLIF_SKIP_UPDATE_CHECK: '1'}})
+const MANIFEST = `import {Plugin} from '@oclif/core'
+import {writeFileSync} from 'node:fs'
+const plugin = new Plugin({errorOnManifestCreate: true, ignoreManifest: true, respectNoCacheDefault: true, root: process.cwd(), type: 'core'})
+await plugin.load()
+if (!plugin.valid) throw new Error('payops is not a valid oclif plugin')
+writeFileSync('oclif.manifest.json', JSON.stringify(plugin.manifest, null, 2))`
+rmSync(join(root, 'oclif.manifest.json'), {force: true})
+execFileSync(process.execPath, ['--input-type=module', '-e', MANIFEST], {cwd: root, stdio: ['ignore', 'ignore', 'inherit']})
 
 const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const takesArgs = (c) => c.strict === false || Object.keys(c.args ?? {}).length > 0
