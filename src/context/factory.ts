@@ -91,7 +91,13 @@ export function processContext(opts: FactoryOptions): CommandContext {
         userAgent: opts.userAgent,
         trace,
         redactHeaders: markedHeaders(io.env),
-        audit: audit(),
+        // The trail's hook (the operator, the key's id) is made on the first mutating request: a
+        // read needs neither.
+        audit: {
+          intent: (info, check) => audit().intent(info, check),
+          outcome: (info, o) => audit().outcome(info, o),
+          drain: async () => hook?.drain?.(),
+        },
         transport: opts.transport?.() ?? 'fetch',
         sleep: host.clock.sleep,
         network: r.network,
