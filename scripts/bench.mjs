@@ -2,7 +2,7 @@
 // `npm run bench`: measures payops side by side in one run against its own emulator, prints each
 // figure with its target and PASS/MISS, and writes the same results as JSON to .bench/.
 // `npm run bench -- --compare .bench/bench-….json` also prints each figure beside the same figure
-// of that earlier run; `npm run bench -- --only reconcile` runs that one case.
+// of that earlier run; `npm run bench -- --only reconcile|completion|startup|install` runs that one case.
 // Public tools only: Node's child_process for whole-process timings (interleaved A/B runs,
 // medians), /proc for peak RSS, and autocannon for HTTP load. Exits 0 even on a MISS.
 import autocannon from 'autocannon'
@@ -11,6 +11,7 @@ import {createHmac, randomUUID} from 'node:crypto'
 import {closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {teamBench} from './bench-team.mjs'
+import {startupCases} from './bench-startup.mjs'
 import {BIN, ROOT, cleanEnv, procKb, startEmulator as start} from './measure.mjs'
 
 const {work, env: baseEnv} = cleanEnv('payops-bench-')
@@ -28,8 +29,9 @@ if (compareAt !== -1 && !compareFile) {
   process.stderr.write('usage: npm run bench -- --compare .bench/FILE.json\n')
   process.exit(2)
 }
-if (onlyAt !== -1 && only !== 'reconcile' && only !== 'completion' && only !== 'team') {
-  process.stderr.write('usage: npm run bench -- --only reconcile|completion|team\n')
+const CASES = ['reconcile', 'completion', 'startup', 'install', 'team']
+if (onlyAt !== -1 && !CASES.includes(only)) {
+  process.stderr.write(`usage: npm run bench -- --only ${CASES.join('|')}\n`)
   process.exit(2)
 }
 /** The earlier run's figures by name, to print beside this run's. */
@@ -309,6 +311,15 @@ async function completion() {
   record(`  node -e '' on this machine, for scale`, median(bare), 'ms', undefined, undefined)
 }
 
+const {load, startup, freshInstall} = startupCases({pair, record, api, work, baseEnv})
+
+if (only === 'install') {
+  process.stdout.write(`payops bench: a fresh clone's npm ci (${load()})\n\n`)
+  await freshInstall()
+  rmSync(work, {recursive: true, force: true})
+  process.exit(0)
+}
+
 if (only === 'completion') {
   process.stdout.write(`payops bench: completion only, ${REPS} runs, medians\n\n`)
   await completion()
@@ -318,27 +329,20 @@ if (only === 'completion') {
 
 const emu = await startEmulator()
 const cliEnv = {...baseEnv, PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.key}
-process.stdout.write(`payops bench: ${REPS} interleaved runs per pair, medians; emulator at ${emu.baseUrl}\n`)
+process.stdout.write(`payops bench: ${REPS} interleaved runs per pair, medians; emulator at ${emu.baseUrl}; ${load()}\n`)
 if (compareFile) process.stdout.write(`compared with ${compareFile} (${[...earlier.values()][0]?.at ?? 'no figures'})\n`)
 process.stdout.write('\n')
 try {
   const teamKit = () => ({record, median, reps: REPS, api, emu, work, baseEnv})
   if (only === 'reconcile') await reconcileAtScale()
+  else if (only === 'startup') await startup(emu, cliEnv)
   else if (only === 'team') await teamBench(teamKit())
   else {
   // 0. Shell completion.
   await completion()
 
-  // 1. Start-up.
-  const version = await pair([process.execPath, [BIN, '--version']], [process.execPath, ['-e', '']])
-  record('payops --version vs node -e \'\'', version.ratio, '×', '≤ 1.15×', version.ratio <= 1.15, {payops_ms: version.a_ms, node_ms: version.b_ms})
-
-  // 2. One GET.
-  const sub = (await api(emu, 'POST', '/api/subaccounts', {name: 'Bench'})).data
-  const bare = join(work, 'bare-fetch.mjs')
-  writeFileSync(bare, "const r = await fetch(process.argv[2], {headers: {'x-api-key': process.env.PAYOPS_API_KEY}}); process.stdout.write(await r.text())\n")
-  const get = await pair([process.execPath, [BIN, 'subaccounts', 'get', sub.id, '-o', 'json'], cliEnv], [process.execPath, [bare, `${emu.baseUrl}/api/subaccounts/${sub.id}`], cliEnv])
-  record('subaccounts get -o json vs a bare Node fetch', get.ratio, '×', '≤ 1.25×', get.ratio <= 1.25, {payops_ms: get.a_ms, fetch_ms: get.b_ms})
+  // 1. Start-up, and 2. one GET.
+  await startup(emu, cliEnv)
 
   // 3. Streaming a long list.
   const big = (await api(emu, 'POST', '/api/subaccounts', {name: 'Big'})).data
@@ -489,6 +493,9 @@ try {
 
   // 10. The team store (a PostgreSQL server of the bench's own): added latency, a payroll, the cap race.
   await teamBench(teamKit())
+
+  // 11. A fresh clone's install.
+  await freshInstall()
   }
 } finally {
   await emu.stop()

@@ -6,11 +6,12 @@
 //
 // Then it writes oclif.manifest.json (`oclif manifest`) and, from it and the plugins' manifests,
 // dist/command-table.json: every command id, whether it is payops' own and whether it takes
-// positional arguments, and oclif's help and version flags. src/entry.ts reads that table to run
-// one of payops' own commands without loading the help and autocomplete plugins.
+// positional arguments, and oclif's help and version flags, and one slice of the manifest per own
+// command (dist/manifests/). src/entry.ts reads that table, and the one slice, to run one of
+// payops' own commands without loading the help and autocomplete plugins or the whole manifest.
 import {build} from 'esbuild'
 import {execFileSync} from 'node:child_process'
-import {readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -25,11 +26,68 @@ function walk(dir) {
   })
 }
 
+/**
+ * Requires that oclif makes when a module loads but uses on rare paths only (help on an error,
+ * finding commands without a manifest, templates, a spinner, stdin for a flag, performance marks,
+ * the Windows shell): each is loaded on its first use instead. Every one of these modules is used
+ * through its properties (`(0, x.glob)(...)`, `x.default.render(...)`), which a Proxy forwards.
+ */
+const LAZY_REQUIRES = {
+  'config/plugin.js': ['tinyglobby'],
+  'config/config.js': ['ejs'],
+  'config/plugin-loader.js': ['minimatch'],
+  'help/util.js': ['ejs'],
+  'help/formatter.js': ['indent-string', 'string-width', 'widest-line', 'wrap-ansi'],
+  'errors/errors/pretty-print.js': ['indent-string', 'wrap-ansi'],
+  'util/os.js': ['node:child_process'],
+  'parser/parse.js': ['node:readline'],
+  'errors/handle.js': ['clean-stack', '../help/index'],
+  'errors/errors/cli.js': ['clean-stack', 'wrap-ansi', 'indent-string'],
+  'performance.js': ['node:perf_hooks'],
+  'ux/action/spinner.js': ['cli-spinners'],
+}
+/**
+ * oclif asks `wsl-utils` whether Linux is WSL (its config's platform), a package that also brings
+ * in child_process and PowerShell's helpers; `is-wsl`, which wsl-utils itself answers with, is asked
+ * directly. (PowerShell's path, the other use, is for Windows only.)
+ */
+const REWRITES = {
+  'util/os.js': [["(await import('wsl-utils')).isWsl", "(await import('is-wsl')).default"]],
+}
+const LAZY_HELPER =
+  'const __payopsLazy = (load) => { let m; const get = () => (m ??= load()); return new Proxy({}, {get: (_, k) => get()[k], has: (_, k) => k in get()}) };\n'
+const lazyOclifRequires = {
+  name: 'lazy-oclif-requires',
+  setup(b) {
+    b.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/].*\.js$/}, (args) => {
+      const rel = args.path.split(/[\\/]@oclif[\\/]core[\\/]lib[\\/]/)[1].replaceAll('\\', '/')
+      const mods = LAZY_REQUIRES[rel]
+      if (!mods) return undefined
+      let text = readFileSync(args.path, 'utf8')
+      for (const [from, to] of REWRITES[rel] ?? []) {
+        if (!text.includes(from)) throw new Error(`lazy-oclif-requires: no ${from} in @oclif/core/lib/${rel} (oclif changed: update REWRITES)`)
+        text = text.replace(from, to)
+      }
+      for (const mod of mods) {
+        const q = mod.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+        const re = new RegExp(`^const (\\w+) = (__importDefault\\(|__importStar\\()?require\\("${q}"\\)\\)?;$`, 'm')
+        const m = re.exec(text)
+        if (!m) throw new Error(`lazy-oclif-requires: no top-level require("${mod}") in @oclif/core/lib/${rel} (oclif changed: update LAZY_REQUIRES)`)
+        const load = m[2] ? `${m[2]}require("${mod}"))` : `require("${mod}")`
+        text = text.replace(m[0], `const ${m[1]} = __payopsLazy(() => ${load});`)
+      }
+      return {contents: text.replace(/^("use strict";\n)?/, (head) => head + LAZY_HELPER), loader: 'js', resolveDir: dirname(args.path)}
+    })
+  },
+}
+
 rmSync(join(root, 'dist'), {recursive: true, force: true})
 // The completer (`payops __complete`) is an entry of its own: bin/run.js loads it without oclif.
 const entryPoints = [join(src, 'entry.ts'), join(src, 'completion', 'main.ts'), ...walk(join(src, 'commands')), ...walk(join(src, 'hooks'))]
-await build({
+const result = await build({
   entryPoints,
+  // `PAYOPS_METAFILE=FILE npm run build`: esbuild's metafile (which chunk holds what, and who imports it).
+  metafile: Boolean(process.env.PAYOPS_METAFILE),
   outbase: src,
   outdir: join(root, 'dist'),
   bundle: true,
@@ -37,26 +95,33 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  minify: true,
+  minify: !process.env.PAYOPS_METAFILE,
   sourcemap: false,
   chunkNames: 'chunks/[name]-[hash]',
   legalComments: 'none',
   // A native addon (the SQLite binding on Node 20, src/db) is loaded from node_modules, never bundled.
   // TypeScript (a dev dependency, for the lint) is what oclif tries to require for a project run from
   // source; bundled, it would be a 3.7 MB chunk compiled by every command.
-  external: ['better-sqlite3', 'typescript'],
+  external: ['@photostructure/sqlite', 'typescript'],
   logLevel: 'warning',
-  // CommonJS dependencies call require(); give the ESM bundle a real one.
-  banner: {js: "import {createRequire as __payopsCreateRequire} from 'node:module';const require=__payopsCreateRequire(import.meta.url);"},
+  plugins: [lazyOclifRequires],
+  // CommonJS dependencies call require(): a built-in module is taken from process.getBuiltinModule
+  // (Node >= 20.16), anything else (and require.resolve) from a real require made on first use, so
+  // that no chunk loads node:module for the built-ins alone.
+  banner: {
+    js: "let __payopsReq;const __payopsRealRequire=()=>(__payopsReq??=process.getBuiltinModule('node:module').createRequire(import.meta.url));const require=Object.assign((id)=>(typeof id==='string'&&process.getBuiltinModule(id))||__payopsRealRequire()(id),{resolve:(id,o)=>__payopsRealRequire().resolve(id,o)});",
+  },
 })
+if (process.env.PAYOPS_METAFILE) writeFileSync(process.env.PAYOPS_METAFILE, JSON.stringify(result.metafile))
 console.log(`bundled ${entryPoints.length} entry points into ${relative(root, join(root, 'dist'))}/`)
 // A file this large is a library pulled in by mistake (every command that imports its chunk compiles it).
-const MAX_CHUNK = 1024 * 1024
+const MAX_CHUNK = (process.env.PAYOPS_METAFILE ? 4 : 1) * 1024 * 1024
 for (const path of readdirSync(join(root, 'dist', 'chunks')).map((name) => join(root, 'dist', 'chunks', name))) {
   if (statSync(path).size > MAX_CHUNK) throw new Error(`${relative(root, path)} is ${statSync(path).size} bytes (over ${MAX_CHUNK}): a dependency was bundled that should stay external`)
 }
 
-// oclif.manifest.json, as `oclif manifest` writes it (it loads every built command once).
+// oclif.manifest.json, as `oclif manifest` writes it (the same @oclif/core Plugin, loading every
+// built command once, in a process of its own), without the oclif CLI and its dependencies in the install.
 const require = createRequire(import.meta.url)
 /** The folder of an installed package (some packages export neither package.json nor a root file). */
 function packageDir(name) {
@@ -69,8 +134,14 @@ function packageDir(name) {
   }
   throw new Error(`cannot find the folder of ${name}`)
 }
-const oclifBin = join(packageDir('oclif'), 'bin', 'run.js')
-execFileSync(process.execPath, [oclifBin, 'manifest'], {cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: {...process.env, OCLIF_SKIP_UPDATE_CHECK: '1'}})
+const MANIFEST = `import {Plugin} from '@oclif/core'
+import {writeFileSync} from 'node:fs'
+const plugin = new Plugin({errorOnManifestCreate: true, ignoreManifest: true, respectNoCacheDefault: true, root: process.cwd(), type: 'core'})
+await plugin.load()
+if (!plugin.valid) throw new Error('payops is not a valid oclif plugin')
+writeFileSync('oclif.manifest.json', JSON.stringify(plugin.manifest, null, 2))`
+rmSync(join(root, 'oclif.manifest.json'), {force: true})
+execFileSync(process.execPath, ['--input-type=module', '-e', MANIFEST], {cwd: root, stdio: ['ignore', 'ignore', 'inherit']})
 
 const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const takesArgs = (c) => c.strict === false || Object.keys(c.args ?? {}).length > 0
@@ -91,4 +162,10 @@ const table = {
   versionFlags: [...new Set(['--version', ...(pjson.oclif.additionalVersionFlags ?? [])])],
 }
 writeFileSync(join(root, 'dist', 'command-table.json'), JSON.stringify(table) + '\n')
-console.log(`wrote oclif.manifest.json and dist/command-table.json (${Object.keys(own.commands).length} commands)`)
+// One slice of the manifest per own command (dist/manifests/ID.json, `:` written `.`): the root
+// plugin of a run that names one command reads its own entry, not the whole manifest.
+mkdirSync(join(root, 'dist', 'manifests'))
+for (const [id, c] of Object.entries(own.commands)) {
+  writeFileSync(join(root, 'dist', 'manifests', `${id.replaceAll(':', '.')}.json`), JSON.stringify({version: own.version, commands: {[id]: c}}))
+}
+console.log(`wrote oclif.manifest.json, dist/command-table.json and dist/manifests/ (${Object.keys(own.commands).length} commands)`)

@@ -243,20 +243,27 @@ async function runOwnCommand(argv: string[], root: string, table: CommandTable |
   if (!table || wantsHelpOrVersion(argv, table)) return false
   const {id, rest} = commandIdFromArgv(argv, table)
   if (!table.commands[id]?.[0]) return false
-  const config = await (ownConfigs[root] ??= loadOwnConfig(root))
+  const config = await (ownConfigs[`${root}\0${id}`] ??= loadOwnConfig(root, id))
   await config.runCommand(id, rest)
   return true
 }
 
 /**
- * The Config of payops' own commands is loaded once per process (a real run loads one; runs in
- * one process reuse it).
+ * The Config of one of payops' own commands is loaded once per process (a real run loads one; runs
+ * in one process reuse it).
  */
 const ownConfigs: Record<string, Promise<Config>> = {}
 
-async function loadOwnConfig(root: string): Promise<Config> {
+/**
+ * A Config whose root plugin knows the one command of the line: its manifest is that command's
+ * slice (dist/manifests/ID.json, written by the build), not the whole oclif.manifest.json.
+ */
+async function loadOwnConfig(root: string, id: string): Promise<Config> {
   const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   const plugin = new Plugin({root, isRoot: true, pjson, type: 'core'})
+  const slice = JSON.parse(readFileSync(join(root, 'dist', 'manifests', `${id.replaceAll(':', '.')}.json`), 'utf8')) as unknown
+  // oclif's Plugin reads its manifest through this one method; the slice has the same shape.
+  Object.assign(plugin, {_manifest: async () => slice})
   await plugin.load()
   return Config.load({root, pjson, plugins: new Map([[plugin.name, plugin]])})
 }
@@ -287,7 +294,9 @@ async function runCommandLine(args: string[], dir: string): Promise<void> {
     const table = readTable(join(root, 'dist'))
     const argv = await dispatchArgv(args, table)
     if (!argv) return
-    if (!(await runOwnCommand(argv, root, table))) await (await import('./oclif-run.js')).run(argv, options.dir)
+    // oclif's runner is given the package's root: it would otherwise look for it from bin/run.js, and
+    // bin/package.json (which makes bin/run.js CommonJS) is not payops' package.json.
+    if (!(await runOwnCommand(argv, root, table))) await (await import('./oclif-run.js')).run(argv, root)
     // As oclif's execute does: not awaited, so that a closed stdout (`| head`) does not hang the exit.
     flush().catch(() => undefined)
   } catch (error) {

@@ -51,13 +51,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
   let api: Promise<Api> | undefined
   const names = new NameBook(dir)
 
-  const profile = (): ResolvedContext => {
-    if (resolved) return resolved
-    const r = resolveContext(opts.flags, io.env, readProfiles(dir))
-    resolved = r
-    noteResolved(r, out, trace)
-    return r
-  }
+  const profile = (): ResolvedContext => (resolved ??= noteResolved(resolveContext(opts.flags, io.env, readProfiles(dir)), out, trace))
 
   let hook: ReturnType<typeof auditHook> | undefined
   const audit = () => {
@@ -65,8 +59,10 @@ export function processContext(opts: FactoryOptions): CommandContext {
     return (hook ??= auditHook(dir, {profile: r.profileName ?? null, mode: r.mode, key_id: keyIdOf(r.apiKey), ...currentOperator(r.profile?.operator_name)}, (line) => out.warn(line)))
   }
 
+  // The trail's hook (the operator, the key's id) is made on the first mutating request: a read needs neither.
+  const lazyAudit: AuditHook = {intent: (info, check) => audit().intent(info, check), outcome: (info, o) => audit().outcome(info, o), drain: async () => hook?.drain?.()}
   // With a team store, the team's book of names is taken in for what is shown to a person (awaited at the end).
-  const build = (): Promise<Api> => buildApi(profile(), opts, io, trace, audit(), () => void (opts.out.machine || names.joinTeam(ctx)))
+  const build = (): Promise<Api> => buildApi(profile(), opts, io, trace, lazyAudit, () => void (opts.out.machine || names.joinTeam(ctx)))
 
   // Requests made outside the API client (webhook forwarding, trigger, watch --post) take the same
   // way out: the run's proxy and CAs, its environment's alone when its profile cannot be resolved.
@@ -122,7 +118,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
 }
 
 /** The notes that make a stray key or a visible credential seen, and the debug trace of what was resolved. */
-function noteResolved(r: ResolvedContext, out: Output, trace: ((line: string) => void) | undefined): void {
+function noteResolved(r: ResolvedContext, out: Output, trace: ((line: string) => void) | undefined): ResolvedContext {
   if (r.key.source === 'flag') {
     out.note('Note: --api-key is visible to other users in the process list; prefer PAYOPS_API_KEY, a profile or `profiles add --key-stdin`.')
   }
@@ -131,6 +127,7 @@ function noteResolved(r: ResolvedContext, out: Output, trace: ((line: string) =>
   }
   if (r.envKeyOverridesProfile) out.note(`Note: using the API key from PAYOPS_API_KEY (${redactKey(r.apiKey)}), not the one of profile "${r.profileName}".`)
   trace?.(`profile: ${r.profileName ?? '(none)'} (${r.profileProvenance.detail}); key: ${redactKey(r.apiKey)} (${r.key.detail}); base URL: ${redactUrl(r.baseUrl)} (${r.baseUrlProvenance.detail})${r.network.proxy ? `; proxy: ${redactProxyUrl(r.network.proxy)} (${r.network.proxySource})` : ''}${r.network.caFile ? `; ca-file: ${r.network.caFile}` : ''}`)
+  return r
 }
 
 /** The API client of the resolved profile (no key, no base URL: the one-line error that says how to give one). */

@@ -5,10 +5,11 @@
  * mode, never through a symlink.
  *
  * The binding: Node's own `node:sqlite` where the running Node has it without a flag (22.13 and
- * later), and `better-sqlite3` (an optional dependency, compiled at install) on Node 20, which has
- * no built-in SQLite. Both are synchronous and take the same SQL; this module hides the few
- * differences, so the rest of payops sees one small interface. When Node 20 is dropped, the
- * optional dependency goes and nothing else changes.
+ * later), and `@photostructure/sqlite` (an optional dependency: the same `DatabaseSync` API, its
+ * compiled binaries shipped inside the npm package, so nothing is compiled at install) on Node 20,
+ * which has no built-in SQLite. Both are synchronous, take the same SQL and answer the same way;
+ * this module hides what differs, so the rest of payops sees one small interface. When Node 20 is
+ * dropped, the optional dependency goes and nothing else changes.
  */
 import {closeSync, existsSync, openSync} from 'node:fs'
 import {isSymlink} from '../files.js'
@@ -28,7 +29,7 @@ export interface Statement {
 export interface Database {
   readonly path: string
   /** Which binding opened it. */
-  readonly binding: 'node:sqlite' | 'better-sqlite3'
+  readonly binding: 'node:sqlite' | '@photostructure/sqlite'
   exec(sql: string): void
   prepare(sql: string): Statement
   /** Runs `fn` in one transaction (BEGIN IMMEDIATE: the write lock is taken at once). */
@@ -61,12 +62,10 @@ const CACHE_KIB = 2000
 /** A database whose schema this payops cannot read (newer, or another purpose's). */
 export class DatabaseVersionError extends UsageError {}
 
-type Driver = {binding: Database['binding']; open(path: string, create: boolean, readOnly?: boolean): Native}
+type Driver = {binding: Database['binding']; open(path: string, readOnly?: boolean): Native}
 interface NativeStatement {
-  /** node:sqlite: read every integer as a BigInt. */
-  setReadBigInts?(on: boolean): void
-  /** better-sqlite3: the same. */
-  safeIntegers?(on: boolean): void
+  /** Read every integer as a BigInt. */
+  setReadBigInts(on: boolean): void
   run(...p: SqlValue[]): {changes: number | bigint; lastInsertRowid: number | bigint}
   get(...p: SqlValue[]): unknown
   all(...p: SqlValue[]): unknown[]
@@ -77,33 +76,33 @@ interface Native {
   prepare(sql: string): NativeStatement
   close(): void
 }
+type DatabaseSync = new (path: string, opts?: {readOnly?: boolean}) => Native
 
 let driver: Driver | undefined
 
-/** The binding for this Node, loaded once. */
+/** The binding for this Node, loaded once: both are node:sqlite's `DatabaseSync`. */
 function loadDriver(): Driver {
   if (driver) return driver
   const builtin = loadBuiltin()
   if (builtin) {
-    const {DatabaseSync} = builtin
-    driver = {binding: 'node:sqlite', open: (path, _create, readOnly) => new DatabaseSync(path, {readOnly: Boolean(readOnly)}) as unknown as Native}
+    driver = {binding: 'node:sqlite', open: (path, readOnly) => new builtin.DatabaseSync(path, {readOnly: Boolean(readOnly)})}
     return driver
   }
-  let Better: new (path: string, opts?: {fileMustExist?: boolean; readonly?: boolean}) => Native
+  let Addon: DatabaseSync
   try {
-    Better = createRequire(import.meta.url)('better-sqlite3')
+    Addon = (createRequire(import.meta.url)('@photostructure/sqlite') as {DatabaseSync: DatabaseSync}).DatabaseSync
   } catch (err) {
     throw new PayopsError(
-      `payops keeps its local state in SQLite and found no binding: this Node (${process.version}) has no built-in node:sqlite and the optional better-sqlite3 could not be loaded (${(err as Error).message.split('\n')[0]}). Use Node 22.13 or later, or reinstall payops on this Node (npm ci) so that better-sqlite3 is compiled for it.`,
+      `payops keeps its local state in SQLite and found no binding: this Node (${process.version}) has no built-in node:sqlite and the optional @photostructure/sqlite could not be loaded (${(err as Error).message.split('\n')[0]}). Use Node 22.13 or later, or reinstall payops on this Node (npm ci).`,
       1,
     )
   }
-  driver = {binding: 'better-sqlite3', open: (path, create, readOnly) => new Better(path, {fileMustExist: !create, readonly: Boolean(readOnly)})}
+  driver = {binding: '@photostructure/sqlite', open: (path, readOnly) => new Addon(path, {readOnly: Boolean(readOnly)})}
   return driver
 }
 
 /** `node:sqlite` when this Node has it without a flag; its one-time ExperimentalWarning (Node 22) is not printed. */
-function loadBuiltin(): {DatabaseSync: new (path: string, opts?: object) => unknown} | undefined {
+function loadBuiltin(): {DatabaseSync: DatabaseSync} | undefined {
   const get = (process as {getBuiltinModule?: (id: string) => unknown}).getBuiltinModule
   if (!get) return undefined
   const emit = process.emitWarning
@@ -113,7 +112,7 @@ function loadBuiltin(): {DatabaseSync: new (path: string, opts?: object) => unkn
     return (emit as (...a: unknown[]) => void).call(process, warning, ...rest)
   }) as typeof process.emitWarning
   try {
-    return get('node:sqlite') as {DatabaseSync: new (path: string, opts?: object) => unknown} | undefined
+    return get('node:sqlite') as {DatabaseSync: DatabaseSync} | undefined
   } catch {
     return undefined
   } finally {
@@ -152,10 +151,9 @@ function wrap(native: Native, path: string, binding: Database['binding']): Datab
       let s = statements.get(sql)
       if (s) return s
       const n = native.prepare(sql)
-      // Integers are read exactly on both bindings: a number when it is safe, else a BigInt (never a
-      // rounded number, as better-sqlite3 gives, nor an error, as node:sqlite throws).
-      if (n.setReadBigInts) n.setReadBigInts(true)
-      else n.safeIntegers?.(true)
+      // Integers are read exactly: a number when it is safe, else a BigInt (never the error that
+      // node:sqlite throws for an integer past 2^53 when they are read as numbers).
+      n.setReadBigInts(true)
       s = {
         run: (...p) => {
           const r = n.run(...p)
@@ -212,7 +210,7 @@ export function openDatabase(path: string, schema: Schema, opts: OpenOptions = {
   const d = loadDriver()
   let native: Native
   try {
-    native = d.open(path, opts.create !== false, opts.readOnly)
+    native = d.open(path, opts.readOnly)
   } catch (err) {
     throw new UsageError(`Cannot open ${path}: ${(err as Error).message}.`)
   }
@@ -227,8 +225,8 @@ export function openDatabase(path: string, schema: Schema, opts: OpenOptions = {
     }
     db.exec('PRAGMA journal_mode = WAL')
     db.exec(`PRAGMA synchronous = ${opts.synchronous ?? 'FULL'}`)
-    // The page cache of the file and of its temporary tables, the same on every binding (better-sqlite3
-    // would take 16 MB each): large files are read a page at a time, and memory stays flat.
+    // The page cache of the file and of its temporary tables, SQLite's own default on every binding
+    // (a binding may compile in another): large files are read a page at a time, and memory stays flat.
     db.exec(`PRAGMA cache_size = -${CACHE_KIB}; PRAGMA temp.cache_size = -${CACHE_KIB}`)
     db.exec('PRAGMA foreign_keys = ON')
     migrate(db, schema)

@@ -47,8 +47,8 @@ afterAll(() => dir.cleanup())
 
 describe('the packed package', () => {
   it('carries the built CLI and nothing else', () => {
-    for (const f of ['package.json', 'README.md', 'oclif.manifest.json', 'bin/run.js', 'dist/entry.js', 'dist/command-table.json']) expect(files).toContain(f)
-    const allowed = (f: string) => f.startsWith('dist/') || ['package.json', 'README.md', 'LICENSE', 'oclif.manifest.json', 'bin/run.js'].includes(f)
+    for (const f of ['package.json', 'README.md', 'oclif.manifest.json', 'bin/run.js', 'bin/package.json', 'dist/entry.js', 'dist/command-table.json']) expect(files).toContain(f)
+    const allowed = (f: string) => f.startsWith('dist/') || ['package.json', 'README.md', 'LICENSE', 'oclif.manifest.json', 'bin/run.js', 'bin/package.json'].includes(f)
     expect(files.filter((f) => !allowed(f))).toEqual([])
   })
 
