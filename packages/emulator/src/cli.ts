@@ -9,6 +9,7 @@ import {parseInstant} from './clock/clock.js'
 import {faultOptions} from './faults/options.js'
 import {EmulatorError, UsageError} from './lib/errors.js'
 import {isLoopbackHost} from './lib/net.js'
+import {writeStderr} from './lib/stderr.js'
 import {readScenarioFile} from './scenario/file.js'
 import {startEmulator, type EmulatorOptions, type RunningEmulator} from './server/emulator.js'
 
@@ -86,7 +87,7 @@ function describe(emu: RunningEmulator, v: Values): string[] {
 
 /** Runs the emulator until SIGINT or SIGTERM; resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const err = (line: string) => process.stderr.write(`${line}\n`)
+  const err = writeStderr
   try {
     const {values} = parseArgs({args: argv, options: OPTIONS, strict: true, allowPositionals: false})
     if (values.help) {

@@ -38,7 +38,7 @@ import {HttpError, notFound, validationError} from '../server/errors.js'
 import {created, ok, parseInput, type Reply, type RequestContext} from '../server/handler.js'
 import {paginate} from '../server/pagination.js'
 import type {Router} from '../server/router.js'
-import {ENTITY_ROLES, type AccountTransferRecord, type Entity, type TransferStatus, type TreasuryAccountRecord} from '../store/index.js'
+import {ENTITY_ROLES, type AccountTransferRecord, type Entity, type Store, type TransferStatus, type TreasuryAccountRecord} from '../store/index.js'
 import {stepTransfer, waitsForSendDay} from '../clock/transfer-steps.js'
 import {findAccount} from './treasury.js'
 
@@ -95,28 +95,77 @@ const AdvanceBody = z.object({
 
 const NEXT: Partial<Record<TransferStatus, TransferStatus>> = {created: 'approved', approved: 'initiated', initiated: 'settled', debited: 'settled'}
 
+/** With async initiation on, an approved or initiated transfer takes its next step after the delay. */
+function scheduleAsync(store: Store, entity: Entity, t: AccountTransferRecord): void {
+  const delay = asyncDelay(entity)
+  if (delay === undefined) return
+  const entityId = entity.id
+  const timer = setTimeout(() => {
+    const e = store.entities.get(entityId)
+    const current = e?.accountTransfers.get(t.id)
+    if (!e || current !== t || t.held) return // reset since, or held
+    if (t.status === 'approved' && waitsForSendDay(store, t)) return // the clock initiates it on its day
+    if (t.status === 'approved') stepTransfer(store, e, t, 'initiated')
+    else if (t.status === 'initiated') stepTransfer(store, e, t, 'settled')
+    else return
+    scheduleAsync(store, e, t)
+  }, delay)
+  timer.unref()
+}
+
+/** GET /api/treasury/account-transfers: the filters of the spec, OR within a repeated one. */
+function listTransfers(ctx: RequestContext): Reply {
+  const q = parseInput(TransfersQuery, ctx.query)
+  const accounts = q.account_id && q.account_id.length ? new Set(q.account_id) : undefined
+  const rails = q.rail && q.rail.length ? expandRails(q.rail) : undefined
+  const statuses = q.status && q.status.length ? new Set<string>(q.status) : undefined
+  const gte = q.created_at_gte === undefined ? undefined : Date.parse(q.created_at_gte)
+  const lte = q.created_at_lte === undefined ? undefined : Date.parse(q.created_at_lte)
+  const amin = q.amount_in_minor_units_gte
+  const amax = q.amount_in_minor_units_lte
+  const filtered = accounts || rails || statuses || gte !== undefined || lte !== undefined || amin !== undefined || amax !== undefined
+  const filter = filtered
+    ? (t: AccountTransferRecord) =>
+        (!accounts || accounts.has(t.from_account_id) || accounts.has(t.to_account_id)) &&
+        (!rails || rails.has(t.rail as TransferRail)) &&
+        (!statuses || statuses.has(t.status)) &&
+        (amin === undefined || t.amount_in_minor_units >= amin) &&
+        (amax === undefined || t.amount_in_minor_units <= amax) &&
+        (gte === undefined || Date.parse(t.created_at) >= gte) &&
+        (lte === undefined || Date.parse(t.created_at) <= lte)
+    : undefined
+  const scope = ['account-transfers', [...(accounts ?? [])].sort(), [...(rails ?? [])].sort(), [...(statuses ?? [])].sort(), amin, amax, gte, lte].join('|')
+  return ok(paginate(ctx.entity.accountTransfers.items, {limit: q.limit, order: q.order ?? 'desc', cursor: q.cursor, filter, scope}, transferView))
+}
+
+/** GET .../conversion-estimate: the indicative conversion of an amount between two accounts. */
+function estimate(ctx: RequestContext): Reply {
+  const q = parseInput(ConversionEstimateQuery, ctx.query)
+  if (q.from_account_id === q.to_account_id) throw validationError('invalid account pair: from_account_id and to_account_id must differ')
+  const from = findAccount(ctx.entity, q.from_account_id)
+  const to = findAccount(ctx.entity, q.to_account_id)
+  if (!hasRate(from.currency_code) || !hasRate(to.currency_code)) {
+    throw validationError(`invalid account pair: no indicative rate between ${from.currency_code} and ${to.currency_code}`)
+  }
+  let conversion
+  try {
+    conversion = convertMinor(q.amount_in_minor_units, from.currency_code, to.currency_code)
+  } catch (err) {
+    throw validationError(`amount_in_minor_units: ${(err as Error).message}`)
+  }
+  return ok({
+    data: {
+      source_currency_code: from.currency_code,
+      source_amount_in_minor_units: q.amount_in_minor_units,
+      destination_currency_code: to.currency_code,
+      destination_amount_in_minor_units: conversion.destinationMinor,
+      indicative_fx_rate: conversion.rateText,
+    },
+  })
+}
+
 export function register(router: Router, app: AppContext): void {
   const {store} = app
-
-  const moveTo = (entity: Entity, t: AccountTransferRecord, status: TransferStatus) => stepTransfer(store, entity, t, status)
-
-  /** With async initiation on, an approved or initiated transfer takes its next step after the delay. */
-  function scheduleAsync(entity: Entity, t: AccountTransferRecord): void {
-    const delay = asyncDelay(entity)
-    if (delay === undefined) return
-    const entityId = entity.id
-    const timer = setTimeout(() => {
-      const e = store.entities.get(entityId)
-      const current = e?.accountTransfers.get(t.id)
-      if (!e || current !== t || t.held) return // reset since, or held
-      if (t.status === 'approved' && waitsForSendDay(store, t)) return // the clock initiates it on its day
-      if (t.status === 'approved') moveTo(e, t, 'initiated')
-      else if (t.status === 'initiated') moveTo(e, t, 'settled')
-      else return
-      scheduleAsync(e, t)
-    }, delay)
-    timer.unref()
-  }
 
   function create(ctx: RequestContext): Reply {
     const entity = ctx.entity
@@ -143,7 +192,7 @@ export function register(router: Router, app: AppContext): void {
     // Scheduled for a later day: queued for initiation until the emulator's clock reaches it.
     if (waitsForSendDay(store, t)) return created({data: transferView(t)})
     if (asyncDelay(entity) !== undefined) {
-      scheduleAsync(entity, t)
+      scheduleAsync(store, entity, t)
       return {status: 202, body: {data: transferView(t)}}
     }
     store.transfers.setStatus(entity, t, 'initiated')
@@ -158,58 +207,13 @@ export function register(router: Router, app: AppContext): void {
     const t = findTransfer(entity, ctx.params.account_transfer_id)
     if (t.status !== 'created') throw validationError(`account transfer cannot be approved in status ${t.status}`)
     store.transfers.setStatus(entity, t, 'approved')
-    scheduleAsync(entity, t)
+    scheduleAsync(store, entity, t)
     return ok({data: transferView(t)})
   })
 
-  router.add('GET', PATHS.transfers, (ctx) => {
-    const q = parseInput(TransfersQuery, ctx.query)
-    const accounts = q.account_id && q.account_id.length ? new Set(q.account_id) : undefined
-    const rails = q.rail && q.rail.length ? expandRails(q.rail) : undefined
-    const statuses = q.status && q.status.length ? new Set<string>(q.status) : undefined
-    const gte = q.created_at_gte === undefined ? undefined : Date.parse(q.created_at_gte)
-    const lte = q.created_at_lte === undefined ? undefined : Date.parse(q.created_at_lte)
-    const amin = q.amount_in_minor_units_gte
-    const amax = q.amount_in_minor_units_lte
-    const filtered = accounts || rails || statuses || gte !== undefined || lte !== undefined || amin !== undefined || amax !== undefined
-    const filter = filtered
-      ? (t: AccountTransferRecord) =>
-          (!accounts || accounts.has(t.from_account_id) || accounts.has(t.to_account_id)) &&
-          (!rails || rails.has(t.rail as TransferRail)) &&
-          (!statuses || statuses.has(t.status)) &&
-          (amin === undefined || t.amount_in_minor_units >= amin) &&
-          (amax === undefined || t.amount_in_minor_units <= amax) &&
-          (gte === undefined || Date.parse(t.created_at) >= gte) &&
-          (lte === undefined || Date.parse(t.created_at) <= lte)
-      : undefined
-    const scope = ['account-transfers', [...(accounts ?? [])].sort(), [...(rails ?? [])].sort(), [...(statuses ?? [])].sort(), amin, amax, gte, lte].join('|')
-    return ok(paginate(ctx.entity.accountTransfers.items, {limit: q.limit, order: q.order ?? 'desc', cursor: q.cursor, filter, scope}, transferView))
-  })
+  router.add('GET', PATHS.transfers, (ctx) => listTransfers(ctx))
 
-  router.add('GET', PATHS.conversionEstimate, (ctx) => {
-    const q = parseInput(ConversionEstimateQuery, ctx.query)
-    if (q.from_account_id === q.to_account_id) throw validationError('invalid account pair: from_account_id and to_account_id must differ')
-    const from = findAccount(ctx.entity, q.from_account_id)
-    const to = findAccount(ctx.entity, q.to_account_id)
-    if (!hasRate(from.currency_code) || !hasRate(to.currency_code)) {
-      throw validationError(`invalid account pair: no indicative rate between ${from.currency_code} and ${to.currency_code}`)
-    }
-    let conversion
-    try {
-      conversion = convertMinor(q.amount_in_minor_units, from.currency_code, to.currency_code)
-    } catch (err) {
-      throw validationError(`amount_in_minor_units: ${(err as Error).message}`)
-    }
-    return ok({
-      data: {
-        source_currency_code: from.currency_code,
-        source_amount_in_minor_units: q.amount_in_minor_units,
-        destination_currency_code: to.currency_code,
-        destination_amount_in_minor_units: conversion.destinationMinor,
-        indicative_fx_rate: conversion.rateText,
-      },
-    })
-  })
+  router.add('GET', PATHS.conversionEstimate, (ctx) => estimate(ctx))
 
   router.add('GET', PATHS.railOptions, (ctx) => {
     const q = parseInput(RailOptionsQuery, ctx.query)
@@ -218,8 +222,11 @@ export function register(router: Router, app: AppContext): void {
     const to = findAccount(ctx.entity, q.to_account_id)
     return ok({data: {supported_rails: supportedRailNames(from, to)}})
   })
+  registerControl(router, app)
+}
 
-  // ---- control API ----
+/** The control API: async initiation per entity, and a transfer's next step (or a chosen one) by hand. */
+function registerControl(router: Router, {store}: AppContext): void {
 
   router.add('POST', '/_emulator/async-transfers', (ctx) => {
     const body = parseInput(AsyncBody, ctx.body)
@@ -247,7 +254,7 @@ export function register(router: Router, app: AppContext): void {
     if (target === 'initiated' && t.status !== 'created' && t.status !== 'approved') {
       throw validationError(`account transfer in status ${t.status} cannot move to initiated`)
     }
-    moveTo(entity, t, target)
+    stepTransfer(store, entity, t, target)
     return ok({data: transferView(t)})
   })
 }

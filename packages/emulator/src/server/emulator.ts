@@ -7,6 +7,7 @@ import {existsSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {UsageError} from '../lib/errors.js'
+import {writeStderr} from '../lib/stderr.js'
 import {Faults, RequestLog, type AppContext} from './context.js'
 import {SpecOnlySwitches} from '../strict/spec-only.js'
 import {ModeSwitch} from './mode-switch.js'
@@ -63,7 +64,7 @@ const CLOSE_GRACE_MS = 500
 
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const host = opts.host ?? '127.0.0.1'
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const log = opts.log ?? writeStderr
   const store = await initialStore(opts)
   const transport = new TransportFaults()
   if (opts.faults) transport.configure(opts.faults)
