@@ -11,7 +11,7 @@ import {EmulatorError, UsageError} from './lib/errors.js'
 import {isLoopbackHost} from './lib/net.js'
 import {writeStderr} from './lib/stderr.js'
 import {readScenarioFile} from './scenario/file.js'
-import {startEmulator, type EmulatorOptions, type RunningEmulator} from './server/emulator.js'
+import {startEmulator, type EmulatorOptions, type RunningEmulator} from './emulator.js'
 
 const HELP = `Usage: payops-emulator [options]
 

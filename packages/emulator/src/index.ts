@@ -4,8 +4,8 @@
  * and the pieces a command that starts it needs (fault kinds, clock parsing, scenario files).
  * Nothing else of the package is meant to be imported from outside it.
  */
-export {startEmulator} from './server/emulator.js'
-export type {EmulatorOptions, RunningEmulator} from './server/emulator.js'
+export {startEmulator} from './emulator.js'
+export type {EmulatorOptions, RunningEmulator} from './emulator.js'
 export type {EmulatorKeys} from './store/index.js'
 export {EmulatorError, StateSaveError, UsageError as EmulatorUsageError} from './lib/errors.js'
 
@@ -26,10 +26,10 @@ export type {MoveRecord, SubaccountRecord} from './store/index.js'
 // Building on the server: routes of your own over the same store.
 export {Router} from './server/router.js'
 export {createRequestListener} from './server/http.js'
-export {HttpError, notFound, validationError} from './server/errors.js'
+export {HttpError, notFound, validationError} from './lib/http-error.js'
 export {RequestContext, created, ok, parseInput} from './server/handler.js'
 export type {Handler, Reply} from './server/handler.js'
 export {paginate} from './server/pagination.js'
 export type {ListPage, PageOptions} from './server/pagination.js'
-export {Faults, RequestLog} from './server/context.js'
-export type {AppContext} from './server/context.js'
+export {Faults, RequestLog} from './app.js'
+export type {AppContext} from './app.js'

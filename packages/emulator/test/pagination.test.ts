@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {HttpError} from '../src/server/errors.js'
+import {HttpError} from '../src/lib/http-error.js'
 import {encodeCursor, paginate, type ListPage, type Order} from '../src/server/pagination.js'
 import {Table, type Row} from '../src/store/index.js'
 

@@ -3,7 +3,7 @@
  * them, and the days of the schedule timezone (America/New_York, where the service places a
  * transfer's `scheduled_date`). Pure functions; the clock itself is the store's (store/core.ts:
  * the wall clock plus an offset, never going backwards) and what runs when it moves is in
- * scheduler.ts.
+ * lifecycle/scheduler.ts.
  */
 
 /** The timezone of `scheduled_date` (send days) and of the days the emulator's clock steps through. */

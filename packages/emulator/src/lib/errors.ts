@@ -1,6 +1,6 @@
 /**
  * The errors the emulator throws to whoever started it (never to an HTTP client: those are
- * {@link HttpError}s, server/errors.ts). Each carries the exit code a command that started the
+ * {@link HttpError}s, lib/http-error.ts). Each carries the exit code a command that started the
  * emulator should end with: 2 for a refusal before anything listens (bad options, a state file
  * that is not a state), 1 for a state that could not be kept. The `payops-emulator` binary exits
  * with it; `payops emulator start` turns it into its own error of the same code and message.

@@ -18,7 +18,7 @@
  * The file: created with mode 0600 (it holds API keys and signing secrets), first under a randomly
  * named temporary file created exclusively (O_CREAT|O_EXCL, so a file or symlink planted under that
  * name is never followed), filled with the whole store and renamed into place: a state file is
- * never half-made. It is never opened through a symlink (src/db refuses), and it is held with an
+ * never half-made. It is never opened through a symlink (persist/db.ts refuses), and it is held with an
  * exclusive lock while the emulator runs (a second emulator on the same file is refused).
  *
  * A file that is not a payops emulator state is refused with one line and left as it is: a JSON

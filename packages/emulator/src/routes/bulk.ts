@@ -19,9 +19,9 @@
 import * as z from 'zod/mini'
 import {CalendarDate} from '../spec/common.js'
 import {addDays} from '../bank-feed/bank-feed.js'
-import type {AppContext} from '../server/context.js'
+import type {AppContext} from '../app.js'
 import {convertMinor} from '../store/fx.js'
-import {notFound, validationError} from '../server/errors.js'
+import {notFound, validationError} from '../lib/http-error.js'
 import {ok, parseInput} from '../server/handler.js'
 import type {Router} from '../server/router.js'
 

@@ -16,13 +16,13 @@ import * as z from 'zod/mini'
 import {CONTROL_PATHS} from '../spec/paths.js'
 import {iso} from '../store/index.js'
 import {parseDuration, parseInstant, scheduleDay} from '../clock/clock.js'
-import type {AppContext} from '../server/context.js'
-import {validationError} from '../server/errors.js'
+import type {AppContext} from '../app.js'
+import {validationError} from '../lib/http-error.js'
 import {created, ok, parseInput} from '../server/handler.js'
 import type {Router} from '../server/router.js'
 import {applyScenario} from '../scenario/apply.js'
 import {checkScenario, pathText} from '../scenario/schema.js'
-import {moveClock} from '../clock/scheduler.js'
+import {moveClock} from '../lifecycle/scheduler.js'
 
 const MoveBody = z.object({
   advance: z.optional(z.string({message: 'advance must be a duration such as 2d, 36h or 1d12h'})),

@@ -13,8 +13,8 @@
  * - POST /_emulator/bulk/activity, /bulk/moves, /gc   volume and memory runs (routes/bulk.ts)
  */
 import * as z from 'zod/mini'
-import type {AppContext} from '../server/context.js'
-import {notFound, validationError} from '../server/errors.js'
+import type {AppContext} from '../app.js'
+import {notFound, validationError} from '../lib/http-error.js'
 import {created, ok, parseInput} from '../server/handler.js'
 import type {Router} from '../server/router.js'
 import {reseed} from '../store/seed.js'

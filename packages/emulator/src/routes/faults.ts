@@ -9,7 +9,7 @@
  *                            those behaviours one by one)
  * - DELETE /_emulator/faults back to no faults, the drift and strictness the emulator started with, and no spec-only behaviour
  */
-import type {AppContext} from '../server/context.js'
+import type {AppContext} from '../app.js'
 import {FaultConfig} from '../faults/transport.js'
 import {ok, parseInput} from '../server/handler.js'
 import type {Router} from '../server/router.js'

@@ -2,7 +2,7 @@
  * Every route module of the emulator. A new resource area is one module exporting
  * `register(router, app)` plus one line here.
  */
-import type {AppContext} from '../server/context.js'
+import type {AppContext} from '../app.js'
 import type {Router} from '../server/router.js'
 import * as control from './control.js'
 import * as faults from './faults.js'

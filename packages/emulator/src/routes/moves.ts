@@ -12,7 +12,7 @@
  *   move"): the replay's body is validated and compared with the move (from, to, amount,
  *   client_metadata); a difference is 409 IDEMPOTENCY_KEY_CONFLICT and changes nothing.
  *   `auto_approve` is not compared: the state table continues a `created` move precisely when its
- *   create is replayed with auto_approve true (see src/api/assumptions.ts).
+ *   create is replayed with auto_approve true (the spec's Move state table).
  * - approve: only from `created`; 201 settled (in the drifted example shape), or 207 approved.
  * - cancel (DELETE): only from `created`; 200 with the canceled move.
  * - approve and cancel ignore an Idempotency-Key: the spec promises one on create only.
@@ -23,8 +23,8 @@
  */
 import {PATHS} from '../spec/paths.js'
 import {MoveCreateRequest} from '../spec/moves.js'
-import type {AppContext} from '../server/context.js'
-import {HttpError, notFound, validationError} from '../server/errors.js'
+import type {AppContext} from '../app.js'
+import {HttpError, notFound, validationError} from '../lib/http-error.js'
 import {created, ok, parseInput, type Reply, type RequestContext} from '../server/handler.js'
 import {KeyedMutex} from '../server/locks.js'
 import type {Router} from '../server/router.js'

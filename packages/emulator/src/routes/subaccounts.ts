@@ -4,8 +4,8 @@
  */
 import {PATHS} from '../spec/paths.js'
 import {ActivityQuery, SubaccountCreateRequest} from '../spec/subaccounts.js'
-import type {AppContext} from '../server/context.js'
-import {notFound, validationError} from '../server/errors.js'
+import type {AppContext} from '../app.js'
+import {notFound, validationError} from '../lib/http-error.js'
 import {created, ok, parseInput} from '../server/handler.js'
 import {paginate} from '../server/pagination.js'
 import type {Router} from '../server/router.js'

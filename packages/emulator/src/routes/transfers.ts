@@ -32,14 +32,14 @@ import {
   expandRails,
   type TransferRail,
 } from '../spec/transfers.js'
-import type {AppContext} from '../server/context.js'
+import type {AppContext} from '../app.js'
 import {convertMinor, hasRate} from '../store/fx.js'
-import {HttpError, notFound, validationError} from '../server/errors.js'
+import {HttpError, notFound, validationError} from '../lib/http-error.js'
 import {created, ok, parseInput, type Reply, type RequestContext} from '../server/handler.js'
 import {paginate} from '../server/pagination.js'
 import type {Router} from '../server/router.js'
 import {ENTITY_ROLES, type AccountTransferRecord, type Entity, type Store, type TransferStatus, type TreasuryAccountRecord} from '../store/index.js'
-import {stepTransfer, waitsForSendDay} from '../clock/transfer-steps.js'
+import {stepTransfer, waitsForSendDay} from '../lifecycle/transfer-steps.js'
 import {findAccount} from './treasury.js'
 
 export const DEFAULT_ASYNC_DELAY_MS = 1000

@@ -13,8 +13,8 @@
  */
 import {PATHS} from '../spec/paths.js'
 import {AccountsQuery, BankTransactionsQuery, SimulateCreditRequest, UpdateLabelRequest} from '../spec/treasury.js'
-import type {AppContext} from '../server/context.js'
-import {HttpError, notFound, validationError} from '../server/errors.js'
+import type {AppContext} from '../app.js'
+import {HttpError, notFound, validationError} from '../lib/http-error.js'
 import {created, ok, parseInput, type RequestContext} from '../server/handler.js'
 import {KeyedMutex} from '../server/locks.js'
 import {paginate} from '../server/pagination.js'

@@ -13,7 +13,7 @@ import {addDays, parseInstant, scheduleDay} from '../clock/clock.js'
 import {seedEntity} from '../store/seed.js'
 import {endToEndId} from '../store/seed-parties.js'
 import {ENTITY_ROLES, newId, randomRoutingNumber, type Entity, type NewBankTransaction, type Store, type TreasuryAccountRecord} from '../store/index.js'
-import {stepTransfer} from '../clock/transfer-steps.js'
+import {stepTransfer} from '../lifecycle/transfer-steps.js'
 import {currencyOf, mainEntry, minorOf, type Scenario} from './schema.js'
 
 export interface ScenarioSummary {

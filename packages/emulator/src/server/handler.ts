@@ -6,7 +6,7 @@
 import type {IncomingHttpHeaders, IncomingMessage} from 'node:http'
 import type * as z from 'zod/mini'
 import {describeIssues} from '../spec/issues.js'
-import {HttpError, validationError} from './errors.js'
+import {HttpError, validationError} from '../lib/http-error.js'
 import type {ApiKeyRecord, Entity} from '../store/index.js'
 
 /** What a handler returns: a status and a JSON body (serialised once, by the server). */

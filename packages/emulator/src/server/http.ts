@@ -3,19 +3,19 @@
  * deep at most), API-key authentication, the control API's guard (loopback Host, no foreign
  * Origin, JSON writes), the error body layout, and JSON responses with an `x-request-id`.
  *
- * Error bodies are `{"error_code", "message", "request_id"}` (the layout payops assumes, see
- * src/api/assumptions.ts). Handlers throw {@link HttpError}; anything else becomes a 500
+ * Error bodies are `{"error_code", "message", "request_id"}` (the spec names the `error_code`
+ * field and shows no layout). Handlers throw {@link HttpError}; anything else becomes a 500
  * INTERNAL_ERROR and the server keeps serving.
  */
 import {randomBytes} from 'node:crypto'
 import type {IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:http'
 import {readCappedBody} from './body.js'
 import {isLoopbackHost} from '../lib/net.js'
-import type {AppContext} from './context.js'
+import type {AppContext} from '../app.js'
 import {driftBody} from '../drift/drift.js'
 import {withoutCursor} from '../strict/spec-only.js'
 import {strictBody} from '../strict/strict.js'
-import {HttpError, validationError} from './errors.js'
+import {HttpError, validationError} from '../lib/http-error.js'
 import type {Fault} from '../faults/transport.js'
 import {RequestContext} from './handler.js'
 import type {Router} from './router.js'

@@ -10,7 +10,7 @@
  * filter the scan starts at the cursor and stops after `limit + 1` matches; `total_count` then
  * needs one pass over the list.
  */
-import {validationError} from './errors.js'
+import {validationError} from '../lib/http-error.js'
 import type {Row} from '../store/index.js'
 
 export const DEFAULT_LIMIT = 50

@@ -1,6 +1,6 @@
 /**
- * A small path router. Patterns are the API's path templates (src/api/paths.ts): `{name}` for one
- * path segment, the spec's syntax, which the client fills with `fillPath`. They are read here,
+ * A small path router. Patterns are the API's path templates (spec/paths.ts): `{name}` for one
+ * path segment, the spec's syntax. They are read here,
  * in {@link normalizePattern}, the one place that converts them (to `:name`, which is also accepted).
  * The most specific pattern that matches a path decides: static segments win over parameters,
  * left to right, so `/api/subaccounts/move` beats `/api/subaccounts/:subaccount_id`. If that

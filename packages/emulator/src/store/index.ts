@@ -1,10 +1,10 @@
 /**
- * The emulator's state, split by area like `src/api/` and `src/emulator/routes/`: this module keeps
+ * The emulator's state, split by area like `routes/`: this module keeps
  * the entities and their API keys and saves/restores the whole; each area's records and
  * operations live in their own module (subaccounts, moves, treasury, transfers, parties, payins,
  * tokens, webhooks) and are reached as `store.<area>`, as the client reaches `api.<area>`.
  * Everything stored serialises to JSON: `--state FILE` keeps each record's JSON in SQLite, written
- * as the store reports each change (see core.ts and src/emulator/persist.ts), and earlier payops
+ * as the store reports each change (see core.ts and persist/), and earlier payops
  * kept the whole store as one JSON document ({@link Store.toJSON}/{@link Store.fromJSON}, still read
  * to convert such a file). Compact records, such as moves and the activity lines read from them,
  * are saved through their table's `saved`/`toJSON`; wire shapes (views) are built by the route

@@ -4,7 +4,7 @@
  * bulk control API book through here.
  */
 import {randomInt} from 'node:crypto'
-import {validationError} from '../server/errors.js'
+import {validationError} from '../lib/http-error.js'
 import type {ActivityBook, ActivityRecord, ActivitySource, Direction, SettledFlow} from './activity.js'
 import {canAdd, newId, type Holder, type Row, type StoreCore, type Table} from './core.js'
 

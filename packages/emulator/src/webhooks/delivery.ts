@@ -11,9 +11,19 @@
 import {Agent, request} from 'undici'
 import {serializeEvent} from './samples.js'
 import {SIGNATURE_HEADER, TIMESTAMP_HEADER, sign} from './signature.js'
-import type {AppContext} from '../server/context.js'
-import type {EmulatorEvent} from './events.js'
-import {deliveryTimestamp} from '../strict/spec-only.js'
+import type {EventBus, EmulatorEvent} from './events.js'
+import type {ModeSwitch} from '../lib/mode-switch.js'
+import {deliveryTimestamp, type SpecOnlySwitches} from '../strict/spec-only.js'
+import type {Store} from '../store/index.js'
+
+/** What deliveries need of the emulator: its store, its events, the spec-only switches and a log. */
+export interface DeliveryApp {
+  store: Store
+  events: EventBus
+  strict?: ModeSwitch
+  specOnly?: SpecOnlySwitches
+  log: (line: string) => void
+}
 
 export interface RetryPolicy {
   base_delay_ms: number
@@ -58,7 +68,7 @@ export class WebhookDeliveries {
   private readonly unsubscribe: () => void
   private closed = false
 
-  constructor(private readonly app: AppContext) {
+  constructor(private readonly app: DeliveryApp) {
     this.unsubscribe = app.events.on((event) => this.dispatch(event))
   }
 

@@ -3,7 +3,7 @@
  * clock (scheduler.ts). Becoming `initiated` assigns the end-to-end id; `settled` emits
  * payin.settled and `failed` payin.failed.
  */
-import type {AppContext} from '../server/context.js'
+import type {AppContext} from '../app.js'
 import {endToEndId} from '../store/seed-parties.js'
 import type {Entity, PayinRecord, PayinStatusValue} from '../store/index.js'
 

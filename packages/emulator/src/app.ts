@@ -2,11 +2,11 @@
  * What every route module receives at registration: the store, the fault knobs the control API
  * turns, and a log sink for the operator (internal errors, persistence failures).
  */
-import type {Store} from '../store/index.js'
-import type {EventBus} from '../webhooks/events.js'
-import type {ModeSwitch} from './mode-switch.js'
-import type {TransportFaults} from '../faults/transport.js'
-import type {SpecOnlySwitches} from '../strict/spec-only.js'
+import type {Store} from './store/index.js'
+import type {EventBus} from './webhooks/events.js'
+import type {ModeSwitch} from './lib/mode-switch.js'
+import type {TransportFaults} from './faults/transport.js'
+import type {SpecOnlySwitches} from './strict/spec-only.js'
 
 /** Failures the control API arms for tests; each armed failure is consumed once. */
 export class Faults {

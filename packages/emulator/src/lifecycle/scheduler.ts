@@ -18,8 +18,8 @@
  * Held transfers and payins (a scenario's stuck ones) never move; `created` ones wait for approval.
  */
 import {SETTLEMENT_LAG_DAYS} from '../bank-feed/bank-feed.js'
-import {addDays, scheduleDay, startOfDay} from './clock.js'
-import type {AppContext} from '../server/context.js'
+import {addDays, scheduleDay, startOfDay} from '../clock/clock.js'
+import type {AppContext} from '../app.js'
 import {stepPayin} from './payin-steps.js'
 import type {AccountTransferRecord, Entity, PayinRecord, PlannedBankLineRecord} from '../store/index.js'
 import {stepTransfer} from './transfer-steps.js'

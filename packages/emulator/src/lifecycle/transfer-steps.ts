@@ -5,7 +5,7 @@
  * the indicative rate when the currencies differ), dated by the bank feed (bank-feed.ts).
  */
 import {afterSettlement, lineDate} from '../bank-feed/bank-feed.js'
-import {scheduleDay, utcDay} from './clock.js'
+import {scheduleDay, utcDay} from '../clock/clock.js'
 import {convertMinor} from '../store/fx.js'
 import type {AccountTransferRecord, Entity, Store, TransferStatus} from '../store/index.js'
 
