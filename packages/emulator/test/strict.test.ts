@@ -1,5 +1,5 @@
 /**
- * The strict answers (`emulator start --strict`, src/emulator/strict.ts): the least of an answer
+ * The strict answers (`emulator start --strict`, src/strict/strict.ts): the least of an answer
  * where the spec shows none, and lists without what the spec does not promise to echo.
  */
 import {describe, expect, it} from 'vitest'
