@@ -16,7 +16,7 @@
  *   `next_cursor` only when `has_more` is true (a list cannot be followed without it), no empty
  *   optional `client_metadata`, no null optional fields.
  */
-import {PATHS, type PathName} from '../spec/paths.js'
+import {PATHS, type PathName} from '../interface/paths.js'
 
 type Obj = Record<string, unknown>
 type Shape = (o: Obj) => Obj

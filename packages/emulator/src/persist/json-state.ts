@@ -6,7 +6,7 @@
 import {readFile, stat} from 'node:fs/promises'
 import * as z from 'zod/mini'
 import {UsageError} from '../lib/errors.js'
-import {describeIssues} from '../spec/issues.js'
+import {describeIssues} from '../interface/issues.js'
 import {ActivityBook, ENTITY_ROLES, Entity, Grouped, Store, Table} from '../store/index.js'
 import {refuseSymlinks} from './db.js'
 import {invalid, reason} from './files.js'

@@ -15,9 +15,9 @@
  *                                (201 {data: the line as the API shows it})
  */
 import * as z from 'zod/mini'
-import {PATHS} from '../spec/paths.js'
-import {CalendarDate} from '../spec/common.js'
-import type {TreasuryBalance} from '../spec/treasury.js'
+import {PATHS} from '../interface/paths.js'
+import {CalendarDate} from '../interface/common.js'
+import type {TreasuryBalance} from '../interface/treasury.js'
 import type {AppContext} from '../app.js'
 import {feedSettings, setFeed} from '../bank-feed/bank-feed.js'
 import {notFound} from '../lib/http-error.js'

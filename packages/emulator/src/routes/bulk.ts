@@ -17,7 +17,7 @@
  *   `--expose-gc`, and returns `process.memoryUsage()`.
  */
 import * as z from 'zod/mini'
-import {CalendarDate} from '../spec/common.js'
+import {CalendarDate} from '../interface/common.js'
 import {addDays} from '../bank-feed/bank-feed.js'
 import type {AppContext} from '../app.js'
 import {convertMinor} from '../store/fx.js'

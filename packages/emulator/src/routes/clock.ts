@@ -13,7 +13,7 @@
  *                             `{data: summary}`.
  */
 import * as z from 'zod/mini'
-import {CONTROL_PATHS} from '../spec/paths.js'
+import {CONTROL_PATHS} from '../interface/paths.js'
 import {iso} from '../store/index.js'
 import {parseDuration, parseInstant, scheduleDay} from '../clock/clock.js'
 import type {AppContext} from '../app.js'

@@ -21,8 +21,8 @@
  * Idempotency-Key run one after the other (per entity), and the lookup-then-insert itself never
  * awaits.
  */
-import {PATHS} from '../spec/paths.js'
-import {MoveCreateRequest} from '../spec/moves.js'
+import {PATHS} from '../interface/paths.js'
+import {MoveCreateRequest} from '../interface/moves.js'
 import type {AppContext} from '../app.js'
 import {HttpError, notFound, validationError} from '../lib/http-error.js'
 import {created, ok, parseInput, type Reply, type RequestContext} from '../server/handler.js'

@@ -7,11 +7,11 @@
  *   country_sub_division?, city?, address_line?, postal_code?, client_metadata?, has_default?}]}`
  *   -> 201 `{entity, ids, data}` (data: each party as the API shows it, plus its internal `has_default`)
  */
-import {PATHS} from '../spec/paths.js'
+import {PATHS} from '../interface/paths.js'
 import {randomInt} from 'node:crypto'
 import * as z from 'zod/mini'
-import {ClientMetadata} from '../spec/common.js'
-import {COUNTRY_CODES, PartyListQuery} from '../spec/parties.js'
+import {ClientMetadata} from '../interface/common.js'
+import {COUNTRY_CODES, PartyListQuery} from '../interface/parties.js'
 import type {AppContext} from '../app.js'
 import {notFound} from '../lib/http-error.js'
 import {created, ok, parseInput} from '../server/handler.js'

@@ -14,10 +14,10 @@
  *   emits payin.failed.
  * - GET /_emulator/payins?entity=test -> `{data: [Payin]}` newest first.
  */
-import {PATHS} from '../spec/paths.js'
+import {PATHS} from '../interface/paths.js'
 import * as z from 'zod/mini'
-import {ClientMetadata} from '../spec/common.js'
-import {CalendarDate, PAYIN_RAILS, PAYIN_STATUSES, type PayinStatus} from '../spec/parties.js'
+import {ClientMetadata} from '../interface/common.js'
+import {CalendarDate, PAYIN_RAILS, PAYIN_STATUSES, type PayinStatus} from '../interface/parties.js'
 import type {AppContext} from '../app.js'
 import {HttpError, notFound, validationError} from '../lib/http-error.js'
 import {created, ok, parseInput} from '../server/handler.js'

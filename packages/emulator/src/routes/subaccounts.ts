@@ -2,8 +2,8 @@
  * Subaccounts: create, get, and the activity list (transfer lines from moves, bai2 lines from
  * simulated inbound credits).
  */
-import {PATHS} from '../spec/paths.js'
-import {ActivityQuery, SubaccountCreateRequest} from '../spec/subaccounts.js'
+import {PATHS} from '../interface/paths.js'
+import {ActivityQuery, SubaccountCreateRequest} from '../interface/subaccounts.js'
 import type {AppContext} from '../app.js'
 import {notFound, validationError} from '../lib/http-error.js'
 import {created, ok, parseInput} from '../server/handler.js'

@@ -8,10 +8,10 @@
  *   (404 PAYEE_NOT_FOUND), a payer too (404 NOT_FOUND); an `external` party is the caller's own
  *   reference to someone outside the service and is not looked up. Answers `{data: {...}}`.
  */
-import {PATHS} from '../spec/paths.js'
+import {PATHS} from '../interface/paths.js'
 import {randomUUID} from 'node:crypto'
 import {SignJWT} from 'jose'
-import {PartySessionTokenRequest, PayeeSessionTokenRequest, type PartyType} from '../spec/parties.js'
+import {PartySessionTokenRequest, PayeeSessionTokenRequest, type PartyType} from '../interface/parties.js'
 import type {AppContext} from '../app.js'
 import {notFound} from '../lib/http-error.js'
 import {ok, parseInput} from '../server/handler.js'

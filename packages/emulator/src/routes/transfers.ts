@@ -20,7 +20,7 @@
  * - POST /_emulator/transfers/{id}/advance {status?} one step, or to `initiated|settled|failed`
  */
 import * as z from 'zod/mini'
-import {PATHS} from '../spec/paths.js'
+import {PATHS} from '../interface/paths.js'
 import {
   ACH_RAILS,
   ConversionEstimateQuery,
@@ -31,7 +31,7 @@ import {
   TransfersQuery,
   expandRails,
   type TransferRail,
-} from '../spec/transfers.js'
+} from '../interface/transfers.js'
 import type {AppContext} from '../app.js'
 import {convertMinor, hasRate} from '../store/fx.js'
 import {HttpError, notFound, validationError} from '../lib/http-error.js'

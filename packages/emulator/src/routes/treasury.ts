@@ -11,8 +11,8 @@
  * the main account (its incoming total and a `bai2` activity line) and `subaccount.credit_received`
  * is emitted.
  */
-import {PATHS} from '../spec/paths.js'
-import {AccountsQuery, BankTransactionsQuery, SimulateCreditRequest, UpdateLabelRequest} from '../spec/treasury.js'
+import {PATHS} from '../interface/paths.js'
+import {AccountsQuery, BankTransactionsQuery, SimulateCreditRequest, UpdateLabelRequest} from '../interface/treasury.js'
 import type {AppContext} from '../app.js'
 import {HttpError, notFound, validationError} from '../lib/http-error.js'
 import {created, ok, parseInput, type RequestContext} from '../server/handler.js'

@@ -8,9 +8,9 @@
  * - GET  /_emulator/webhook-deliveries       ?endpoint_id=&event_id= delivery attempts, oldest first
  */
 import * as z from 'zod/mini'
-import {PATHS} from '../spec/paths.js'
-import {EVENT_TYPE_DESCRIPTIONS, WEBHOOK_EVENT_TYPES} from '../spec/events.js'
-import {WebhookCreateRequest, WebhookListQuery, WebhookUpdateRequest} from '../spec/webhooks.js'
+import {PATHS} from '../interface/paths.js'
+import {EVENT_TYPE_DESCRIPTIONS, WEBHOOK_EVENT_TYPES} from '../interface/events.js'
+import {WebhookCreateRequest, WebhookListQuery, WebhookUpdateRequest} from '../interface/webhooks.js'
 import {sampleData} from '../webhooks/samples.js'
 import {generateSecret} from '../webhooks/signature.js'
 import type {AppContext} from '../app.js'

@@ -11,11 +11,11 @@
  * paths into `file:line:col`, the emulator checks the same way before it changes anything.
  */
 import * as z from 'zod/mini'
-import {ClientMetadata} from '../spec/common.js'
-import {MOVE_STATUSES} from '../spec/moves.js'
-import {CalendarDate, PAYIN_RAILS, PAYIN_STATUSES} from '../spec/parties.js'
-import {TRANSFER_RAILS} from '../spec/transfers.js'
-import {Description, EventTypeList, WebhookUrl} from '../spec/webhooks.js'
+import {ClientMetadata} from '../interface/common.js'
+import {MOVE_STATUSES} from '../interface/moves.js'
+import {CalendarDate, PAYIN_RAILS, PAYIN_STATUSES} from '../interface/parties.js'
+import {TRANSFER_RAILS} from '../interface/transfers.js'
+import {Description, EventTypeList, WebhookUrl} from '../interface/webhooks.js'
 import {minorUnitsOf} from '../lib/money.js'
 import {parseInstant} from '../clock/clock.js'
 

@@ -5,7 +5,7 @@
  */
 import type {IncomingHttpHeaders, IncomingMessage} from 'node:http'
 import type * as z from 'zod/mini'
-import {describeIssues} from '../spec/issues.js'
+import {describeIssues} from '../interface/issues.js'
 import {HttpError, validationError} from '../lib/http-error.js'
 import type {ApiKeyRecord, Entity} from '../store/index.js'
 

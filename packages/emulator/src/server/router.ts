@@ -1,5 +1,5 @@
 /**
- * A small path router. Patterns are the API's path templates (spec/paths.ts): `{name}` for one
+ * A small path router. Patterns are the API's path templates (interface/paths.ts): `{name}` for one
  * path segment, the spec's syntax. They are read here,
  * in {@link normalizePattern}, the one place that converts them (to `:name`, which is also accepted).
  * The most specific pattern that matches a path decides: static segments win over parameters,

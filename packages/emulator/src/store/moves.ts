@@ -7,12 +7,12 @@
  * shown or saved; no metadata object when it has none; its two activity lines read from it rather
  * than copied (see activity.ts). The saved shape ({@link SavedMove}) is the API-like one.
  */
-import type {MoveStatus} from '../spec/moves.js'
+import type {MoveStatus} from '../interface/moves.js'
 import type {SettledFlow} from './activity.js'
 import {Table, flat, iso, newId, type Row, type StoreCore} from './core.js'
 import type {SubaccountTables, SubaccountsStore} from './subaccounts.js'
 
-export type {MoveStatus} from '../spec/moves.js'
+export type {MoveStatus} from '../interface/moves.js'
 
 export interface MoveRecord extends SettledFlow {
   status: MoveStatus

@@ -2,7 +2,7 @@
  * Payins (created and advanced through the control API; the API only reads them). Each keeps the
  * payer's payment method and name as they were at creation.
  */
-import type {PayinStatus} from '../spec/parties.js'
+import type {PayinStatus} from '../interface/parties.js'
 import {newId, type Row, type StoreCore, type Table} from './core.js'
 
 /** A payin's status: the schema's {@link PayinStatus}. */

@@ -2,10 +2,10 @@
  * Account transfers between two treasury accounts: creation (bound to its Idempotency-Key) and
  * status changes. Their bank lines are added through the treasury area by the routes.
  */
-import type {TransferStatus} from '../spec/transfers.js'
+import type {TransferStatus} from '../interface/transfers.js'
 import {newId, type Row, type StoreCore, type Table} from './core.js'
 
-export type {TransferStatus} from '../spec/transfers.js'
+export type {TransferStatus} from '../interface/transfers.js'
 
 export interface AccountTransferRecord extends Row {
   from_account_id: string

@@ -17,7 +17,7 @@
  * - the sandbox reference of a simulated credit (assumed to be the Idempotency-Key) is ignored: a
  *   repeated one credits again.
  */
-import {PATHS, type PathName} from '../spec/paths.js'
+import {PATHS, type PathName} from '../interface/paths.js'
 
 type Obj = Record<string, unknown>
 /** The strict answer (`undefined`: no body) from the full one. */

@@ -4,7 +4,7 @@
  * emit; the webhook delivery engine subscribes and signs and sends them to matching endpoints.
  */
 import {randomUUID} from 'node:crypto'
-import type {WebhookEventType} from '../spec/events.js'
+import type {WebhookEventType} from '../interface/events.js'
 
 export interface EmulatorEvent {
   id: string

@@ -3,7 +3,7 @@
  * /_emulator/events` sends when no data is given), and the envelope as it goes on the wire.
  */
 import {randomUUID} from 'node:crypto'
-import type {WebhookEventType} from '../spec/events.js'
+import type {WebhookEventType} from '../interface/events.js'
 
 /** Realistic `data` for one event type. */
 export function sampleData(type: WebhookEventType): Record<string, unknown> {
