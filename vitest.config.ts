@@ -17,6 +17,8 @@ export default defineConfig({
       // Units and every command in-process (runCli against the in-process emulator).
       // …with one real PostgreSQL server for the run (the team store's tests: test/support/postgres.ts).
       {extends: true, test: {name: 'main', globalSetup: ['test/support/postgres-global.ts'], include: ['test/unit/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/model/**/*.test.ts']}},
+      // The emulator package's own tests (packages/emulator): its server, store and modes, without a CLI command.
+      {extends: true, test: {name: 'emulator', include: ['packages/emulator/test/**/*.test.ts']}},
       // What only a real process shows: kill -9, signals, a pseudo-terminal, `ps`, the packed install.
       {extends: true, test: {name: 'smoke', include: ['test/smoke/**/*.test.ts']}},
     ],

@@ -1,11 +1,10 @@
 /**
- * Every API path template, once. The client's areas (src/api/*.ts) fill them with `fillPath`
- * (src/api/client.ts) and the emulator registers its routes with them (src/emulator/routes/), so a
- * path is written in one place and the two cannot drift apart.
+ * Every API path template of the client, once. The client's areas (src/api/*.ts) fill them with
+ * `fillPath` (src/api/client.ts). The emulator (@payops/emulator) keeps its own table, written from
+ * the spec; its tests hold this one against the routes it serves.
  *
  * Template syntax: `{name}` stands for one path segment (the spec's syntax). The client encodes
- * each value as one segment; the emulator's router reads the template as is and hands the decoded
- * segment to its handler as `ctx.params.name`.
+ * each value as one segment.
  */
 
 /** Paths the spec documents. */

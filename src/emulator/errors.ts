@@ -1,20 +1,19 @@
 /**
- * The error a handler (or a store operation) throws to answer with an error body: its status,
- * `error_code` and message. The server (http.ts) writes it as `{"error_code", "message",
- * "request_id"}`; anything else thrown becomes a 500 INTERNAL_ERROR.
+ * The emulator's errors as the command's: an EmulatorError (@payops/emulator) carries its exit
+ * code (2: refused before anything listens; 1: a state that could not be kept) and is rethrown as
+ * the payops error of that code, with the same message and name.
  */
-export class HttpError extends Error {
-  readonly status: number
-  readonly code: string
-  readonly headers?: Record<string, string>
-  constructor(status: number, code: string, message: string, headers?: Record<string, string>) {
-    super(message)
-    this.name = 'HttpError'
-    this.status = status
-    this.code = code
-    this.headers = headers
+import {PayopsError, UsageError} from '../errors.js'
+
+export async function asCommandError<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (err) {
+    const e = err as Error & {exitCode?: unknown}
+    if (!(err instanceof Error) || (e.exitCode !== 1 && e.exitCode !== 2) || !/^(EmulatorError|UsageError|StateSaveError)$/.test(e.name)) throw err
+    if (e.exitCode === 2) throw new UsageError(e.message)
+    const out = new PayopsError(e.message, 1)
+    out.name = e.name
+    throw out
   }
 }
-
-export const validationError = (message: string) => new HttpError(400, 'VALIDATION_ERROR', message)
-export const notFound = (message: string, code = 'NOT_FOUND') => new HttpError(404, code, message)

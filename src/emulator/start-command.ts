@@ -1,44 +1,34 @@
 /**
  * `emulator start`: checks before anything listens (loopback host, an existing profile is never
- * replaced silently), starts the emulator, saves the profile when asked, prints the base URL and
- * keys (one JSON line with --json), and stops cleanly on the stop signal.
+ * replaced silently), starts the emulator (the @payops/emulator package, loaded only here), saves
+ * the profile when asked, prints the base URL and keys (one JSON line with --json), and stops
+ * cleanly on the stop signal.
  */
 import type {CommandContext} from '../context/index.js'
 import {validateProfileName} from '../config/index.js'
 import {UsageError} from '../errors.js'
 import {isLoopbackHost} from '../net.js'
-import {parseInstant} from './clock.js'
-import {FAULT_KINDS, type FaultConfig, type FaultKind} from './faults.js'
+import {asCommandError} from './errors.js'
 
 export interface StartOptions {
   port: number
   host: string
   state?: string
-  /** A JSON state file of an earlier payops, converted into the new --state file (persist.ts). */
+  /** A JSON state file of an earlier payops, converted into the new --state file (see the emulator's README). */
   importState?: string
   writeProfile?: string
   force: boolean
   faultRate?: string
   faultKinds: string
   seed?: number
-  /** Answer in the documented drift (drift.ts). */
+  /** Answer in the documented drift. */
   drift?: boolean
-  /** Serve the least generous reading of the spec (strict.ts). */
+  /** Serve the least generous reading of the spec. */
   strict?: boolean
-  /** Where the clock starts: an ISO 8601 instant with its offset, or a day (clock.ts). */
+  /** Where the clock starts: an ISO 8601 instant with its offset, or a day (the emulator's clock). */
   clock?: string
-  /** A scenario file to start from (scenario/file.ts). */
+  /** A scenario file to start from (YAML or JSON). */
   scenario?: string
-}
-
-export function faultOptions(rate: string | undefined, kinds: string, seed: number | undefined): FaultConfig | undefined {
-  if (rate === undefined) return seed === undefined ? undefined : {seed}
-  const r = Number(rate)
-  if (!/^\d*\.?\d+$/.test(rate.trim()) || !(r >= 0 && r <= 1)) throw new UsageError(`--fault-rate "${rate}" must be a number from 0 to 1.`)
-  const list = kinds.split(',').map((s) => s.trim()).filter(Boolean)
-  const bad = list.find((k) => !(FAULT_KINDS as readonly string[]).includes(k))
-  if (bad || list.length === 0) throw new UsageError(`--fault-kinds: unknown kind "${bad ?? ''}" (use ${FAULT_KINDS.join(', ')}).`)
-  return {rate: r, kinds: list as FaultKind[], ...(seed === undefined ? {} : {seed})}
 }
 
 export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext): Promise<void> {
@@ -49,20 +39,22 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
   const store = ctx.profiles()
   // Checked before anything listens: an existing profile (perhaps a LIVE one) is never replaced silently.
   if (profileName) store.replaceable(profileName, opts.force)
-  const faults = faultOptions(opts.faultRate, opts.faultKinds, opts.seed)
-  const clock = opts.clock === undefined ? undefined : parseInstant(opts.clock)
-  if (opts.clock !== undefined && clock === undefined) throw new UsageError(`--clock "${opts.clock}" is not an instant: use ISO 8601 with its offset, such as 2026-01-05T09:00:00-05:00, or a day such as 2026-01-05.`)
-  // The YAML reader loads only when a scenario is given.
-  const scenario = opts.scenario === undefined ? undefined : (await import('./scenario/file.js')).readScenarioFile(opts.scenario, ctx.io.env, (line) => out.note(line))
-  const stopped = ctx.stopSignal()
-  const {startEmulator} = await import('./index.js')
-  let emu
-  try {
-    emu = await startEmulator({port: opts.port, host: opts.host, statePath: opts.state, importState: opts.importState, faults, drift: opts.drift, strict: opts.strict, clock, scenario, log: (line) => ctx.io.stderr.write(`${line}\n`)})
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`Port ${opts.port} is in use; pick another with --port (0 for any free port).`)
-    throw err
-  }
+  // Loaded only now: the other commands never load the emulator.
+  const emulator = await import('@payops/emulator')
+  const {emu, clock, stopped} = await asCommandError(async () => {
+    const faults = emulator.faultOptions(opts.faultRate, opts.faultKinds, opts.seed)
+    const clock = opts.clock === undefined ? undefined : emulator.parseInstant(opts.clock)
+    if (opts.clock !== undefined && clock === undefined) throw new UsageError(`--clock "${opts.clock}" is not an instant: use ISO 8601 with its offset, such as 2026-01-05T09:00:00-05:00, or a day such as 2026-01-05.`)
+    const scenario = opts.scenario === undefined ? undefined : emulator.readScenarioFile(opts.scenario, ctx.io.env, (line) => out.note(line))
+    const stopped = ctx.stopSignal()
+    try {
+      const emu = await emulator.startEmulator({port: opts.port, host: opts.host, statePath: opts.state, importState: opts.importState, faults, drift: opts.drift, strict: opts.strict, clock, scenario, log: (line) => ctx.io.stderr.write(`${line}\n`)})
+      return {emu, clock, stopped}
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`Port ${opts.port} is in use; pick another with --port (0 for any free port).`)
+      throw err
+    }
+  })
   if (profileName) {
     await store.change((file) => {
       file.profiles[profileName] = {...file.profiles[profileName], api_key: emu.keys.test, base_url: emu.baseUrl, created_at: new Date(ctx.clock.now()).toISOString()}
@@ -89,6 +81,6 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
   }
   await stopped
   // Rejects (exit 1) when the final save of --state fails.
-  await emu.close()
+  await asCommandError(() => emu.close())
   if (!out.machine) out.note('Emulator stopped.')
 }

@@ -5,8 +5,7 @@
  * log, so that a test can prove that nothing was sent.
  */
 import {afterAll} from 'vitest'
-import {startEmulator as startInProcess, type RunningEmulator} from '../../src/emulator/index.js'
-import type {Store} from '../../src/emulator/store/index.js'
+import {startEmulator as startInProcess, type RunningEmulator, type Store} from '@payops/emulator'
 import {knownSecrets, startCli, type RunningCli} from './cli.js'
 
 export interface Keys {

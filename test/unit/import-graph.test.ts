@@ -1,6 +1,7 @@
 /**
- * No import circle anywhere under src: every relative import (`import type` and `export … from`
- * included, static or dynamic) is an edge, and the graph must have no cycle.
+ * No import circle anywhere under src or in the emulator package: every relative import (`import
+ * type` and `export … from` included, static or dynamic) is an edge, and the graph must have no
+ * cycle. And no edge between the two: the CLI meets the emulator only as `@payops/emulator`.
  */
 import {readFileSync, readdirSync} from 'node:fs'
 import {dirname, join, relative, resolve} from 'node:path'
@@ -9,9 +10,10 @@ import {describe, expect, it} from 'vitest'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const SRC = join(ROOT, 'src')
+const PACKAGE = join(ROOT, 'packages', 'emulator', 'src')
 
 /**
- * Cycles outside src/emulator that other work is removing, each as its files in cycle order
+ * Cycles outside the emulator that other work is removing, each as its files in cycle order
  * starting from the alphabetically first. Remove an entry once its cycle is gone (the test fails
  * on an entry that no longer matches, so the list cannot go stale).
  */
@@ -80,8 +82,8 @@ export function findCycles(graph: Map<string, string[]>): string[][] {
   return [...seen.values()]
 }
 
-describe('import graph of src', () => {
-  const files = tsFiles(SRC)
+describe('import graph of src and of the emulator package', () => {
+  const files = [...tsFiles(SRC), ...tsFiles(PACKAGE)]
   const graph = importGraph(files)
   const cycles = findCycles(graph).map((c) => c.map((f) => relative(ROOT, f)))
   const key = (c: string[]) => c.join(' -> ')
@@ -89,15 +91,34 @@ describe('import graph of src', () => {
 
   it('reads the sources and their relative imports', () => {
     expect(files.length).toBeGreaterThan(50)
-    expect(graph.get(join(SRC, 'emulator/index.ts'))?.length).toBeGreaterThan(3)
+    expect(graph.get(join(PACKAGE, 'index.ts'))?.length).toBeGreaterThan(3)
   })
 
   it('has no import cycle (outside the commented allow-list)', () => {
     expect(cycles.filter((c) => !allowed.has(key(c))).map(key)).toEqual([])
   })
 
-  it('has no cycle at all under src/emulator', () => {
-    expect(cycles.filter((c) => c.some((f) => f.startsWith('src/emulator/'))).map(key)).toEqual([])
+  it('has no cycle at all in the emulator package', () => {
+    expect(cycles.filter((c) => c.some((f) => f.startsWith('packages/emulator/'))).map(key)).toEqual([])
+  })
+
+  it('has no import between the CLI and the emulator package by path, either way', () => {
+    const inPackage = (f: string) => f.startsWith(PACKAGE)
+    const crossing = [...graph].flatMap(([from, to]) => to.filter((t) => inPackage(from) !== inPackage(t)).map((t) => `${relative(ROOT, from)} -> ${relative(ROOT, t)}`))
+    expect(crossing).toEqual([])
+  })
+
+  it('lets the emulator package import only Node, its own files and its declared dependencies', () => {
+    const declared = new Set(Object.keys((JSON.parse(readFileSync(join(PACKAGE, '..', 'package.json'), 'utf8')) as {dependencies: Record<string, string>}).dependencies))
+    // Statements only (an import or export … from, a dynamic import): not the word "from" in a message.
+    const statement = /^\s*(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm
+    const outside = tsFiles(PACKAGE).flatMap((f) =>
+      [...stripComments(readFileSync(f, 'utf8')).matchAll(statement)]
+        .map((m) => m[1] ?? m[2] ?? m[3])
+        .filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:') && !declared.has(spec.split('/')[0]))
+        .map((spec) => `${relative(ROOT, f)}: ${spec}`),
+    )
+    expect(outside).toEqual([])
   })
 
   it('keeps the allow-list current', () => {
