@@ -18,12 +18,13 @@
 import type {CommandContext} from '../context/index.js'
 import {TeamNames, withLocalNames} from '../control/names.js'
 import type {NameEntry} from '../control/records-types.js'
+import type {NameKind} from './name-kind.js'
 
 export {NAMES_FILE} from '../control/names.js'
 const MAX_NAMES = 50_000
 
 /** What an id in the book names. */
-export type NameKind = 'subaccount' | 'treasury-account'
+export type {NameKind}
 const KINDS: readonly string[] = ['subaccount', 'treasury-account'] satisfies NameKind[]
 
 /** One entry: the name and, where known, the kind. */

@@ -11,7 +11,7 @@ import type {ResolvedContext} from '../config/resolve.js'
 import type {Output} from '../output/index.js'
 import type {AuditRecord, HeadState, VerifyOptions, VerifyResult} from '../audit/index.js'
 import type {ProfileStore} from '../config/index.js'
-import type {NameKind} from '../config/names.js'
+import type {NameKind} from '../config/name-kind.js'
 
 /** How a command asks the operator (a terminal's prompts); a fake in tests. */
 export interface Prompter {

@@ -322,7 +322,7 @@ describe('state file: what is refused, and left untouched', () => {
   it('a JSON file that is no state, random bytes, an empty file, a broken SQLite file, another payops database', async () => {
     const cases: Array<[string, Buffer, RegExp]> = [
       ['wrong-shape.json', Buffer.from(JSON.stringify({version: 99, entities: [], api_keys: []})), /not a valid state: unsupported state version 99/],
-      ['random.bin', randomBytes(8192), /not a valid state: it is neither an SQLite nor a JSON state file/],
+      ['random.bin', Buffer.concat([Buffer.from([0x01]), randomBytes(8191)]), /not a valid state: it is neither an SQLite nor a JSON state file/],
       ['empty.db', Buffer.alloc(0), /not a valid state: it is empty/],
       ['broken.db', Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), randomBytes(4080)]), /not a payops emulator-state database/],
     ]
