@@ -93,7 +93,8 @@ function endProblem(src: ChainSource, w: Walk, last: number): {line?: number; re
     return {reason: `${headName} ${head.detail}`, message: `${label}: ${headName} ${head.detail}: the head was garbled, so the end of the chain (record ${w.seq}, ${unit} ${last}) cannot be checked.`}
   }
   if (head.state === 'absent') {
-    if (w.seq > 0) return {line: last, reason: `(record ${w.seq}) ends the chain but ${headName} is missing (the head was deleted, or the chain was written without one)`}
+    const which = unit === 'line' ? `(record ${w.seq}) ` : ''
+    if (w.seq > 0) return {line: last, reason: `${which}ends the chain but ${headName} is missing (the head was deleted, or the chain was written without one)`}
     return undefined
   }
   const h = head.head
@@ -103,7 +104,7 @@ function endProblem(src: ChainSource, w: Walk, last: number): {line?: number; re
   }
   // h.seq <= seq: the head names a record the chain holds (the last one, or for the old file an
   // earlier one when a write was interrupted between the log and its head).
-  if (w.hashes[h.seq] !== h.hash) return {line: h.seq, reason: `(record ${h.seq}) does not match ${headName} (the record was replaced, or the head was changed)`}
+  if (w.hashes[h.seq] !== h.hash) return {line: h.seq, reason: `${unit === 'line' ? `(record ${h.seq}) ` : ''}does not match ${headName} (the record was replaced, or the head was changed)`}
   return undefined
 }
 
