@@ -95,25 +95,25 @@ export class TrailStore {
       const tail = this.tail()
       if (!tail.ok) throw new AuditTrailError(`the audit trail in ${this.location} ${tail.problem}: run \`payops audit verify\`; nothing can be added to a trail whose end does not match its head`)
       let {seq, prev} = tail
-      const group: AuditRecord[] = []
+      let added = 0
       const insert = this.db.prepare('INSERT INTO trail (seq, kind, hash, record) VALUES (?, ?, ?, ?)')
-      let onDisk: AuditRecord[] | undefined
       const written: Written = entries.map((entry) => {
         if (entry.check) {
           try {
-            entry.check([...(onDisk ??= this.records()), ...group])
+            // The records of this group written so far are in the transaction, and read with the rest.
+            entry.check(this.records())
           } catch (error) {
             return {ok: false, error}
           }
         }
         const rec = chained(entry.fields, seq + 1, prev, time, pid)
         insert.run(rec.seq, rec.kind, rec.hash, JSON.stringify(rec))
-        group.push(rec)
+        added++
         seq = rec.seq
         prev = rec.hash
         return {ok: true}
       })
-      if (group.length) this.db.prepare('INSERT INTO trail_head (only_row, seq, hash) VALUES (1, ?, ?) ON CONFLICT (only_row) DO UPDATE SET seq = excluded.seq, hash = excluded.hash').run(seq, prev)
+      if (added) this.db.prepare('INSERT INTO trail_head (only_row, seq, hash) VALUES (1, ?, ?) ON CONFLICT (only_row) DO UPDATE SET seq = excluded.seq, hash = excluded.hash').run(seq, prev)
       return written
     })
   }
