@@ -1,4 +1,4 @@
-import {readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {AuditLog, readAudit, recordHash, verifyAudit, verifyExport, type AuditFields} from '../../src/audit/index.js'
