@@ -7,7 +7,7 @@
 import {ApiError, ConflictError, PayopsError, UnrecordedOutcomeError} from '../errors.js'
 import {leavesOutcomeUnknown} from '../api/retry.js'
 import {alreadyDone, stateInRefusal, unknownExplanation, unknownOutcome} from './settle.js'
-import {newOpId, type ApiResponse, type AuditInfo, type AuditOutcome} from '../api/client.js'
+import {recordRequest, type ApiResponse, type RequestRecord} from '../api/client.js'
 import {classifyOutcome, mismatches, requestWindowStart, timeOf} from './classify.js'
 import {guard, recheckUnderLock, type GuardOptions} from './guard.js'
 import {plan} from './plan.js'
@@ -93,9 +93,9 @@ function checkerOf(p: Plan, ports: MovementPorts): string | undefined {
 }
 
 /** Records an outcome; outside a batch, the error when it could not be written (a batch row's is a warning). */
-async function recordOutcome(ports: MovementPorts, p: Plan, info: AuditOutcome): Promise<unknown> {
+async function recordOutcome(rec: RequestRecord, p: Plan, o: Parameters<RequestRecord['outcome']>[0]): Promise<unknown> {
   try {
-    await ports.audit?.outcome(info, {strict: !p.batchRow})
+    await rec.outcome(o, {strict: !p.batchRow})
     return undefined
   } catch (err) {
     return err ?? new Error('unknown error')
@@ -128,21 +128,21 @@ export interface PrepareOptions {
  * writing the intent is not on the path from one request to the next.
  */
 export async function prepare(p: Plan, ports: MovementPorts, opts: PrepareOptions = {}): Promise<Prepared> {
-  const info = {op: newOpId(), ...p.audit, idempotency_key: p.idempotencyKey}
   const team = ports.team
   // With a team store, the store decides first: its policies, today's total and the intent, in one transaction.
   const seq = team ? await decideIntent(p, team) : undefined
   const told = (status: string, detail: Record<string, unknown>) => (team && seq !== undefined ? recordTeamOutcome(team, seq, status, detail, (l) => ports.prompter.note(l)) : Promise.resolve())
+  let rec: RequestRecord
   try {
     // The limits that depend on the trail are decided again under its lock, with the intent.
-    await ports.audit?.intent(info, recheckUnderLock(p, ports))
+    rec = await recordRequest(ports.audit, {...p.audit, idempotency_key: p.idempotencyKey}, recheckUnderLock(p, ports))
   } catch (err) {
     await told('not_sent', {reason: (err as Error).name ?? 'refused'})
     throw err
   }
   return {
     send: async () => {
-      const result = await sendPlanned(p, ports, info, opts).then(
+      const result = await sendPlanned(p, ports, rec, opts).then(
         (outcome) => ({outcome}),
         (error: unknown) => ({error}),
       )
@@ -152,7 +152,7 @@ export async function prepare(p: Plan, ports: MovementPorts, opts: PrepareOption
       return result.outcome
     },
     abandon: async (reason) => {
-      await ports.audit?.outcome({...info, status: null, error_code: reason})
+      await rec.outcome({status: null, error_code: reason})
       await told('not_sent', {reason})
     },
   }
@@ -194,15 +194,15 @@ function refusedInState(p: Plan, err: unknown): {resource_id: string; resource_s
 }
 
 /** The movement a lookup before sending found by its key: a failed or canceled one is a conflict (exit 5), any other is replayed. */
-async function foundBeforeSending(p: Plan, ports: MovementPorts, info: AuditInfo, found: Record<string, unknown>): Promise<Outcome> {
+async function foundBeforeSending(p: Plan, ports: MovementPorts, rec: RequestRecord, found: Record<string, unknown>): Promise<Outcome> {
   // A key that names a failed or canceled transfer cannot make the one asked for, as the spec's
   // 409 says of a move's key: nothing is sent, exit 5.
   const ended = typeof found.status === 'string' && ['failed', 'canceled'].includes(found.status.toLowerCase()) ? found.status.toLowerCase() : undefined
   if (ended) {
-    await ports.audit?.outcome({...info, status: null, error_code: 'not_sent', resource_id: String(found.id ?? ''), resource_status: ended, outcome: 'conflict'})
+    await rec.outcome({status: null, error_code: 'not_sent', resource_id: String(found.id ?? ''), resource_status: ended, outcome: 'conflict'})
     throw new ConflictError(`Idempotency-Key ${p.idempotencyKey} names ${p.noun} ${String(found.id)}, which ${ended === 'failed' ? 'failed' : 'was canceled'}: it will not move money, and this request was not sent. Use a new key for a new ${p.noun}.`, String(found.id ?? ''), p.idempotencyKey)
   }
-  return conclude(p, ports, info, learned(200, found, Date.now()), {kind: 'replayed', notSent: true})
+  return conclude(p, ports, rec, learned(200, found, Date.now()), {kind: 'replayed', notSent: true})
 }
 
 /**
@@ -225,7 +225,7 @@ async function namedByTrail(p: Plan, last: LostAnswer): Promise<Record<string, u
  * whose answer was lost is sent again only when the list shows that it did not happen (or with
  * --send-anyway). Resolves with the outcome when nothing is to be sent; with undefined to send.
  */
-async function beforeSending(p: Plan, ports: MovementPorts, info: AuditInfo): Promise<Outcome | undefined> {
+async function beforeSending(p: Plan, ports: MovementPorts, rec: RequestRecord): Promise<Outcome | undefined> {
   const attempt = p.search && !p.keyGenerated && p.idempotencyKey ? ports.history.lastAttempt?.(p.audit.method, p.audit.path, p.idempotencyKey) : undefined
   // Only an attempt at this very movement (a key sent with other details is another matter: the API or the trail refuses it).
   const last = attempt && attempt.amount_in_minor_units === p.audit.amount_in_minor_units && (attempt.to ?? null) === p.audit.to ? attempt : undefined
@@ -241,27 +241,27 @@ async function beforeSending(p: Plan, ports: MovementPorts, info: AuditInfo): Pr
       result = await p.search(around)
     } catch (err) {
       if (!lost) {
-        await ports.audit?.outcome({...info, status: null, error_code: 'not_sent'})
+        await rec.outcome({status: null, error_code: 'not_sent'})
         if (err instanceof PayopsError) err.message = `${err.message.replace(/\.?\s*$/, '.')} Nothing was sent: payops looks for the key among the ${p.noun}s first and could not.`
         throw err
       }
       result = {candidates: [], incomplete: `reading it failed: ${(err as Error).message.replace(/\.?\s*$/, '')}`}
     }
   }
-  if (result?.found) return foundBeforeSending(p, ports, info, result.found)
+  if (result?.found) return foundBeforeSending(p, ports, rec, result.found)
   if (last?.made) {
     // This machine's trail shows the key's request answered 2XX: it was made; the list need not echo the key.
-    return conclude(p, ports, info, learned(200, await namedByTrail(p, last), Date.now()), {kind: 'replayed', notSent: true})
+    return conclude(p, ports, rec, learned(200, await namedByTrail(p, last), Date.now()), {kind: 'replayed', notSent: true})
   }
   if (lost && !p.sendAnyway && result && (result.incomplete || result.candidates.length > 0)) {
-    await ports.audit?.outcome({...info, status: null, error_code: 'not_sent'})
+    await rec.outcome({status: null, error_code: 'not_sent'})
     throw unprovenRerun(p, result, lost)
   }
   return undefined
 }
 
-async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts: PrepareOptions): Promise<Outcome> {
-  const known = await beforeSending(p, ports, info)
+async function sendPlanned(p: Plan, ports: MovementPorts, rec: RequestRecord, opts: PrepareOptions): Promise<Outcome> {
+  const known = await beforeSending(p, ports, rec)
   if (known) return known
   const sentAt = Date.now()
   let res: ApiResponse<Record<string, unknown> | undefined>
@@ -271,12 +271,12 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts:
     // The API's own 409 to a move create: the key names another (or a canceled or failed) move.
     if (keyRefused(err, p)) {
       const e = err as {status?: number; errorCode?: string; requestId?: string; code?: string}
-      await ports.audit?.outcome({...info, status: e.status ?? null, request_id: e.requestId ?? null, error_code: e.errorCode ?? e.code ?? (err as Error).name, outcome: 'conflict'})
+      await rec.outcome({status: e.status ?? null, request_id: e.requestId ?? null, error_code: e.errorCode ?? e.code ?? (err as Error).name, outcome: 'conflict'})
       throw keyConflict(err as ApiError, p, ports)
     }
     // An answer that shows the state asked for (a cancel of a canceled move...): it is so.
     const done = alreadyDone(p, err, ports.history)
-    if (done) return conclude(p, ports, info, learned((err as {status: number}).status, done.resource, sentAt), {kind: 'replayed', failure: failureOf(err), sentence: done.sentence})
+    if (done) return conclude(p, ports, rec, learned((err as {status: number}).status, done.resource, sentAt), {kind: 'replayed', failure: failureOf(err), sentence: done.sentence})
     const unknown = leavesOutcomeUnknown(err)
     let looked = false
     if (unknown && p.search && p.request.kind === 'transfer.create') {
@@ -285,16 +285,16 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts:
         (t) => ((looked = true), t.found),
         () => undefined,
       )
-      if (found) return conclude(p, ports, info, learned(201, found, sentAt), {kind: 'created', failure: failureOf(err), foundByKey: true})
+      if (found) return conclude(p, ports, rec, learned(201, found, sentAt), {kind: 'created', failure: failureOf(err), foundByKey: true})
     }
-    await ports.audit?.outcome({...info, ...failureOf(err), ...refusedInState(p, err), ...(unknown ? {outcome: 'unknown'} : {})})
+    await rec.outcome({...failureOf(err), ...refusedInState(p, err), ...(unknown ? {outcome: 'unknown'} : {})})
     if (unknown && opts.unknownAsError) throw unknownOutcome(err, p, {looked, since: sentAt})
     throw explainUncertain(err, p)
   }
-  return conclude(p, ports, info, res)
+  return conclude(p, ports, rec, res)
 }
 
-async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: ApiResponse<Record<string, unknown> | undefined>, est?: Established): Promise<Outcome> {
+async function conclude(p: Plan, ports: MovementPorts, rec: RequestRecord, res: ApiResponse<Record<string, unknown> | undefined>, est?: Established): Promise<Outcome> {
   const receivedAt = Date.now()
   const op = p.request.kind
   const requestedId = 'id' in p.request ? p.request.id : undefined
@@ -328,8 +328,8 @@ async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: Api
   const partial = res.status === 207 || (op === 'move.create' && p.autoApprove === true && seen.status === 'approved')
   const differs = create && p.expected && !est?.sentence ? mismatches(p.expected, seen) : []
   // Outside a batch, an outcome that cannot be written ends the command (see unrecordedError).
-  const unrecorded = await recordOutcome(ports, p, {
-    ...info,
+  const info = rec.info
+  const unrecorded = await recordOutcome(rec, p, {
     status: res.status,
     request_id: res.requestId ?? null,
     ...est?.failure,
@@ -383,7 +383,7 @@ async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: Api
       const s2 = seenOf(p.noun, now)
       if (!s2.status || s2.status === s.status) return
       // Not an answer to a request (no status, outcome "observed"): read only for what the movement became.
-      await ports.audit?.outcome({...info, status: null, request_id: null, error_code: null, resource_id: s2.id || s.id || null, resource_status: s2.status, outcome: 'observed'})
+      await rec.outcome({status: null, request_id: null, error_code: null, resource_id: s2.id || s.id || null, resource_status: s2.status, outcome: 'observed'})
     },
   })
   const told = outcome(resource, seen)
