@@ -31,7 +31,7 @@ import type {Candidate, LineContext, Source, ValueKind} from './complete.js'
 /** How much of an old JSON-lines trail's end completion reads (some 3,000 records, 1,500 requests). */
 export const TAIL_BYTES = 1 << 20
 /** How many of the store's newest outcomes completion reads. */
-export const TAIL_RECORDS = 1500
+export const TAIL_RECORDS = 750
 /** The JSON-lines trail of earlier versions, until a command imports it into the store. */
 const AUDIT_FILE = 'audit.jsonl'
 const WEBHOOKS = '/api/webhooks'
