@@ -4,7 +4,7 @@ import {BaseCommand} from '../../base-command.js'
 import {runVerify} from '../../audit/run.js'
 
 export default class AuditVerify extends BaseCommand<typeof AuditVerify> {
-  static override summary = 'Prove the audit trail\'s hash chain is intact and ends at its head (the store\'s, or an exported file\'s).'
+  static override summary = 'Prove the trail\'s hash chain (or an export\'s) is intact and ends at its head.'
   static override description =
     'Without FILE, checks the trail in its store (audit.sqlite in the config dir); with FILE, a file written by `audit export --format jsonl`. Checks every record\'s hash and link, and that the chain ends with the record its head names (records cut off the end, deleted records or head); exit 1 names the first broken record (the store) or line (a file). Records dated earlier than a record before them (a clock set back) are reported on stderr (`backwards` with -o json); the chain is still intact. ' +
     'On success prints the head (record number and hash): keep it elsewhere and pass it back with --expect-head, the only check that catches a chain recomputed wholesale by someone who can write the config dir.'
