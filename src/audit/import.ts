@@ -47,6 +47,8 @@ export function importLegacy(db: Database, dir: string): void {
     db.prepare('INSERT INTO trail_head (only_row, seq, hash) VALUES (1, ?, ?)').run(end.seq, end.hash)
     db.prepare('INSERT INTO trail_imports (at, file, records, head_hash) VALUES (?, ?, ?, ?)').run(new Date().toISOString(), file, end.seq, end.hash)
   })
+  // On disk before the old files go aside: a checkpoint syncs the log, then the database.
+  db.exec('PRAGMA wal_checkpoint(FULL)')
   for (const f of [file, headFile]) setAside(f)
 }
 

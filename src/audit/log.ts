@@ -49,22 +49,32 @@ export class AuditLog {
       while (this.queue.length) {
         const batch = this.queue
         this.queue = []
-        this.write(batch)
-        // Answers that arrived meanwhile are read before the next group.
-        if (this.queue.length) await new Promise((r) => setImmediate(r))
+        await this.write(batch)
       }
     } finally {
       this.flushing = undefined
     }
   }
 
-  private write(batch: Queued[]): void {
+  /**
+   * One group: committed in one transaction (the checks refuse what they refuse at once), then
+   * the log synced off the event loop, and only then are the written records' callers told.
+   */
+  private async write(batch: Queued[]): Promise<void> {
+    let written
     try {
       this.store ??= TrailStore.open(this.dir)
-      const written = this.store.append(batch, new Date().toISOString())
-      written.forEach((w, i) => (w.ok ? batch[i].resolve() : batch[i].reject(w.error)))
+      written = this.store.append(batch, new Date().toISOString())
     } catch (err) {
       for (const b of batch) b.reject(err)
+      return
+    }
+    written.forEach((w, i) => void (w.ok || batch[i].reject(w.error)))
+    try {
+      if (written.some((w) => w.ok)) await this.store.sync()
+      written.forEach((w, i) => void (w.ok && batch[i].resolve()))
+    } catch (err) {
+      written.forEach((w, i) => void (w.ok && batch[i].reject(err)))
     }
   }
 }

@@ -6,10 +6,12 @@
  *
  * A group of records is appended in one `BEGIN IMMEDIATE` transaction: SQLite's write lock
  * serialises writers across processes, the checks run (daily caps, maker-checker) on the trail
- * as it is then, and the records they allow commit with the head, whole or not at all. The file is
- * never opened through a symbolic link (src/db refuses one at the file, its WAL and journal).
+ * as it is then, and the records they allow commit with the head, whole or not at all; the log is
+ * then synced (see sync) before the callers are told. The file is never opened through a
+ * symbolic link (src/db refuses one at the file, its WAL and journal).
  */
-import {mkdirSync} from 'node:fs'
+import {constants, mkdirSync} from 'node:fs'
+import {open, type FileHandle} from 'node:fs/promises'
 import {join} from 'node:path'
 import {openDatabase, type Database} from '../db/index.js'
 import {AuditTrailError} from '../errors.js'
@@ -36,6 +38,8 @@ export function hasTrail(dir: string): boolean {
 }
 
 export class TrailStore {
+  /** The write-ahead log, open for syncing (see sync). */
+  private wal?: FileHandle
   /** The records read so far, up to `seq` (whose hash is `hash`): a later read parses only the rows after it. */
   private cache?: {seq: number; hash: string; records: AuditRecord[]}
 
@@ -47,7 +51,9 @@ export class TrailStore {
   /** Opens (creating it when needed) the store of `dir`; an old JSON-lines trail there is imported first, once. */
   static open(dir: string): TrailStore {
     mkdirSync(dir, {recursive: true, mode: 0o700})
-    const db = openDatabase(join(dir, TRAIL_FILE), TRAIL_SCHEMA, {synchronous: 'FULL', busyTimeoutMs: 15_000})
+    // NORMAL: a commit is not synced by SQLite itself; the writer syncs the log after it, off the
+    // event loop (see sync), before it tells anyone the records are written.
+    const db = openDatabase(join(dir, TRAIL_FILE), TRAIL_SCHEMA, {synchronous: 'NORMAL', busyTimeoutMs: 15_000})
     try {
       importLegacy(db, dir)
     } catch (err) {
@@ -161,7 +167,19 @@ export class TrailStore {
     }
   }
 
+  /**
+   * Makes every commit so far durable: the write-ahead log (`audit.sqlite-wal`, where each commit
+   * is appended) synced with fdatasync on libuv's thread pool, so answers to requests in flight are
+   * read meanwhile and the records they bring join the next group. Never through a link.
+   */
+  async sync(): Promise<void> {
+    this.wal ??= await open(`${this.db.path}-wal`, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0))
+    await this.wal.datasync()
+  }
+
   close(): void {
+    void this.wal?.close().catch(() => undefined)
+    this.wal = undefined
     this.db.close()
   }
 }
