@@ -1,5 +1,5 @@
 /** What the audit trail records of a mutating request (never a key or a secret), and the hook that records it. */
-import type {AuditRecord} from '../audit/index.js'
+import type {AuditRecord} from '../audit/records.js'
 
 /** What the audit trail learns of a mutating request: never the key or the body's secrets. */
 export interface AuditInfo {
@@ -30,8 +30,9 @@ export interface AuditOutcome extends AuditInfo {
 }
 
 /**
- * A decision taken under the audit trail's lock on the records as they are then, right before the
- * intent is written: it throws to refuse (the intent is not written, nothing is sent).
+ * A decision taken under the audit trail's lock (its store's write transaction) on the records as
+ * they are then, right before the intent is written in it: it throws to refuse (the intent is not
+ * written, nothing is sent).
  */
 export type IntentCheck = (records: AuditRecord[]) => void
 
@@ -43,7 +44,7 @@ export interface AuditHook {
    * turns into the command's (the request was carried out, and its outcome is not on record).
    */
   outcome(info: AuditOutcome, opts?: {strict?: boolean}): Promise<void>
-  /** Resolves once every record appended so far is written and the trail's lock released. */
+  /** Resolves once every record appended so far is written (and the trail's store closed). */
   drain?(): Promise<void>
 }
 
