@@ -36,9 +36,23 @@ export interface ListOptions {
   since?: number
   profile?: string
   maxItems?: number
+  /** The team store's records instead of this machine's trail. */
+  team?: boolean
+}
+
+/** `audit list --team`: the team store's intents and outcomes (see team.ts). */
+async function listTeam(opts: ListOptions, ctx: CommandContext): Promise<void> {
+  if (opts.profile) throw new UsageError('--profile filters this machine\'s trail; the team store\'s records name the database role that made them (the actor column).')
+  const {teamTrail, TEAM_COLUMNS, TEAM_KNOWN} = await import('./team.js')
+  const {rows, location} = await teamTrail(ctx)
+  let shown = opts.since === undefined ? rows : rows.filter((r) => Date.parse(r.at) >= opts.since!)
+  if (opts.maxItems) shown = shown.slice(-opts.maxItems)
+  await ctx.out.list(shown as unknown as Record<string, unknown>[], TEAM_COLUMNS, TEAM_KNOWN)
+  if (!ctx.out.machine) ctx.out.note(`The team store ${location}: its records are kept by the database (no member can change or delete one), not by a hash chain; this machine's own trail is \`payops audit list\`.`)
 }
 
 export async function runList(opts: ListOptions, ctx: CommandContext): Promise<void> {
+  if (opts.team) return listTeam(opts, ctx)
   const trail = ctx.auditTrail()
   let records: AuditRecord[] = trail.records()
   const total = records.length

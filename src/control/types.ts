@@ -158,8 +158,8 @@ export interface ControlStore extends ImportBatches {
   decide<T>(fn: (view: DecisionView) => Decision<T> | Promise<Decision<T>>): Promise<{value: T; intent?: IntentRecord}>
   /** Appends what became of an intent (sent, failed, unknown…); an intent that is not there is refused. */
   recordOutcome(intentSeq: number, status: string, detail?: Record<string, unknown>): Promise<void>
-  /** The outcomes recorded for an intent, in order. */
-  outcomes(intentSeq: number): Promise<OutcomeRecord[]>
+  /** The outcomes recorded for an intent, in order; without one, every outcome of the store's entity. */
+  outcomes(intentSeq?: number): Promise<OutcomeRecord[]>
   intents(): Promise<IntentRecord[]>
   /** The latest create intent whose recorded outcome named this resource (a move or transfer id), if any. */
   intentFor(resourceId: string): Promise<IntentRecord | undefined>
