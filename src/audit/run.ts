@@ -80,7 +80,7 @@ export async function runVerify(opts: VerifyCommandOptions, ctx: CommandContext)
   if (expect !== undefined && !/^[0-9a-f]{12,64}$/i.test(expect)) throw new UsageError('--expect-head takes the head\'s hash, or a prefix of it of at least 12 hex digits.')
   const trail = ctx.auditTrail()
   const file = opts.file ?? trail.location
-  const result = opts.file === undefined ? trail.verify({expectHead: expect}) : trail.verifyFile(opts.file, {expectHead: expect})
+  const result = opts.file === undefined ? trail.verify({expectHead: expect}) : readable(opts.file, () => trail.verifyFile(opts.file!, {expectHead: expect}))
   if (ctx.out.machine) await ctx.out.value({file, ...result})
   if (!result.ok) throw new PayopsError(result.message ?? `${file}: ${result.reason}.`, 1)
   const n = result.records
@@ -92,6 +92,18 @@ export async function runVerify(opts: VerifyCommandOptions, ctx: CommandContext)
     const more = back.count > 1 ? ` (and ${back.count - 1} more)` : ''
     const where = opts.file === undefined ? '' : ` (line ${b.line})`
     ctx.out.warn(`times go backwards: record ${b.seq}${where} is dated ${b.time}, earlier than ${b.after} of a record before it${more}: a clock was set back while they were written. Daily caps count such records by their place in the trail.`)
+  }
+}
+
+/** `fn`, with a file that cannot be read (absent, a directory, unreadable) said in one line (exit 2). */
+function readable<T>(file: string, fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') throw new UsageError(`${file} does not exist.`)
+    if (code) throw new UsageError(`Cannot read ${file}: ${code}.`)
+    throw err
   }
 }
 

@@ -198,6 +198,10 @@ describe('audit export --format jsonl and audit verify FILE', () => {
       ['cut', [...lines.slice(0, -3), lines.at(-1)!], /is missing: the chain ends at record \d+ but the head line names record \d+ \(records removed from the end\)/],
       ['headless', lines.slice(0, -1), /the head line is missing \(the file does not end with its head line/],
     ]
+    const absent = await cli(['audit', 'verify', file('absent.jsonl'), '-o', 'table'])
+    expect(absent.code).toBe(2)
+    expect(absent.stderr).toBe(`Error: ${file('absent.jsonl')} does not exist.\n`)
+    expect((await cli(['audit', 'verify', out.path, '-o', 'table'])).stderr).toContain(`Cannot read ${out.path}: EISDIR.`)
     for (const [name, body, expected] of cases) {
       const r = await cli(['audit', 'verify', write(`${name}.jsonl`, body), '-o', 'table'])
       expect(r.code, name).toBe(1)
