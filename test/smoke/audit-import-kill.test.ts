@@ -21,9 +21,9 @@ async function oldTrail(dir: string, n: number): Promise<void> {
     prev = rec.hash
     if (!out.write(`${JSON.stringify(rec)}\n`)) await new Promise((r) => out.once('drain', r))
   }
-  await new Promise((r) => out.end(r))
+  await new Promise<void>((r) => out.end(() => r()))
   const head = createWriteStream(join(dir, 'audit.head'), {mode: 0o600})
-  await new Promise((r) => head.end(`${JSON.stringify({seq: n, hash: prev}).padEnd(127)}\n`, r))
+  await new Promise<void>((r) => head.end(`${JSON.stringify({seq: n, hash: prev}).padEnd(127)}\n`, () => r()))
 }
 
 /** `payops audit verify` on `dir`, killed with SIGKILL after `ms` (or left to finish when it is quicker). */
