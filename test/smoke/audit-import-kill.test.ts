@@ -19,7 +19,7 @@ async function oldTrail(dir: string, n: number): Promise<void> {
   for (let i = 1; i <= n; i++) {
     const rec = chained({kind: i % 2 ? 'intent' : 'outcome', op: `op-${Math.ceil(i / 2)}`, profile: 'p', mode: 'test', method: 'POST', path: '/api/subaccounts', ...(i % 2 ? {} : {status: 201})}, i, prev, new Date(Date.UTC(2026, 0, 1) + i).toISOString(), 1)
     prev = rec.hash
-    if (!out.write(`${JSON.stringify(rec)}\n`)) await new Promise((r) => out.once('drain', r))
+    if (!out.write(`${JSON.stringify(rec)}\n`)) await new Promise<void>((r) => out.once('drain', () => r()))
   }
   await new Promise<void>((r) => out.end(() => r()))
   const head = createWriteStream(join(dir, 'audit.head'), {mode: 0o600})
