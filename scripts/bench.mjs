@@ -273,8 +273,8 @@ async function reconcileAtScale() {
 
 /**
  * Shell completion (`payops __complete`, run on every TAB): the whole process, from spawn to exit,
- * on a config dir that has been used a long time: an audit trail of 40,000 records (about 13 MB, more
- * than the completer reads), 2,000 of them moves still awaiting approval, and a full names book
+ * on a config dir that has been used a long time: an audit trail of 40,000 records in its store
+ * (about 13 MB, more than the completer reads), 2,000 of them moves still awaiting approval, and a full names book
  * (50,000 names). Offline: the files are written here, nothing is asked of the emulator.
  */
 async function completion() {
@@ -293,7 +293,19 @@ async function completion() {
     // One in ten left awaiting approval.
     lines.push(JSON.stringify({kind: 'outcome', ...base, seq: 2 * i + 2, status: 201, request_id: randomUUID(), resource_id: randomUUID(), resource_status: i % 10 === 0 ? 'created' : 'settled', outcome: 'created'}))
   }
-  writeFileSync(join(dir, 'audit.jsonl'), lines.join('\n') + '\n', {mode: 0o600})
+  // The trail's store (audit.sqlite), as payops writes it: one row a record (the chain is not what completion reads).
+  const {createRequire} = await import('node:module')
+  const Sqlite = process.getBuiltinModule?.('node:sqlite')?.DatabaseSync ?? createRequire(import.meta.url)('better-sqlite3')
+  const db = new Sqlite(join(dir, 'audit.sqlite'))
+  db.exec(`CREATE TABLE payops_schema (purpose TEXT NOT NULL, version INTEGER NOT NULL); INSERT INTO payops_schema VALUES ('audit', 1);
+    CREATE TABLE trail (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, hash TEXT NOT NULL, record TEXT NOT NULL);
+    CREATE TABLE trail_head (only_row INTEGER PRIMARY KEY CHECK (only_row = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL);
+    CREATE TABLE trail_imports (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, file TEXT NOT NULL, records INTEGER NOT NULL, head_hash TEXT NOT NULL);
+    PRAGMA journal_mode = WAL; BEGIN`)
+  const insert = db.prepare('INSERT INTO trail (seq, kind, hash, record) VALUES (?, ?, ?, ?)')
+  lines.forEach((l, i) => insert.run(i + 1, JSON.parse(l).kind, '0'.repeat(64), l))
+  db.exec('COMMIT')
+  db.close()
   const env = {...baseEnv, PAYOPS_CONFIG_DIR: dir}
   const line = ['moves', 'approve', '']
   // What it offers (checked once, so that a fast empty answer cannot pass).

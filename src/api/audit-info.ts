@@ -1,5 +1,5 @@
 /** What the audit trail records of a mutating request (never a key or a secret), and the hook that records it. */
-import type {AuditRecord} from '../audit/index.js'
+import type {AuditRecord} from '../audit/records.js'
 import {systemClock} from '../context/host.js'
 
 /** What the audit trail learns of a mutating request: never the key or the body's secrets. */
@@ -31,8 +31,9 @@ export interface AuditOutcome extends AuditInfo {
 }
 
 /**
- * A decision taken under the audit trail's lock on the records as they are then, right before the
- * intent is written: it throws to refuse (the intent is not written, nothing is sent).
+ * A decision taken under the audit trail's lock (its store's write transaction) on the records as
+ * they are then, right before the intent is written in it: it throws to refuse (the intent is not
+ * written, nothing is sent).
  */
 export type IntentCheck = (records: AuditRecord[]) => void
 
@@ -44,8 +45,37 @@ export interface AuditHook {
    * turns into the command's (the request was carried out, and its outcome is not on record).
    */
   outcome(info: AuditOutcome, opts?: {strict?: boolean}): Promise<void>
-  /** Resolves once every record appended so far is written and the trail's lock released. */
+  /** Resolves once every record appended so far is written (and the trail's store closed). */
   drain?(): Promise<void>
+}
+
+/** A mutating request on record: its intent written; every later record of it goes through here. */
+export interface RequestRecord {
+  /** What the intent recorded (the outcomes repeat it, tied to it by `op`). */
+  readonly info: AuditInfo
+  /**
+   * Records what became of the request: `o` over the intent's fields. A failure to write it is a
+   * warning, or with `strict` an error (see {@link AuditHook.outcome}).
+   */
+  outcome(o: Omit<AuditOutcome, 'op' | 'method' | 'path'>, opts?: {strict?: boolean}): Promise<void>
+}
+
+/**
+ * The one path by which a mutating request is recorded, the API client's and the movement
+ * pipeline's alike: the request as the trail describes it (a fresh `op` ties its records
+ * together), its intent written before it is sent (a failure to write it, or `check` refusing it,
+ * stops the request: nothing is sent), then its outcomes through the record returned. Without a
+ * hook nothing is recorded.
+ */
+export async function recordRequest(hook: AuditHook | undefined, request: Omit<AuditInfo, 'op'>, check?: IntentCheck): Promise<RequestRecord> {
+  const info: AuditInfo = {op: newOpId(), ...request}
+  await hook?.intent(info, check)
+  return {
+    info,
+    outcome: async (o, opts) => {
+      await hook?.outcome({...info, ...o}, opts)
+    },
+  }
 }
 
 let opCounter = 0
@@ -66,7 +96,7 @@ export interface AuditedRequest {
   idempotencyKey?: string
 }
 
-export function auditInfo(opts: AuditedRequest): AuditInfo {
+export function auditInfo(opts: AuditedRequest): Omit<AuditInfo, 'op'> {
   let body = opts.body as Record<string, unknown> | undefined
   if (!body && opts.rawBody) {
     try {
@@ -85,7 +115,6 @@ export function auditInfo(opts: AuditedRequest): AuditInfo {
   const headerKey = Object.entries(opts.headers ?? {}).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1]
   const amount = pick('amount_in_minor_units', 'amount_in_cents')
   return {
-    op: newOpId(),
     method: opts.method,
     path: opts.path,
     idempotency_key: opts.idempotencyKey ?? headerKey ?? null,

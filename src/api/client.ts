@@ -8,9 +8,9 @@ import {NetworkError, PayopsError, ResponseError, ResponseTooLargeError, UsageEr
 import {systemClock} from '../context/host.js'
 import {isLoopbackHost, routeFor, type NetworkSettings} from '../net.js'
 import {oneLine} from '../text.js'
-import {auditInfo, type AuditHook} from './audit-info.js'
+import {auditInfo, recordRequest, type AuditHook} from './audit-info.js'
 
-export {newOpId, type AuditHook, type AuditInfo, type AuditOutcome} from './audit-info.js'
+export {newOpId, recordRequest, type AuditHook, type AuditInfo, type AuditOutcome, type RequestRecord} from './audit-info.js'
 import {describeIssues} from './schemas/common.js'
 import {describeHeader, redact, registerSecret, registerUrlSecrets} from './redact.js'
 import {headerValue, isProxyRefusal, readAnswer, redirectRefused, refusedForGood, truncate, unreachable} from './answer.js'
@@ -172,17 +172,16 @@ export class ApiClient {
     this.refuseMoneyRoute(opts)
     if (!this.audit || opts.method === 'GET' || opts.skipAudit) return this.send(opts)
     // Recorded as sent: the base URL's path joined with the request's.
-    const info = auditInfo({...opts, path: this.resolvedPath(opts.path)})
-    await this.audit.intent(info)
+    const rec = await recordRequest(this.audit, auditInfo({...opts, path: this.resolvedPath(opts.path)}))
     try {
       const res = await this.send(opts)
       // A bare answer (`payops api`) is the whole envelope: its resource is `data`.
       const data = (opts.bare ? ((res.body as {data?: unknown} | undefined)?.data ?? res.data) : res.data) as {id?: unknown} | undefined
-      await this.audit.outcome({...info, status: res.status, request_id: res.requestId ?? null, resource_id: typeof data?.id === 'string' ? data.id : null})
+      await rec.outcome({status: res.status, request_id: res.requestId ?? null, resource_id: typeof data?.id === 'string' ? data.id : null})
       return res
     } catch (err) {
       const e = err as {status?: number; errorCode?: string; requestId?: string; code?: string}
-      await this.audit.outcome({...info, status: e.status ?? null, request_id: e.requestId ?? null, error_code: e.errorCode ?? e.code ?? (err as Error).name})
+      await rec.outcome({status: e.status ?? null, request_id: e.requestId ?? null, error_code: e.errorCode ?? e.code ?? (err as Error).name})
       throw err
     }
   }

@@ -1,19 +1,21 @@
 /**
- * The audit hook handed to the API client and the movement pipeline: an intent record before a
- * mutating request is sent (a failure to write it stops the request) and an outcome record after.
+ * The audit hook handed to the API client and the movement pipeline: the one path by which a
+ * mutating request is recorded, an intent before it is sent (a failure to write it stops the
+ * request) and an outcome after.
  */
 import type {AuditHook} from '../api/client.js'
 import {AuditTrailError, PayopsError, UsageError} from '../errors.js'
+import type {AuditLog} from './log.js'
 
 export function auditHook(dir: string, base: {profile: string | null; mode: 'live' | 'test' | 'unknown'; key_id: string | null; operator: string | null; os_user: string; host: string}, warn: (line: string) => void): AuditHook {
-  let log: Promise<import('./index.js').AuditLog> | undefined
-  const open = () => (log ??= import('./index.js').then((m) => new m.AuditLog(dir)))
+  let log: Promise<AuditLog> | undefined
+  const open = () => (log ??= import('./log.js').then((m) => new m.AuditLog(dir)))
   return {
     intent: async (info, check) => {
       try {
         await (await open()).append({kind: 'intent', ...base, ...info}, check)
       } catch (err) {
-        // A check that refused under the lock: its own error (a limit: exit 3), nothing sent.
+        // A check that refused in the trail's transaction: its own error (a limit: exit 3), nothing sent.
         if (err instanceof PayopsError && !(err instanceof AuditTrailError) && !(err instanceof UsageError)) throw err
         // A trail that was cut or whose head changed: exit 1 with the fix, nothing sent.
         if (err instanceof AuditTrailError) throw new AuditTrailError(`Nothing was sent: ${err.message}`)
@@ -29,7 +31,7 @@ export function auditHook(dir: string, base: {profile: string | null; mode: 'liv
       }
     },
     drain: async () => {
-      if (log) await (await log).settled()
+      if (log) await (await log).close()
     },
   }
 }

@@ -12,13 +12,14 @@
  *   `POST /api/webhooks`, `webhooks rotate-secret` included) and has not deleted since. An endpoint
  *   made elsewhere is not known here; `payops webhooks list` asks the service.
  *
- * Only the end of the audit trail is read (the last {@link TAIL_BYTES}), so that a trail of a
- * million imported rows completes as fast as a new one: a move created further back than that is
- * still listed by `payops approvals`.
+ * Only the end of the audit trail is read (its store's last {@link TAIL_RECORDS} outcomes, read
+ * only), so that a trail of a million imported rows completes as fast as a new one: a move created
+ * further back than that is still listed by `payops approvals`.
  */
 import {join} from 'node:path'
 import type {AuditRecord} from '../audit/index.js'
 import {readTail} from '../files.js'
+import {recentRecords} from '../audit/tail.js'
 import {keyMode, readProfiles, type ProfileFile} from '../config/index.js'
 import {readRecentNames, type NamedId} from '../config/names.js'
 import {resolveContext} from '../config/resolve.js'
@@ -28,8 +29,11 @@ import {madeWith, pendingMovesOf} from '../movements/pending.js'
 import {mergeMoves, readTeamQueue} from '../movements/team-queue.js'
 import type {Candidate, LineContext, Source, ValueKind} from './complete.js'
 
-/** How much of the audit trail's end completion reads (some 3,000 records, 1,500 requests). */
+/** How much of an old JSON-lines trail's end completion reads (some 3,000 records, 1,500 requests). */
 export const TAIL_BYTES = 1 << 20
+/** How many of the store's newest outcomes completion reads. */
+export const TAIL_RECORDS = 750
+/** The JSON-lines trail of earlier versions, until a command imports it into the store. */
 const AUDIT_FILE = 'audit.jsonl'
 const WEBHOOKS = PATHS.webhooks
 const TRANSFERS = PATHS.transferCreate
@@ -104,7 +108,8 @@ export class LocalSource implements Source {
 
   /** The audit trail's outcomes made with the key the line would use. */
   private mine(line: LineContext): AuditRecord[] {
-    this.records ??= outcomes(tailLines(join(this.configDir, AUDIT_FILE)))
+    // The store's newest outcomes, after those of an old trail not imported yet (the next command imports it).
+    this.records ??= [...outcomes(tailLines(join(this.configDir, AUDIT_FILE))), ...recentRecords(this.configDir, 'outcome', TAIL_RECORDS)]
     const file = this.profilesFile() ?? {profiles: {}}
     let resolved
     try {

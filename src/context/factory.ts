@@ -14,9 +14,10 @@ import {resolveContext, type ResolvedContext} from '../config/resolve.js'
 import {AuthError, UsageError} from '../errors.js'
 import type {Output} from '../output/index.js'
 import {terminalLines} from '../output/safe.js'
-import {readAudit, readAuditHead, verifyAudit} from '../audit/index.js'
+import {exportAudit, readAudit, readAuditHead, TRAIL_FILE, verifyAudit, verifyExport} from '../audit/index.js'
 import {ProfileStore} from '../config/index.js'
 import {readAll} from '../files.js'
+import {join} from 'node:path'
 import {host as currentHost, stopSignal} from './host.js'
 import type {CommandContext, IOStreams} from './index.js'
 import {terminalPrompter} from './prompter.js'
@@ -81,7 +82,10 @@ export function processContext(opts: FactoryOptions): CommandContext {
     profiles: () => (profiles ??= new ProfileStore(dir)),
     auditTrail: () => ({
       dir,
+      location: join(dir, TRAIL_FILE),
       records: () => readAudit(dir),
+      export: (write) => exportAudit(dir, write),
+      verifyFile: (file, o) => verifyExport(file, o),
       head: () => readAuditHead(dir),
       verify: (o) => verifyAudit(dir, o),
     }),
@@ -110,7 +114,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
       // What this command learnt, into the book (this machine's, then the team's); a failure loses nothing.
       await names.close(ctx).catch(() => undefined)
       if (api) await (await api.catch(() => undefined))?.close().catch(() => undefined)
-      // Every audit record on disk and the trail's lock given back before the command ends.
+      // Every audit record committed and the trail's store closed before the command ends.
       await hook?.drain?.().catch(() => undefined)
     },
   }

@@ -65,8 +65,8 @@ let pipeWatched = false
 
 /**
  * A write past the process's file-size limit (`ulimit -f`) fails with EFBIG, as one on a full disk
- * fails with ENOSPC, and the audit trail cuts the write back to its last whole record: without a
- * listener of payops' own, SIGXFSZ would end the process in the middle of that write (the lock
+ * fails with ENOSPC, and the audit trail's store rolls that transaction back: without a listener
+ * of payops' own, SIGXFSZ would end the process in the middle of the write (and the lock
  * library's exit handler re-raises it when it is the only listener).
  */
 if (process.platform !== 'win32') process.on('SIGXFSZ', () => undefined)

@@ -9,7 +9,7 @@ import type {Api, ApiArea} from '../api/index.js'
 import type {AuditHook} from '../api/client.js'
 import type {ResolvedContext} from '../config/resolve.js'
 import type {Output} from '../output/index.js'
-import type {AuditRecord, HeadState, VerifyOptions, VerifyResult} from '../audit/index.js'
+import type {AuditHead, AuditRecord, HeadState, VerifyOptions, VerifyResult} from '../audit/index.js'
 import type {ProfileStore} from '../config/index.js'
 import type {NameKind} from '../config/name-kind.js'
 
@@ -40,9 +40,16 @@ export interface Names {
 /** The audit trail of this config dir, for reading (the API's audit hook appends). */
 export interface AuditReader {
   readonly dir: string
+  /** Where its records are kept (the store's file). */
+  readonly location: string
   records(): AuditRecord[]
   head(): HeadState
+  /** The store's own chain, checked against its head. */
   verify(opts?: VerifyOptions): VerifyResult
+  /** An exported file (`audit export --format jsonl`), checked. */
+  verifyFile(file: string, opts?: VerifyOptions): VerifyResult
+  /** The chain as JSON lines and its head line, a piece at a time; returns the head. */
+  export(write: (text: string) => void): AuditHead
 }
 
 export interface CommandContext {

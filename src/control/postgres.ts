@@ -241,8 +241,11 @@ export class PgControlStore implements ControlStore {
     })
   }
 
-  async outcomes(intentSeq: number): Promise<OutcomeRecord[]> {
-    const rows = await this.q('SELECT * FROM payops.outcomes WHERE intent_seq = $1 ORDER BY seq', [intentSeq])
+  async outcomes(intentSeq?: number): Promise<OutcomeRecord[]> {
+    const rows =
+      intentSeq === undefined
+        ? await this.q('SELECT o.* FROM payops.outcomes o JOIN payops.intents i ON i.seq = o.intent_seq WHERE i.entity = $1 ORDER BY o.seq', [this.entity])
+        : await this.q('SELECT * FROM payops.outcomes WHERE intent_seq = $1 ORDER BY seq', [intentSeq])
     return rows.map((r) => ({seq: num(r.seq), intent_seq: num(r.intent_seq), at: iso(r.at), actor: String(r.actor), status: String(r.status), detail: (r.detail as Record<string, unknown>) ?? {}}))
   }
 

@@ -169,8 +169,11 @@ export class SqliteControlStore implements ControlStore {
     for (const o of list) insert.run(o.intentSeq, this.at(), this.opts.actor, o.status, JSON.stringify(o.detail ?? {}))
   }
 
-  async outcomes(intentSeq: number): Promise<OutcomeRecord[]> {
-    const rows = this.db.prepare('SELECT * FROM outcomes WHERE intent_seq = ? ORDER BY seq').all<Record<string, unknown>>(intentSeq)
+  async outcomes(intentSeq?: number): Promise<OutcomeRecord[]> {
+    const rows =
+      intentSeq === undefined
+        ? this.db.prepare('SELECT o.* FROM outcomes o JOIN intents i ON i.seq = o.intent_seq WHERE i.entity = ? ORDER BY o.seq').all<Record<string, unknown>>(this.opts.entity)
+        : this.db.prepare('SELECT * FROM outcomes WHERE intent_seq = ? ORDER BY seq').all<Record<string, unknown>>(intentSeq)
     return rows.map((r) => ({seq: Number(r.seq), intent_seq: Number(r.intent_seq), at: String(r.at), actor: String(r.actor), status: String(r.status), detail: parse(r.detail)}))
   }
 

@@ -179,8 +179,8 @@ export interface ControlStore extends ImportBatches {
   recordOutcome(intentSeq: number, status: string, detail?: Record<string, unknown>): Promise<void>
   /** Appends several outcomes in one transaction: all of them, or none. */
   recordOutcomes(list: readonly OutcomeInput[]): Promise<void>
-  /** The outcomes recorded for an intent, in order. */
-  outcomes(intentSeq: number): Promise<OutcomeRecord[]>
+  /** The outcomes recorded for an intent, in order; without one, every outcome of the store's entity. */
+  outcomes(intentSeq?: number): Promise<OutcomeRecord[]>
   intents(): Promise<IntentRecord[]>
   /** The latest create intent whose recorded outcome named this resource (a move or transfer id), if any. */
   intentFor(resourceId: string): Promise<IntentRecord | undefined>

@@ -3,7 +3,7 @@
  * knew before, the outcome recorded in the audit trail, and the sentence the run tells of it.
  */
 import {ConflictError, UnrecordedOutcomeError} from '../errors.js'
-import type {ApiResponse, AuditInfo, AuditOutcome} from '../api/client.js'
+import type {ApiResponse, AuditInfo, RequestRecord} from '../api/client.js'
 import {systemClock} from '../context/host.js'
 import {classifyOutcome, mismatches, requestWindowStart, timeOf} from './classify.js'
 import {describe, seenOf, sentence} from './sentence.js'
@@ -43,9 +43,9 @@ function checkerOf(p: Plan, ports: MovementPorts): string | undefined {
 }
 
 /** Records an outcome; outside a batch, the error when it could not be written (a batch row's is a warning). */
-async function recordOutcome(ports: MovementPorts, p: Plan, info: AuditOutcome): Promise<unknown> {
+async function recordOutcome(rec: RequestRecord, p: Plan, o: Parameters<RequestRecord['outcome']>[0]): Promise<unknown> {
   try {
-    await ports.audit?.outcome(info, {strict: !p.batchRow})
+    await rec.outcome(o, {strict: !p.batchRow})
     return undefined
   } catch (err) {
     return err ?? new Error('unknown error')
@@ -79,7 +79,7 @@ interface Concluded {
   prior: (Known & {id?: string | null; status?: string | null}) | undefined
 }
 
-export async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, res: ApiResponse<Record<string, unknown> | undefined>, est?: Established): Promise<Outcome> {
+export async function conclude(p: Plan, ports: MovementPorts, rec: RequestRecord, res: ApiResponse<Record<string, unknown> | undefined>, est?: Established): Promise<Outcome> {
   // On the clock the client timed the request with (res.sentAt): the host's wall clock.
   const receivedAt = systemClock.now()
   const op = p.request.kind
@@ -114,8 +114,8 @@ export async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, r
   const partial = res.status === 207 || (op === 'move.create' && p.autoApprove === true && seen.status === 'approved')
   const differs = create && p.expected && !est?.sentence ? mismatches(p.expected, seen) : []
   // Outside a batch, an outcome that cannot be written ends the command (see unrecordedError).
-  const unrecorded = await recordOutcome(ports, p, {
-    ...info,
+  const info = rec.info
+  const unrecorded = await recordOutcome(rec, p, {
     status: res.status,
     request_id: res.requestId ?? null,
     ...est?.failure,
@@ -139,13 +139,13 @@ export async function conclude(p: Plan, ports: MovementPorts, info: AuditInfo, r
       p.idempotencyKey,
     )
   }
-  const told = toldOutcome(p, ports, info, res, est, {resource, seen, kind, partial, prior})
+  const told = toldOutcome(p, ports, rec, res, est, {resource, seen, kind, partial, prior})
   if (unrecorded !== undefined) throw unrecordedError(told, p, unrecorded)
   return told
 }
 
 /** What the run tells of a concluded movement: its sentence, and how to restate it as it changes. */
-function toldOutcome(p: Plan, ports: MovementPorts, info: AuditInfo, res: ApiResponse<Record<string, unknown> | undefined>, est: Established | undefined, c: Concluded): Outcome {
+function toldOutcome(p: Plan, ports: MovementPorts, rec: RequestRecord, res: ApiResponse<Record<string, unknown> | undefined>, est: Established | undefined, c: Concluded): Outcome {
   const {resource, seen, kind, partial, prior} = c
   const create = p.request.kind === 'move.create' || p.request.kind === 'transfer.create' || p.request.kind === 'credit.simulate'
   const confirmedByRetry = kind === 'created' && res.earlierAttemptUncertain && res.status === 200
@@ -178,7 +178,7 @@ function toldOutcome(p: Plan, ports: MovementPorts, info: AuditInfo, res: ApiRes
       const s2 = seenOf(p.noun, now)
       if (!s2.status || s2.status === s.status) return
       // Not an answer to a request (no status, outcome "observed"): read only for what the movement became.
-      await ports.audit?.outcome({...info, status: null, request_id: null, error_code: null, resource_id: s2.id || s.id || null, resource_status: s2.status, outcome: 'observed'})
+      await rec.outcome({status: null, request_id: null, error_code: null, resource_id: s2.id || s.id || null, resource_status: s2.status, outcome: 'observed'})
     },
   })
   return outcome(resource, seen)

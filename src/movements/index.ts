@@ -8,7 +8,7 @@ import {ApiError, ConflictError, PayopsError} from '../errors.js'
 import {conclude, learned, type Established} from './conclude.js'
 import {leavesOutcomeUnknown} from '../api/retry.js'
 import {alreadyDone, stateInRefusal, unknownExplanation, unknownOutcome} from './settle.js'
-import {newOpId, type ApiResponse, type AuditInfo} from '../api/client.js'
+import {recordRequest, type ApiResponse, type RequestRecord} from '../api/client.js'
 import {guard, recheckUnderLock, type GuardOptions} from './guard.js'
 import {plan} from './plan.js'
 import {describe} from './sentence.js'
@@ -89,21 +89,21 @@ export interface PrepareOptions {
  * writing the intent is not on the path from one request to the next.
  */
 export async function prepare(p: Plan, ports: MovementPorts, opts: PrepareOptions = {}): Promise<Prepared> {
-  const info = {op: newOpId(), ...p.audit, idempotency_key: p.idempotencyKey}
   const team = ports.team
   // With a team store, the store decides first: its policies, today's total and the intent, in one transaction.
   const seq = team ? await decideIntent(p, team) : undefined
   const told = (status: string, detail: Record<string, unknown>) => (team && seq !== undefined ? recordTeamOutcome(team, seq, status, detail, (l) => ports.prompter.note(l)) : Promise.resolve())
+  let rec: RequestRecord
   try {
     // The limits that depend on the trail are decided again under its lock, with the intent.
-    await ports.audit?.intent(info, recheckUnderLock(p, ports))
+    rec = await recordRequest(ports.audit, {...p.audit, idempotency_key: p.idempotencyKey}, recheckUnderLock(p, ports))
   } catch (err) {
     await told('not_sent', {reason: (err as Error).name ?? 'refused'})
     throw err
   }
   return {
     send: async () => {
-      const result = await sendPlanned(p, ports, info, opts).then(
+      const result = await sendPlanned(p, ports, rec, opts).then(
         (outcome) => ({outcome}),
         (error: unknown) => ({error}),
       )
@@ -113,7 +113,7 @@ export async function prepare(p: Plan, ports: MovementPorts, opts: PrepareOption
       return result.outcome
     },
     abandon: async (reason) => {
-      await ports.audit?.outcome({...info, status: null, error_code: reason})
+      await rec.outcome({status: null, error_code: reason})
       await told('not_sent', {reason})
     },
   }
@@ -138,15 +138,15 @@ function refusedInState(p: Plan, err: unknown): {resource_id: string; resource_s
 }
 
 /** The movement a lookup before sending found by its key: a failed or canceled one is a conflict (exit 5), any other is replayed. */
-async function foundBeforeSending(p: Plan, ports: MovementPorts, info: AuditInfo, found: Record<string, unknown>): Promise<Outcome> {
+async function foundBeforeSending(p: Plan, ports: MovementPorts, rec: RequestRecord, found: Record<string, unknown>): Promise<Outcome> {
   // A key that names a failed or canceled transfer cannot make the one asked for, as the spec's
   // 409 says of a move's key: nothing is sent, exit 5.
   const ended = typeof found.status === 'string' && ['failed', 'canceled'].includes(found.status.toLowerCase()) ? found.status.toLowerCase() : undefined
   if (ended) {
-    await ports.audit?.outcome({...info, status: null, error_code: 'not_sent', resource_id: String(found.id ?? ''), resource_status: ended, outcome: 'conflict'})
+    await rec.outcome({status: null, error_code: 'not_sent', resource_id: String(found.id ?? ''), resource_status: ended, outcome: 'conflict'})
     throw new ConflictError(`Idempotency-Key ${p.idempotencyKey} names ${p.noun} ${String(found.id)}, which ${ended === 'failed' ? 'failed' : 'was canceled'}: it will not move money, and this request was not sent. Use a new key for a new ${p.noun}.`, String(found.id ?? ''), p.idempotencyKey)
   }
-  return conclude(p, ports, info, learned(200, found, systemClock.now()), {kind: 'replayed', notSent: true})
+  return conclude(p, ports, rec, learned(200, found, systemClock.now()), {kind: 'replayed', notSent: true})
 }
 
 /**
@@ -169,7 +169,7 @@ async function namedByTrail(p: Plan, last: LostAnswer): Promise<Record<string, u
  * whose answer was lost is sent again only when the list shows that it did not happen (or with
  * --send-anyway). Resolves with the outcome when nothing is to be sent; with undefined to send.
  */
-async function beforeSending(p: Plan, ports: MovementPorts, info: AuditInfo): Promise<Outcome | undefined> {
+async function beforeSending(p: Plan, ports: MovementPorts, rec: RequestRecord): Promise<Outcome | undefined> {
   const attempt = p.search && !p.keyGenerated && p.idempotencyKey ? ports.history.lastAttempt?.(p.audit.method, p.audit.path, p.idempotencyKey) : undefined
   // Only an attempt at this very movement (a key sent with other details is another matter: the API or the trail refuses it).
   const last = attempt && attempt.amount_in_minor_units === p.audit.amount_in_minor_units && (attempt.to ?? null) === p.audit.to ? attempt : undefined
@@ -185,27 +185,27 @@ async function beforeSending(p: Plan, ports: MovementPorts, info: AuditInfo): Pr
       result = await p.search(around)
     } catch (err) {
       if (!lost) {
-        await ports.audit?.outcome({...info, status: null, error_code: 'not_sent'})
+        await rec.outcome({status: null, error_code: 'not_sent'})
         if (err instanceof PayopsError) err.message = `${err.message.replace(/\.?\s*$/, '.')} Nothing was sent: payops looks for the key among the ${p.noun}s first and could not.`
         throw err
       }
       result = {candidates: [], incomplete: `reading it failed: ${(err as Error).message.replace(/\.?\s*$/, '')}`}
     }
   }
-  if (result?.found) return foundBeforeSending(p, ports, info, result.found)
+  if (result?.found) return foundBeforeSending(p, ports, rec, result.found)
   if (last?.made) {
     // This machine's trail shows the key's request answered 2XX: it was made; the list need not echo the key.
-    return conclude(p, ports, info, learned(200, await namedByTrail(p, last), systemClock.now()), {kind: 'replayed', notSent: true})
+    return conclude(p, ports, rec, learned(200, await namedByTrail(p, last), systemClock.now()), {kind: 'replayed', notSent: true})
   }
   if (lost && !p.sendAnyway && result && (result.incomplete || result.candidates.length > 0)) {
-    await ports.audit?.outcome({...info, status: null, error_code: 'not_sent'})
+    await rec.outcome({status: null, error_code: 'not_sent'})
     throw unprovenRerun(p, result, lost)
   }
   return undefined
 }
 
-async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts: PrepareOptions): Promise<Outcome> {
-  const known = await beforeSending(p, ports, info)
+async function sendPlanned(p: Plan, ports: MovementPorts, rec: RequestRecord, opts: PrepareOptions): Promise<Outcome> {
+  const known = await beforeSending(p, ports, rec)
   if (known) return known
   const sentAt = systemClock.now()
   let res: ApiResponse<Record<string, unknown> | undefined>
@@ -215,12 +215,12 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts:
     // The API's own 409 to a move create: the key names another (or a canceled or failed) move.
     if (keyRefused(err, p)) {
       const e = err as {status?: number; errorCode?: string; requestId?: string; code?: string}
-      await ports.audit?.outcome({...info, status: e.status ?? null, request_id: e.requestId ?? null, error_code: e.errorCode ?? e.code ?? (err as Error).name, outcome: 'conflict'})
+      await rec.outcome({status: e.status ?? null, request_id: e.requestId ?? null, error_code: e.errorCode ?? e.code ?? (err as Error).name, outcome: 'conflict'})
       throw keyConflict(err as ApiError, p, ports)
     }
     // An answer that shows the state asked for (a cancel of a canceled move...): it is so.
     const done = alreadyDone(p, err, ports.history)
-    if (done) return conclude(p, ports, info, learned((err as {status: number}).status, done.resource, sentAt), {kind: 'replayed', failure: failureOf(err), sentence: done.sentence})
+    if (done) return conclude(p, ports, rec, learned((err as {status: number}).status, done.resource, sentAt), {kind: 'replayed', failure: failureOf(err), sentence: done.sentence})
     const unknown = leavesOutcomeUnknown(err)
     let looked = false
     if (unknown && p.search && p.request.kind === 'transfer.create') {
@@ -229,13 +229,13 @@ async function sendPlanned(p: Plan, ports: MovementPorts, info: AuditInfo, opts:
         (t) => ((looked = true), t.found),
         () => undefined,
       )
-      if (found) return conclude(p, ports, info, learned(201, found, sentAt), {kind: 'created', failure: failureOf(err), foundByKey: true})
+      if (found) return conclude(p, ports, rec, learned(201, found, sentAt), {kind: 'created', failure: failureOf(err), foundByKey: true})
     }
-    await ports.audit?.outcome({...info, ...failureOf(err), ...refusedInState(p, err), ...(unknown ? {outcome: 'unknown'} : {})})
+    await rec.outcome({...failureOf(err), ...refusedInState(p, err), ...(unknown ? {outcome: 'unknown'} : {})})
     if (unknown && opts.unknownAsError) throw unknownOutcome(err, p, {looked, since: sentAt})
     throw explainUncertain(err, p)
   }
-  return conclude(p, ports, info, res)
+  return conclude(p, ports, rec, res)
 }
 
 

@@ -1,7 +1,7 @@
 /**
- * No write through a planted link: the audit trail's files (`audit.jsonl`, `audit.head` and the
- * head's temporary file) are never opened through a symbolic link. The command refuses (exit 2),
- * sends nothing, and the link's target is left as it was.
+ * No write through a planted link: the audit trail's store (`audit.sqlite`, its WAL) and the old
+ * trail still to import (`audit.jsonl`, `audit.head`) are never opened through a symbolic link.
+ * The command refuses (exit 2), sends nothing, and the link's target is left as it was.
  */
 import {mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -34,15 +34,15 @@ async function inConfigDir(fn: (dir: string, cli: (args: string[]) => ReturnType
 }
 
 describe('the audit trail is never opened through a symbolic link', () => {
-  for (const name of ['audit.jsonl', 'audit.head', 'audit.head.tmp']) {
+  for (const name of ['audit.sqlite', 'audit.sqlite-wal', 'audit.jsonl', 'audit.head']) {
     it(`a link planted at ${name} is refused (exit 2), nothing is sent, its target is untouched`, async () => {
       await inConfigDir(async (dir, cli) => {
         writeFileSync(target, PRECIOUS)
-        if (name === 'audit.head') {
-          // A trail with records: its head swapped for a link to a copy of it would be followed by a writer.
+        if (name === 'audit.sqlite') {
+          // A trail with records: its store swapped for a link to a copy of it would be followed by a writer.
           expect((await cli(['subaccounts', 'create', '--name', 'Before'])).code).toBe(0)
           writeFileSync(target, readFileSync(join(dir, name)))
-          renameSync(join(dir, name), join(dir, 'head.real'))
+          renameSync(join(dir, name), join(dir, 'store.real'))
         }
         const before = readFileSync(target, 'utf8')
         mkdirSync(dir, {recursive: true})
@@ -59,12 +59,12 @@ describe('the audit trail is never opened through a symbolic link', () => {
   it('audit verify and audit list do not read a trail through a link either', async () => {
     await inConfigDir(async (dir, cli) => {
       expect((await cli(['subaccounts', 'create', '--name', 'Real'])).code).toBe(0)
-      renameSync(join(dir, 'audit.jsonl'), join(outside.path, 'moved.jsonl'))
-      symlinkSync(join(outside.path, 'moved.jsonl'), join(dir, 'audit.jsonl'))
+      renameSync(join(dir, 'audit.sqlite'), join(outside.path, 'moved.sqlite'))
+      symlinkSync(join(outside.path, 'moved.sqlite'), join(dir, 'audit.sqlite'))
       for (const args of [['audit', 'verify'], ['audit', 'list']]) {
         const r = await cli(args)
         expect(r.code, r.stderr).toBe(2)
-        expect(r.stderr).toContain(`${join(dir, 'audit.jsonl')} is a symbolic link`)
+        expect(r.stderr).toContain(`${join(dir, 'audit.sqlite')} is a symbolic link`)
       }
     })
   })

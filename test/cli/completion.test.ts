@@ -3,10 +3,11 @@
  * it offers for partial command lines, from this machine's files only (never a request), scoped
  * to the key the line would use. The scripts in real shells are in test/smoke/completion.test.ts.
  */
-import {appendFileSync, readFileSync, writeFileSync} from 'node:fs'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {withTrailDb} from '../support/trail.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -166,7 +167,7 @@ describe('payops __complete: what it must never do', () => {
         join(cfg.path, 'names.json'),
         JSON.stringify({[id]: ['Evil\u001b]0;owned\u0007\tname\nnext', 'subaccount'], 'x; rm -rf ~': ['Bad id', 'subaccount'], legacy: 'Old entry'}),
       )
-      writeFileSync(join(cfg.path, 'audit.jsonl'), 'not json at all\n{"kind":"outcome",\n')
+      withTrailDb(cfg.path, (db) => ['not json at all', '{"kind":"outcome",'].forEach((r, i) => db.prepare("INSERT INTO trail (seq, kind, hash, record) VALUES (?, 'outcome', '0', ?)").run(i + 1, r)))
       const r = await complete(['subaccounts', 'get', ''], {configDir: cfg.path})
       expect(r.values).toEqual([id])
       expect(r.described.get(id)).toBe('Evil\\x1b]0;owned\\x07\\x09name\\x0anext')
@@ -192,23 +193,20 @@ describe('payops __complete: what it must never do', () => {
   })
 
   it('reads only the end of a long audit trail', async () => {
-    const {TAIL_BYTES} = await import('../../src/completion/sources.js')
+    const {TAIL_RECORDS} = await import('../../src/completion/sources.js')
     const cfg = tempDir()
     try {
       const key = emu.keys.test
       writeFileSync(join(cfg.path, 'config.json'), JSON.stringify({active: 's', profiles: {s: {api_key: key, base_url: emu.baseUrl}}}), {mode: 0o600})
       const {keyIdOf} = await import('../../src/api/redact.js')
       const rec = (id: string, n: number) =>
-        JSON.stringify({kind: 'outcome', op: `o${n}`, profile: 's', mode: 'test', key_id: keyIdOf(key), method: 'POST', path: '/api/subaccounts/move', status: 201, resource_id: id, resource_status: 'created', amount_in_minor_units: n, currency_code: 'USD', from: 'a', to: 'b', seq: n, time: '2026-01-01T00:00:00Z', pid: 1, prev: '0', hash: '0'}) + '\n'
+        JSON.stringify({kind: 'outcome', op: `o${n}`, profile: 's', mode: 'test', key_id: keyIdOf(key), method: 'POST', path: '/api/subaccounts/move', status: 201, resource_id: id, resource_status: 'created', amount_in_minor_units: n, currency_code: 'USD', from: 'a', to: 'b', seq: n, time: '2026-01-01T00:00:00Z', pid: 1, prev: '0', hash: '0'})
       const old = 'aaaaaaaa-0000-0000-0000-000000000000'
       const recent = 'bbbbbbbb-0000-0000-0000-000000000000'
-      const file = join(cfg.path, 'audit.jsonl')
-      writeFileSync(file, rec(old, 1))
-      // Intents in between push the first move out of the window read.
-      const filler = JSON.stringify({kind: 'intent', op: 'x', profile: 's', mode: 'test', method: 'GET', path: `/${'x'.repeat(1000)}`}) + '\n'
-      appendFileSync(file, filler.repeat(Math.ceil(TAIL_BYTES / filler.length)))
-      appendFileSync(file, rec(recent, 2))
-      expect(readFileSync(file).length).toBeGreaterThan(TAIL_BYTES)
+      // Outcomes in between (completion does not check the chain) push the first move out of the window read.
+      const filler = (n: number) => JSON.stringify({kind: 'outcome', op: `f${n}`, profile: 's', mode: 'test', method: 'POST', path: '/api/webhooks/x/rotate', status: 500})
+      const rows = [rec(old, 1), ...Array.from({length: TAIL_RECORDS}, (_, i) => filler(i)), rec(recent, TAIL_RECORDS + 2)]
+      withTrailDb(cfg.path, (db) => db.transaction(() => rows.forEach((r, i) => db.prepare("INSERT INTO trail (seq, kind, hash, record) VALUES (?, 'outcome', '0', ?)").run(i + 1, r))))
       expect((await complete(['moves', 'approve', ''], {configDir: cfg.path})).values).toEqual([recent])
     } finally {
       cfg.cleanup()

@@ -3,10 +3,10 @@
  * flags work before the topic, and exit 127 never appears. In-process; `payops -p NAME subaccounts
  * get ID` in a real process is in test/smoke/process.test.ts.
  */
-import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {expectNothingSent, run, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {readAudit} from '../../src/audit/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -16,10 +16,7 @@ let to: string
 let otherSub: string
 
 const cli = (args: string[], opts: RunOptions = {}) => run(args, {configDir: dir.path, ...opts})
-const auditLines = () => {
-  const file = join(dir.path, 'audit.jsonl')
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).length : 0
-}
+const auditLines = () => readAudit(dir.path).length
 async function totals(id: string): Promise<{incoming: number; outgoing: number}> {
   const r = await cli(['subaccounts', 'get', id])
   expect(r.code, r.stderr).toBe(0)

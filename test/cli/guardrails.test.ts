@@ -1,7 +1,8 @@
-import {readFileSync, writeFileSync} from 'node:fs'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {expectNothingSent, knownSecrets, run, startCli, startEmulator, tempDir, type Emulator, type RunOptions, expectOnlyRequests, subaccountLookup} from '../support/index.js'
+import {exportedTrail, restoreTrail, snapshotTrail, tamper, type TrailSnapshot} from '../support/trail.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -13,7 +14,8 @@ const cli = (args: string[], opts: RunOptions = {}) => run(args, {configDir: dir
 /** On a terminal: prompts are answered in order by `answers`. */
 const onTerminal = (args: string[], answers: string[]) => cli(args, {tty: true, answers})
 const incoming = async (id: string, profile = 'sandbox') => (await cli(['subaccounts', 'get', id, '-p', profile])).json().total_incoming_in_minor_units as number
-const audit = () => readFileSync(join(dir.path, 'audit.jsonl'), 'utf8')
+/** The trail's records as JSON lines (its export without the head line). */
+const audit = () => exportedTrail(dir.path).replace(/[^\n]*\n$/, '')
 /** Runs `fn` and asserts that neither the emulator nor the audit trail saw anything. */
 const nothingSent = <T>(fn: () => Promise<T>) => expectNothingSent(emu, fn, dir.path)
 /**
@@ -231,47 +233,40 @@ describe('audit trail', () => {
   })
 
   describe('tampering', () => {
-    const file = () => join(dir.path, 'audit.jsonl')
-    let original: string
+    let original: TrailSnapshot
     beforeAll(() => {
-      original = readFileSync(file(), 'utf8')
+      original = snapshotTrail(dir.path)
     })
-    const expectBrokenAt = async (line: number) => {
+    const expectBrokenAt = async (record: number) => {
       const r = await cli(['audit', 'verify'])
       expect(r.code).toBe(1)
-      expect(r.stderr).toMatch(new RegExp(`line ${line} `))
-      writeFileSync(file(), original)
+      expect(r.stderr).toMatch(new RegExp(`record ${record} `))
+      restoreTrail(dir.path, original)
     }
 
-    it('an edited line fails verification at that line', async () => {
-      const lines = original.trim().split('\n')
-      lines[4] = lines[4].replace(/"status":\d+/, '"status":299').replace(/"path":"[^"]*"/, (m) => (lines[4].includes('"status"') ? m : m.replace('/api', '/api/x')))
-      writeFileSync(file(), lines.join('\n') + '\n')
+    it('an edited record fails verification at that record', async () => {
+      tamper(dir.path, "UPDATE trail SET record = json_set(record, '$.path', '/api/x') WHERE seq = 5")
       await expectBrokenAt(5)
     })
 
-    it('a deleted line fails at the line after it', async () => {
-      const lines = original.trim().split('\n')
-      lines.splice(6, 1)
-      writeFileSync(file(), lines.join('\n') + '\n')
-      await expectBrokenAt(7)
+    it('a deleted record fails at the record after it', async () => {
+      tamper(dir.path, 'DELETE FROM trail WHERE seq = 7')
+      await expectBrokenAt(8)
     })
 
-    it('swapped lines fail at the first of them', async () => {
-      const lines = original.trim().split('\n')
-      ;[lines[2], lines[3]] = [lines[3], lines[2]]
-      writeFileSync(file(), lines.join('\n') + '\n')
+    it('swapped records fail at the first of them', async () => {
+      tamper(dir.path, 'UPDATE trail SET seq = -seq WHERE seq IN (3, 4)')
+      tamper(dir.path, 'UPDATE trail SET seq = 7 + seq WHERE seq < 0')
       await expectBrokenAt(3)
     })
 
-    it('removing the last line is detected through the head', async () => {
-      const lines = original.trim().split('\n')
-      lines.pop()
-      writeFileSync(file(), lines.join('\n') + '\n')
-      await expectBrokenAt(lines.length + 1)
+    it('removing the last record is detected through the head', async () => {
+      const last = original.rows.at(-1)!.seq
+      tamper(dir.path, 'DELETE FROM trail WHERE seq = ?', last)
+      await expectBrokenAt(last)
     })
 
-    it('the untouched file verifies (exit 0, JSON result on stdout with -o json)', async () => {
+    it('the untouched trail verifies (exit 0, JSON result on stdout with -o json)', async () => {
       const r = await cli(['audit', 'verify', '-o', 'json'])
       expect(r.code).toBe(0)
       expect(r.json()).toMatchObject({ok: true})

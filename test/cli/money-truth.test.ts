@@ -4,10 +4,9 @@
  * command too) passes the same guards. In-process runs, real HTTP, the in-process emulator; the
  * typed confirmation in a real pseudo-terminal (and Ctrl-C at it) is in test/smoke/terminal.test.ts.
  */
-import {readFileSync} from 'node:fs'
-import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {expectNothingSent, outcomeOf, run, startEmulator, tempDir, type Emulator, type RunOptions, expectOnlyRequests, subaccountLookup} from '../support/index.js'
+import {readAudit} from '../../src/audit/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -32,11 +31,7 @@ const totals = async (id: string, profile = 'sandbox') => {
   const s = (await cli(['subaccounts', 'get', id, '-p', profile])).json()
   return {incoming: s.total_incoming_in_minor_units as number, outgoing: s.total_outgoing_in_minor_units as number}
 }
-const auditRecords = () =>
-  readFileSync(join(dir.path, 'audit.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
+const auditRecords = () => readAudit(dir.path) as unknown as Array<Record<string, unknown>>
 const faults = (body: unknown) => emu.control('POST', '/_emulator/faults', body)
 
 beforeAll(async () => {
@@ -305,7 +300,7 @@ describe('LIVE approvals against the documented interface', () => {
       const over = await run(['moves', 'approve', id, '--yes', '--override-limits'], {configDir: other.path})
       expect(over.code, over.stderr).toBe(0)
       expect(outcomeOf(over)).toMatchObject({kind: 'advanced', id, status: 'settled'})
-      const rec = readFileSync(join(other.path, 'audit.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+      const rec = readAudit(other.path)
       expect(rec.find((x) => x.kind === 'outcome')).toMatchObject({amount_in_minor_units: 300, currency_code: 'USD', from: la, to: lb})
     } finally {
       other.cleanup()

@@ -15,6 +15,7 @@ import {connect, type AddressInfo, type Socket} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {knownSecrets, run as runCli, runAs as runCliAs, startCli as startCliRun, startEmulator, tempDir, type Emulator, type RunOptions} from '../support/index.js'
+import {exportedTrail} from '../support/trail.js'
 
 /** The machine's own proxy settings, if any, left out: each test names what it uses. */
 const UNSET = {http_proxy: '', HTTP_PROXY: '', https_proxy: '', HTTPS_PROXY: '', no_proxy: '', NO_PROXY: '', NODE_EXTRA_CA_CERTS: ''}
@@ -300,7 +301,7 @@ describe('proxy credentials: sent to the proxy, never shown', () => {
     expect(denied.code, denied.stderr).toBe(7)
     expect(denied.stderr).toContain(`the proxy http://…@127.0.0.1:${proxy.port} refused to pass the request to api.corp.test:${tlsPort} (it answered 407: proxy authentication required; check the credentials in the proxy URL)`)
     noCredentials(denied.stdout + denied.stderr)
-    const audit = readFileSync(join(cfg, 'audit.jsonl'), 'utf8')
+    const audit = exportedTrail(cfg)
     expect(audit).toContain('PROXY_REFUSED')
     noCredentials(audit)
   })

@@ -8,6 +8,7 @@ import {existsSync, readdirSync, readFileSync, writeFileSync, type Dirent} from 
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {knownSecrets, run, startEmulator, tempDir, type Emulator, type RunResult} from '../support/index.js'
+import {exportedTrail} from '../support/trail.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -93,7 +94,7 @@ describe('no secret in any output', () => {
     // The import's database, byte for byte (with its write-ahead log, if one is left).
     for (const part of ['', '-wal']) if (existsSync(`${file}.payops-import.sqlite${part}`)) scan('the import database', readFileSync(`${file}.payops-import.sqlite${part}`, 'latin1'))
     expect(existsSync(`${file}.payops-import.sqlite`)).toBe(true)
-    const audit = readFileSync(join(dir.path, 'audit.jsonl'), 'utf8')
+    const audit = exportedTrail(dir.path)
     expect(audit.split('\n').length).toBeGreaterThan(10)
     scan('the audit trail', audit)
     for (const f of filesUnder(dir.path).filter((f) => f !== 'config.json' && !f.endsWith('.csv'))) {

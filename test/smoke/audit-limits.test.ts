@@ -1,21 +1,25 @@
 /**
  * The audit trail's controls across real processes: five `moves create` processes at once under a
- * daily cap (the cap decided under the trail's lock, which holds between processes), and a write
- * that fails part way (the file-size limit of `ulimit -f` stands in for a full disk: the write
- * stops with EFBIG after the bytes that fit). The processes are real `bin/run.js` runs against the
+ * daily cap (the cap decided in the trail's write transaction, whose lock holds between
+ * processes), and a write that fails part way (the file-size limit of `ulimit -f` stands in for a
+ * full disk: the write stops with EFBIG after the bytes that fit). The processes are real `bin/run.js` runs against the
  * in-process emulator; setting up and checking run in-process.
  */
 import {spawn} from 'node:child_process'
-import {readFileSync, statSync} from 'node:fs'
+import {statSync} from 'node:fs'
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {AuditLog, readAudit} from '../../src/audit/index.js'
+import {TRAIL_SCHEMA} from '../../src/audit/schema.js'
+import {openDatabase} from '../../src/db/index.js'
+import {trailFile} from '../support/trail.js'
 import {activityAmounts, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
 import {BIN, cleanEnv} from './process.js'
 
 let emu: Emulator
+/** The size of a frame of SQLite's write-ahead log: a 4 KiB page and its 24-byte header. */
+const FRAME = 4096 + 24
 
 beforeAll(async () => {
   emu = await startEmulator()
@@ -100,29 +104,29 @@ describe('check and record together, between processes', () => {
 })
 
 describe('no torn record', () => {
-  it('an outcome that cannot be written (the disk full): the trail ends on its last whole record, exit 1 names what moved and how to record it, and the next command records it', async () => {
+  it('an outcome that cannot be written (the disk full): the transaction is rolled back whole, the trail ends on its last record, exit 1 names what moved and how to record it, and the next command records it', async () => {
     await withTrail(async (dir, a, b) => {
-      const file = join(dir, 'audit.jsonl')
-      // The size of a move's intent, from one made the same way.
       expect((await run(['moves', 'create', '--from', a, '--to', b, '--amount', '0.01'], {configDir: dir})).code).toBe(0)
-      const intentBytes = Buffer.byteLength(JSON.stringify(readAudit(dir).at(-2))) + 1
-      // Pad the trail with one record so that the next intent fits under the limit and its outcome does not.
-      const blocks = Math.ceil((statSync(file).size + intentBytes + 1200) / 1024)
-      const log = new AuditLog(dir)
-      const pad = (n: number) => log.append({kind: 'outcome', op: 'pad', profile: null, mode: 'test', method: 'GET', path: `/pad/${'x'.repeat(n)}`})
-      let size = statSync(file).size
-      await pad(0)
-      const fixed = statSync(file).size - size
-      size = statSync(file).size
-      await pad(blocks * 1024 - intentBytes - 60 - size - fixed)
-      expect(blocks * 1024 - statSync(file).size - intentBytes).toBe(60)
-
-      const r = await spawnPayops(dir, ['moves', 'create', '--from', a, '--to', b, '--amount', '1.00', '--idempotency-key', 'full-disk-1'], blocks)
-      expect(r.code, `${r.signal} ${r.stderr}`).toBe(1)
-      expect(r.stderr).toMatch(/Created move \S+: 1\.00 USD .*settled\. But its outcome could not be written \(cannot write the audit trail in .*\): the audit trail shows this request as sent with its outcome unknown/)
-      expect(r.stderr).toContain(`run \`payops moves create --from ${a} --to ${b} --amount-minor 100 --idempotency-key full-disk-1\` to record it`)
+      // A connection held open here keeps the store's write-ahead log from being folded back and
+      // removed when a command ends: the log grows by whole frames (a page and its header) at each
+      // commit, and a record's commit writes at least two (its page and the head's).
+      const held = openDatabase(trailFile(dir), TRAIL_SCHEMA)
+      try {
+        const log = new AuditLog(dir)
+        for (let i = 0; i < 6; i++) await log.append({kind: 'outcome', op: `pad-${i}`, profile: null, mode: 'test', method: 'GET', path: '/pad'})
+        await log.close()
+        const wal = statSync(`${trailFile(dir)}-wal`).size
+        expect(wal).toBeGreaterThan(32 << 10)
+        // Room for the intent's commit (two or three frames), not for the outcome's after it.
+        const blocks = Math.ceil((wal + 3 * FRAME) / 1024)
+        const r = await spawnPayops(dir, ['moves', 'create', '--from', a, '--to', b, '--amount', '1.00', '--idempotency-key', 'full-disk-1'], blocks)
+        expect(r.code, `${r.signal} ${r.stderr}`).toBe(1)
+        expect(r.stderr).toMatch(/Created move \S+: 1\.00 USD .*settled\. But its outcome could not be written \(cannot write the audit trail in .*\): the audit trail shows this request as sent with its outcome unknown/)
+        expect(r.stderr).toContain(`run \`payops moves create --from ${a} --to ${b} --amount-minor 100 --idempotency-key full-disk-1\` to record it`)
+      } finally {
+        held.close()
+      }
       // The trail ends on its last whole record (the intent), and is intact.
-      expect(readFileSync(file, 'utf8').endsWith('\n')).toBe(true)
       expect(readAudit(dir).at(-1)).toMatchObject({kind: 'intent', idempotency_key: 'full-disk-1'})
       expect((await run(['audit', 'verify'], {configDir: dir})).code).toBe(0)
       // The next command is not locked out: the command named records it, and nothing moves again.

@@ -3,11 +3,10 @@
  * by the terminal prompter on a real TTY and the amount is typed at it. Everything else about the
  * guard runs in-process (test/cli/guardrails.test.ts).
  */
-import {existsSync, readFileSync} from 'node:fs'
-import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {run, startEmulator, tempDir, type Emulator} from './process.js'
 import {runInPty} from './pty.js'
+import {readAudit} from '../../src/audit/index.js'
 
 let emu: Emulator
 const dir = tempDir()
@@ -16,10 +15,7 @@ let lb: string
 
 const cli = (args: string[], input?: string) => run(args, {configDir: dir.path, input})
 const incoming = async (id: string) => (await cli(['subaccounts', 'get', id, '-p', 'prod'])).json().total_incoming_in_minor_units as number
-const auditLines = () => {
-  const file = join(dir.path, 'audit.jsonl')
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').length : 0
-}
+const auditLines = () => readAudit(dir.path).length
 const requests = async () => (await emu.control<{data: {count: number; recent: Array<{method: string; path: string}>}}>('GET', '/_emulator/requests')).data
 const env = () => ({PAYOPS_CONFIG_DIR: dir.path})
 

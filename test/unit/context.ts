@@ -3,6 +3,7 @@
  * stdout and stderr, a scripted prompter, a controllable clock and stop signal, a fake API.
  */
 import {PassThrough} from 'node:stream'
+import {join} from 'node:path'
 import type {Api, ApiArea} from '../../src/api/index.js'
 import type {AuditInfo, AuditOutcome} from '../../src/api/client.js'
 import type {Limits} from '../../src/config/index.js'
@@ -10,7 +11,7 @@ import type {ResolvedContext} from '../../src/config/resolve.js'
 import type {CommandContext} from '../../src/context/index.js'
 import type {Prompter} from '../../src/context/index.js'
 import {Output, type Format} from '../../src/output/index.js'
-import {readAudit, readAuditHead, verifyAudit} from '../../src/audit/index.js'
+import {exportAudit, readAudit, readAuditHead, TRAIL_FILE, verifyAudit, verifyExport} from '../../src/audit/index.js'
 import {ProfileStore} from '../../src/config/index.js'
 import {defaultConfigDir} from '../support/env.js'
 import {readAll} from '../../src/files.js'
@@ -145,7 +146,10 @@ export function testContext(o: TestContextOptions = {}): TestContext {
     profiles: () => new ProfileStore(configDir),
     auditTrail: () => ({
       dir: configDir,
+      location: join(configDir, TRAIL_FILE),
       records: () => readAudit(configDir),
+      export: (write) => exportAudit(configDir, write),
+      verifyFile: (file, v) => verifyExport(file, v),
       head: () => readAuditHead(configDir),
       verify: (v) => verifyAudit(configDir, v),
     }),

@@ -1,7 +1,8 @@
-import {readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {AuditLog, readAudit, recordHash, verifyAudit, type AuditFields} from '../../src/audit/index.js'
+import {AuditLog, readAudit, recordHash, verifyAudit, verifyExport, type AuditFields} from '../../src/audit/index.js'
+import {exportedTrail} from '../support/trail.js'
 import {applySetting, unsetSetting} from '../../src/config/settings.js'
 import {UsageError} from '../../src/errors.js'
 import {limitViolations} from '../../src/guardrails.js'
@@ -75,7 +76,7 @@ describe('audit chain', () => {
     expect(verifyAudit(dir)).toMatchObject({ok: true, records: 26})
   })
 
-  it('two writers on the same file keep one chain', async () => {
+  it('two writers on the same store keep one chain', async () => {
     const dir = temp()
     const a = new AuditLog(dir)
     const b = new AuditLog(dir)
@@ -83,26 +84,28 @@ describe('audit chain', () => {
     expect(verifyAudit(dir)).toMatchObject({ok: true, records: 30})
   })
 
-  it('names the line of an edit, a removal, a swap and a cut end', async () => {
+  it('names the line of an edit, a removal, a swap and a cut end in an export', async () => {
     const dir = temp()
     const log = new AuditLog(dir)
     for (let i = 0; i < 6; i++) await log.append(fields(i))
-    const file = join(dir, 'audit.jsonl')
-    const original = readFileSync(file, 'utf8')
-    const lines = original.trim().split('\n')
+    await log.close()
+    const file = join(dir, 'export.jsonl')
+    const lines = exportedTrail(dir).trim().split('\n')
+    const head = lines.pop()!
     const check = (mutated: string[], line: number, reason: RegExp) => {
-      writeFileSync(file, mutated.join('\n') + '\n')
-      const r = verifyAudit(dir)
+      writeFileSync(file, [...mutated, head].join('\n') + '\n')
+      const r = verifyExport(file)
       expect(r.ok).toBe(false)
       expect(r.line).toBe(line)
       expect(r.reason).toMatch(reason)
-      writeFileSync(file, original)
     }
     check(lines.map((l, i) => (i === 2 ? l.replace('"amount_in_minor_units":2', '"amount_in_minor_units":200') : l)), 3, /edited/)
     check(lines.filter((_, i) => i !== 3), 4, /removed|order/)
     check([lines[0], lines[2], lines[1], ...lines.slice(3)], 2, /order|removed/)
     check(lines.slice(0, 5), 6, /missing/)
     check([...lines.slice(0, 2), 'garbage', ...lines.slice(3)], 3, /not a valid record/)
+    writeFileSync(file, [...lines, head].join('\n') + '\n')
+    expect(verifyExport(file).ok).toBe(true)
     expect(verifyAudit(dir).ok).toBe(true)
   })
 })

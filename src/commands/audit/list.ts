@@ -1,38 +1,15 @@
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../../base-command.js'
-import {AUDIT_HEAD, type AuditRecord} from '../../audit/index.js'
+import {runList} from '../../audit/run.js'
 import {parseDateTime} from '../../flags.js'
-import type {Column} from '../../output/index.js'
-
-const AUDIT_COLUMNS: Column[] = [
-  {key: 'seq'},
-  {key: 'time'},
-  {key: 'profile'},
-  {key: 'mode', get: (r) => String(r.mode).toUpperCase()},
-  {key: 'kind'},
-  {key: 'method'},
-  {key: 'path'},
-  {key: 'status'},
-  // created, replayed, advanced, conflict: what the request did (a replay moved nothing).
-  {key: 'outcome'},
-  {key: 'amount', money: {amount: 'amount_in_minor_units', currency: 'currency_code'}},
-  {key: 'from', names: true},
-  {key: 'to', names: true},
-  {key: 'resource_id', header: 'resource'},
-  {key: 'error_code', header: 'error'},
-]
-/** Every field a record may hold (an intent lacks the outcome's): each one a --columns name. */
-const AUDIT_KNOWN: Column[] = [
-  ...AUDIT_COLUMNS,
-  ...['resource_status', 'idempotency_key', 'request_id', 'amount_in_minor_units', 'currency_code', 'attempts', 'key_id', 'operator', 'os_user', 'host', 'maker', 'details', 'op', 'pid', 'hash', 'prev'].map((key) => ({key})),
-]
 
 export default class AuditList extends BaseCommand<typeof AuditList> {
   static override summary = 'Show the audit trail of mutating requests (intent before, outcome after).'
   static override description =
-    'Reads audit.jsonl in the config dir (PAYOPS_CONFIG_DIR). Records hold no key, secret or token. ' +
-    'The head (last record number and hash, from audit.head) follows on stderr: a note in table format, a {"head":{...}} line in the others, so stdout stays the list. ' +
-    'Keep it elsewhere to check later with `audit verify --expect-head`.'
+    'Reads the trail from its store in the config dir (audit.sqlite in PAYOPS_CONFIG_DIR). Records hold no key, secret or token. ' +
+    'The head (last record number and hash) follows on stderr: a note in table format, a {"head":{...}} line in the others, so stdout stays the list. ' +
+    'Keep it elsewhere to check later with `audit verify --expect-head`. ' +
+    'With a team store bound, --team lists the team store\'s records instead: every member\'s money decisions (intents, with the database role that recorded them) and their outcomes.'
   static override examples = [
     '<%= config.bin %> audit list --since 2026-01-01 --profile prod',
     '<%= config.bin %> audit list --columns seq,outcome,resource_status,from,to',
@@ -42,23 +19,11 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
     since: Flags.string({summary: 'Only records at or after this date or date-time (UTC).'}),
     profile: Flags.string({char: 'p', summary: 'Only records made with this profile.'}),
     'max-items': Flags.integer({summary: 'Only the last N records.', min: 1}),
+    team: Flags.boolean({summary: 'The team store\'s records instead: every member\'s money decisions (intents) and their outcomes.'}),
   }
 
   async run(): Promise<void> {
     const since = this.flags.since === undefined ? undefined : Date.parse(parseDateTime(this.flags.since, '--since'))
-    const trail = this.ctx.auditTrail()
-    let records: AuditRecord[] = trail.records()
-    const total = records.length
-    if (since !== undefined) records = records.filter((r) => Date.parse(r.time) >= since)
-    if (this.flags.profile) records = records.filter((r) => r.profile === this.flags.profile)
-    if (this.flags['max-items']) records = records.slice(-this.flags['max-items'])
-    await this.out.list(records as unknown as Record<string, unknown>[], AUDIT_COLUMNS, AUDIT_KNOWN)
-    const head = trail.head()
-    if (head.state === 'ok') {
-      if (this.out.machine) this.out.note(JSON.stringify({head: head.head}))
-      else if (head.head.seq > 0) this.out.note(`Head: record ${head.head.seq}, hash ${head.head.hash} (keep it elsewhere; check later with \`payops audit verify --expect-head HASH\`).`)
-    } else if (head.state === 'garbled' || total > 0) {
-      this.out.warn(`${AUDIT_HEAD} ${head.state === 'garbled' ? head.detail : 'is missing'}: run \`payops audit verify\`.`)
-    }
+    await runList({since, profile: this.flags.profile, maxItems: this.flags['max-items'], team: this.flags.team}, this.ctx)
   }
 }

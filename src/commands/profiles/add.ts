@@ -43,7 +43,7 @@ export default class ProfilesAdd extends BaseCommand<typeof ProfilesAdd> {
     const makeActive = await store.change((file) => {
       const now = file.profiles[name]
       if (now && !this.flags.force) throw new UsageError(`Profile "${name}" already exists; use --force to replace it.`)
-      file.profiles[name] = {...now, ...existing, api_key: apiKey, base_url: baseUrl, created_at: now?.created_at ?? existing?.created_at ?? new Date().toISOString()}
+      file.profiles[name] = {...now, ...existing, api_key: apiKey, base_url: baseUrl, created_at: now?.created_at ?? existing?.created_at ?? new Date(this.ctx.clock.now()).toISOString()}
       const active = this.flags.use || !file.active
       if (active) file.active = name
       return active
@@ -63,7 +63,7 @@ export default class ProfilesAdd extends BaseCommand<typeof ProfilesAdd> {
       const now = file.profiles[name]
       if (now && !this.flags.force) throw new UsageError(`Profile "${name}" already exists; use --force to replace it.`)
       const {api_key: _key, base_url: _url, ...kept} = {...now, ...existing}
-      file.profiles[name] = {...kept, team_database_url: url, ...(baseUrl ? {base_url: baseUrl} : {}), created_at: now?.created_at ?? existing?.created_at ?? new Date().toISOString()}
+      file.profiles[name] = {...kept, team_database_url: url, ...(baseUrl ? {base_url: baseUrl} : {}), created_at: now?.created_at ?? existing?.created_at ?? new Date(this.ctx.clock.now()).toISOString()}
       const active = this.flags.use || !file.active
       if (active) file.active = name
       return active
