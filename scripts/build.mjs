@@ -120,6 +120,31 @@ for (const path of readdirSync(join(root, 'dist', 'chunks')).map((name) => join(
   if (statSync(path).size > MAX_CHUNK) throw new Error(`${relative(root, path)} is ${statSync(path).size} bytes (over ${MAX_CHUNK}): a dependency was bundled that should stay external`)
 }
 
+// dist/emulator.js: the emulator package's own command line (packages/emulator/src/cli.ts, what its
+// `payops-emulator` bin runs), which `payops emulator start` runs in a child process. One file of its
+// own, built apart from the CLI's entries: it shares no chunk with them, and the CLI imports nothing
+// of it. Its dependencies are bundled in, but the SQLite binding (a native addon, from node_modules).
+await build({
+  stdin: {
+    contents: "import {main} from './src/cli.ts'\nprocess.exitCode = await main(process.argv.slice(2))\n",
+    resolveDir: join(root, 'packages', 'emulator'),
+    sourcefile: 'payops-emulator.ts',
+    loader: 'ts',
+  },
+  outfile: join(root, 'dist', 'emulator.js'),
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  minify: !process.env.PAYOPS_METAFILE,
+  legalComments: 'none',
+  external: ['@photostructure/sqlite'],
+  logLevel: 'warning',
+  // Its CommonJS dependencies (undici) call require().
+  banner: {js: "import {createRequire as __emulatorCreateRequire} from 'node:module';const require=__emulatorCreateRequire(import.meta.url);"},
+})
+console.log(`bundled the emulator's command line into ${relative(root, join(root, 'dist', 'emulator.js'))}`)
+
 // oclif.manifest.json, as `oclif manifest` writes it (the same @oclif/core Plugin, loading every
 // built command once, in a process of its own), without the oclif CLI and its dependencies in the install.
 const require = createRequire(import.meta.url)

@@ -31,8 +31,12 @@ export class EmulatorApi {
     return this.client.request({method: 'POST', path: CONTROL_PATHS.clock, body, schema: ClockMove, skipAudit: true})
   }
 
-  /** Replaces the test entity's world with a checked scenario. */
-  loadScenario(scenario: unknown) {
-    return this.client.request({method: 'POST', path: CONTROL_PATHS.scenario, body: {scenario}, schema: ScenarioLoaded, skipAudit: true})
+  /**
+   * Replaces the test entity's world with a scenario file's: its name and text (YAML or JSON), and
+   * the values of the environment variables its `secret_env` fields name. The emulator reads and
+   * checks it whole; a 400 lists each problem (`errors`) and loads nothing.
+   */
+  loadScenario(body: {file: string; text: string; env: Record<string, string>}) {
+    return this.client.request({method: 'POST', path: CONTROL_PATHS.scenario, body, schema: ScenarioLoaded, skipAudit: true})
   }
 }

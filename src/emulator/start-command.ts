@@ -1,14 +1,15 @@
 /**
  * `emulator start`: checks before anything listens (loopback host, an existing profile is never
- * replaced silently), starts the emulator (the @payops/emulator package, loaded only here), saves
- * the profile when asked, prints the base URL and keys (one JSON line with --json), and stops
- * cleanly on the stop signal.
+ * replaced silently), runs the emulator's own command line in a child process (child.ts), saves
+ * the profile when asked, prints the base URL and keys (one JSON line with --json), and stops the
+ * emulator cleanly on the stop signal. The emulator's log lines are passed on to stderr; its
+ * refusals and failures are this command's, with their exit codes.
  */
 import type {CommandContext} from '../context/index.js'
 import {validateProfileName} from '../config/index.js'
 import {UsageError} from '../errors.js'
 import {isLoopbackHost} from '../net.js'
-import {asCommandError} from './errors.js'
+import {runEmulatorProcess, type EmulatorStarted} from './child.js'
 
 export interface StartOptions {
   port: number
@@ -31,6 +32,39 @@ export interface StartOptions {
   scenario?: string
 }
 
+/** The emulator's command line for these options (each value as `--flag=VALUE`: a value may begin with a dash). */
+export function emulatorArgs(opts: StartOptions): string[] {
+  const valued: Array<[string, string | number | undefined]> = [
+    ['port', opts.port],
+    ['host', opts.host],
+    ['state', opts.state],
+    ['import-state', opts.importState],
+    ['fault-rate', opts.faultRate],
+    ['fault-kinds', opts.faultKinds],
+    ['seed', opts.seed],
+    ['clock', opts.clock],
+    ['scenario', opts.scenario],
+  ]
+  return [...valued.filter(([, v]) => v !== undefined).map(([flag, v]) => `--${flag}=${v}`), ...(opts.drift ? ['--drift'] : []), ...(opts.strict ? ['--strict'] : [])]
+}
+
+function startLines(ctx: CommandContext, opts: StartOptions, emu: EmulatorStarted, profileName: string | undefined): string[] {
+  const p = ctx.out.paint
+  return [
+    `${p.bold('payops emulator')} listening on ${p.cyan(emu.baseUrl)}`,
+    `  test        ${emu.keys.test}`,
+    `  test_other  ${emu.keys.test_other}`,
+    `  live        ${emu.keys.live}`,
+    profileName ? `Profile "${profileName}" saved (test key). Try: payops -p ${profileName} subaccounts create --name Ops` : `Try: PAYOPS_BASE_URL=${emu.baseUrl} PAYOPS_API_KEY=<test key> payops subaccounts create --name Ops`,
+    ...(opts.drift ? ['Answers use the documented schema drift (--drift).'] : []),
+    ...(opts.strict ? ['Answers are the least generous reading of the spec (--strict).'] : []),
+    ...(opts.scenario ? [`Scenario: ${opts.scenario}`] : []),
+    ...(opts.clock !== undefined || opts.scenario ? [`Clock: ${emu.clock} (move it with: payops emulator clock advance 1d)`] : []),
+    opts.state ? `State file: ${opts.state}` : 'State is in memory only (use --state FILE to keep it).',
+    'Press Ctrl-C to stop.',
+  ]
+}
+
 export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext): Promise<void> {
   const out = ctx.out
   out.refuseSelection('emulator start')
@@ -39,48 +73,25 @@ export async function runEmulatorStart(opts: StartOptions, ctx: CommandContext):
   const store = ctx.profiles()
   // Checked before anything listens: an existing profile (perhaps a LIVE one) is never replaced silently.
   if (profileName) store.replaceable(profileName, opts.force)
-  // Loaded only now: the other commands never load the emulator.
-  const emulator = await import('@payops/emulator')
-  const {emu, clock, stopped} = await asCommandError(async () => {
-    const faults = emulator.faultOptions(opts.faultRate, opts.faultKinds, opts.seed)
-    const clock = opts.clock === undefined ? undefined : emulator.parseInstant(opts.clock)
-    if (opts.clock !== undefined && clock === undefined) throw new UsageError(`--clock "${opts.clock}" is not an instant: use ISO 8601 with its offset, such as 2026-01-05T09:00:00-05:00, or a day such as 2026-01-05.`)
-    const scenario = opts.scenario === undefined ? undefined : emulator.readScenarioFile(opts.scenario, ctx.io.env, (line) => out.note(line))
-    const stopped = ctx.stopSignal()
-    try {
-      const emu = await emulator.startEmulator({port: opts.port, host: opts.host, statePath: opts.state, importState: opts.importState, faults, drift: opts.drift, strict: opts.strict, clock, scenario, log: (line) => ctx.io.stderr.write(`${line}\n`)})
-      return {emu, clock, stopped}
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`Port ${opts.port} is in use; pick another with --port (0 for any free port).`)
-      throw err
+  const stopped = ctx.stopSignal()
+  const emulator = runEmulatorProcess(emulatorArgs(opts), ctx.io.env, (line) => ctx.io.stderr.write(`${line}\n`))
+  try {
+    const emu = await emulator.started
+    if (profileName) {
+      await store.change((file) => {
+        file.profiles[profileName] = {...file.profiles[profileName], api_key: emu.keys.test, base_url: emu.baseUrl, created_at: new Date(ctx.clock.now()).toISOString()}
+        file.active ??= profileName
+      })
     }
-  })
-  if (profileName) {
-    await store.change((file) => {
-      file.profiles[profileName] = {...file.profiles[profileName], api_key: emu.keys.test, base_url: emu.baseUrl, created_at: new Date(ctx.clock.now()).toISOString()}
-      file.active ??= profileName
-    })
+    if (out.format === 'json' || out.format === 'ndjson') await out.jsonLine({base_url: emu.baseUrl, keys: emu.keys})
+    else for (const line of startLines(ctx, opts, emu, profileName)) await out.writeLine(line)
+    // Until Ctrl-C (or SIGTERM), or until the emulator ends on its own.
+    await Promise.race([stopped, emulator.exited])
+  } catch (err) {
+    await emulator.stop().catch(() => undefined)
+    throw err
   }
-  if (out.format === 'json' || out.format === 'ndjson') await out.jsonLine({base_url: emu.baseUrl, keys: emu.keys})
-  else {
-    const p = out.paint
-    const lines = [
-      `${p.bold('payops emulator')} listening on ${p.cyan(emu.baseUrl)}`,
-      `  test        ${emu.keys.test}`,
-      `  test_other  ${emu.keys.test_other}`,
-      `  live        ${emu.keys.live}`,
-      profileName ? `Profile "${profileName}" saved (test key). Try: payops -p ${profileName} subaccounts create --name Ops` : `Try: PAYOPS_BASE_URL=${emu.baseUrl} PAYOPS_API_KEY=<test key> payops subaccounts create --name Ops`,
-      ...(opts.drift ? ['Answers use the documented schema drift (--drift).'] : []),
-      ...(opts.strict ? ['Answers are the least generous reading of the spec (--strict).'] : []),
-      ...(opts.scenario ? [`Scenario: ${opts.scenario}`] : []),
-      ...(clock !== undefined || opts.scenario ? [`Clock: ${emu.store.now()} (move it with: payops emulator clock advance 1d)`] : []),
-      opts.state ? `State file: ${opts.state}` : 'State is in memory only (use --state FILE to keep it).',
-      'Press Ctrl-C to stop.',
-    ]
-    for (const line of lines) await out.writeLine(line)
-  }
-  await stopped
-  // Rejects (exit 1) when the final save of --state fails.
-  await asCommandError(() => emu.close())
+  // Rejects (exit 1) when the emulator could not keep --state, or did not stop cleanly.
+  await emulator.stop()
   if (!out.machine) out.note('Emulator stopped.')
 }

@@ -3,8 +3,10 @@
  * answered, so a move whose 201 the client received is never lost. A real emulator process
  * (`bin/run.js emulator start --port 0 --json --state FILE`, needs dist/) takes concurrent moves and
  * is killed with SIGKILL right after the 300th answer, while more requests are in flight; a new
- * process on the same state file must hold every answered move.
+ * process on the same state file must hold every answered move. The emulator runs in a child of
+ * that process (the emulator's own command line): killed, payops leaves no emulator running.
  */
+import {execFileSync} from 'node:child_process'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {startEmulator, tempDir, type Emulator} from './process.js'
@@ -22,6 +24,25 @@ async function api(emu: Emulator, method: string, path: string, body?: unknown, 
   const res = await fetch(emu.baseUrl + path, {method, headers, body: body === undefined ? undefined : JSON.stringify(body)})
   const text = await res.text()
   return {status: res.status, body: text ? JSON.parse(text) : undefined}
+}
+
+/** The processes whose parent is `pid` (POSIX ps). */
+function childrenOf(pid: number): number[] {
+  return execFileSync('ps', ['-A', '-o', 'pid=,ppid='], {encoding: 'utf8'})
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).map(Number))
+    .filter(([, ppid]) => ppid === pid)
+    .map(([child]) => child)
+}
+
+/** Whether `pid` still runs (a zombie waiting to be reaped does not). */
+function running(pid: number): boolean {
+  try {
+    return !execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], {encoding: 'utf8'}).trim().startsWith('Z')
+  } catch {
+    return false // ps exits 1: no such process
+  }
 }
 
 /** Every credit amount on a subaccount's activity, through the API. */
@@ -46,6 +67,8 @@ describe('emulator --state killed with SIGKILL', () => {
     const from = (await api(first, 'POST', '/api/subaccounts', {name: 'Kill source'})).body.data.id as string
     const to = (await api(first, 'POST', '/api/subaccounts', {name: 'Kill destination'})).body.data.id as string
 
+    const emulators = childrenOf(first.proc.pid!)
+    expect(emulators).toHaveLength(1)
     // 16 requests in flight at a time; SIGKILL as soon as the 300th 201 arrives.
     const TARGET = 300
     const TOTAL = 600
@@ -80,6 +103,9 @@ describe('emulator --state killed with SIGKILL', () => {
     }
     expect(await exited).toBe('SIGKILL')
     expect(answered.size).toBeGreaterThanOrEqual(TARGET)
+    // Its emulator stops on its own (its stdin ended with payops), letting the state file go.
+    for (let i = 0; i < 200 && running(emulators[0]); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(running(emulators[0])).toBe(false)
 
     const second = await startEmulator(['--state', state])
     try {

@@ -47,7 +47,8 @@ afterAll(() => dir.cleanup())
 
 describe('the packed package', () => {
   it('carries the built CLI and nothing else', () => {
-    for (const f of ['package.json', 'README.md', 'oclif.manifest.json', 'bin/run.js', 'bin/package.json', 'dist/entry.js', 'dist/command-table.json']) expect(files).toContain(f)
+    // dist/emulator.js: the emulator's own command line, which `payops emulator start` runs in a child process.
+    for (const f of ['package.json', 'README.md', 'oclif.manifest.json', 'bin/run.js', 'bin/package.json', 'dist/entry.js', 'dist/command-table.json', 'dist/emulator.js']) expect(files).toContain(f)
     const allowed = (f: string) => f.startsWith('dist/') || ['package.json', 'README.md', 'LICENSE', 'oclif.manifest.json', 'bin/run.js', 'bin/package.json'].includes(f)
     expect(files.filter((f) => !allowed(f))).toEqual([])
   })
@@ -58,7 +59,8 @@ describe('the packed package', () => {
     expect(v.code, v.stderr).toBe(0)
     expect(v.stdout).toBe(`payops/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
 
-    const emu = spawn(bin, ['emulator', 'start', '--port', '0', '--json'], {env, stdio: ['ignore', 'pipe', 'pipe']})
+    // The installed emulator (dist/emulator.js, run in a child process), with its SQLite state file.
+    const emu = spawn(bin, ['emulator', 'start', '--port', '0', '--json', '--state', join(dir.path, 'packed.sqlite')], {env, stdio: ['ignore', 'pipe', 'pipe']})
     const exited = new Promise<number | null>((resolve) => emu.once('exit', (code) => resolve(code)))
     try {
       const line = await new Promise<string>((resolve, reject) => {
@@ -75,5 +77,6 @@ describe('the packed package', () => {
       if (emu.exitCode === null) emu.kill('SIGTERM')
     }
     expect(await exited).toBe(0)
+    expect(existsSync(join(dir.path, 'packed.sqlite'))).toBe(true)
   }, 120_000)
 })

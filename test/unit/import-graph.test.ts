@@ -1,7 +1,8 @@
 /**
  * No import circle anywhere under src or in the emulator package: every relative import (`import
  * type` and `export … from` included, static or dynamic) is an edge, and the graph must have no
- * cycle. And no edge between the two: the CLI meets the emulator only as `@payops/emulator`.
+ * cycle. And no edge between the two, by path or by name: the CLI imports nothing of the emulator
+ * package (it runs the emulator's command line as a child process and meets it over HTTP).
  */
 import {readFileSync, readdirSync} from 'node:fs'
 import {dirname, join, relative, resolve} from 'node:path'
@@ -106,6 +107,17 @@ describe('import graph of src and of the emulator package', () => {
     const inPackage = (f: string) => f.startsWith(PACKAGE)
     const crossing = [...graph].flatMap(([from, to]) => to.filter((t) => inPackage(from) !== inPackage(t)).map((t) => `${relative(ROOT, from)} -> ${relative(ROOT, t)}`))
     expect(crossing).toEqual([])
+  })
+
+  it('has no import of the emulator package by name in the CLI: no @payops/emulator, no file of packages/', () => {
+    // Every specifier of every file under src, comments stripped (a path to packages/ would be a crossing too).
+    const named = tsFiles(SRC).flatMap((f) =>
+      [...stripComments(readFileSync(f, 'utf8')).matchAll(SPECIFIER)]
+        .map((m) => m[1] ?? m[2] ?? m[3])
+        .filter((spec) => spec.startsWith('@payops/emulator') || /(^|\/)packages\//.test(spec) || (spec.startsWith('.') && resolve(dirname(f), spec).startsWith(join(ROOT, 'packages'))))
+        .map((spec) => `${relative(ROOT, f)}: ${spec}`),
+    )
+    expect(named).toEqual([])
   })
 
   it('lets the emulator package import only Node, its own files and its declared dependencies', () => {

@@ -1,8 +1,9 @@
 /**
  * `payops-emulator`: the emulator on its own, for anyone who wants a stateful double of this API.
  * It prints the base URL and the three entities' API keys (one JSON line with --json) and serves
- * until SIGINT or SIGTERM; a refused start is one line on stderr and exit 2, a state that could
- * not be kept exit 1.
+ * until SIGINT or SIGTERM (or, with --stop-on-stdin-end, until its stdin ends: a starter that runs
+ * it as a child holds the other end, so the emulator never outlives it); a refused start is one
+ * line on stderr and exit 2, a state that could not be kept exit 1.
  */
 import {parseArgs} from 'node:util'
 import {parseInstant} from './clock/clock.js'
@@ -26,7 +27,8 @@ const HELP = `Usage: payops-emulator [options]
   --seed N            seed of the fault generator
   --drift             answer with the drift the spec documents
   --strict            serve the least generous reading of the spec
-  --json              print one JSON line {"base_url", "keys"} instead of text
+  --json              print one JSON line {"base_url", "keys", "clock"} instead of text
+  --stop-on-stdin-end stop as on SIGTERM when stdin ends (run as a child: the starter holds stdin)
   -h, --help          show this help
 `
 
@@ -43,6 +45,7 @@ const OPTIONS = {
   drift: {type: 'boolean', default: false},
   strict: {type: 'boolean', default: false},
   json: {type: 'boolean', default: false},
+  'stop-on-stdin-end': {type: 'boolean', default: false},
   help: {type: 'boolean', short: 'h', default: false},
 } as const
 
@@ -73,7 +76,7 @@ export function optionsOf(v: Values, env: Record<string, string | undefined>, no
 }
 
 function describe(emu: RunningEmulator, v: Values): string[] {
-  if (v.json) return [JSON.stringify({base_url: emu.baseUrl, keys: emu.keys})]
+  if (v.json) return [JSON.stringify({base_url: emu.baseUrl, keys: emu.keys, clock: emu.store.now()})]
   return [
     `payops-emulator listening on ${emu.baseUrl}`,
     `  test        ${emu.keys.test}`,
@@ -85,7 +88,31 @@ function describe(emu: RunningEmulator, v: Values): string[] {
   ]
 }
 
-/** Runs the emulator until SIGINT or SIGTERM; resolves with the exit code. */
+/** Starts the emulator; a port in use is a refusal (exit 2) like any other. */
+async function start(opts: EmulatorOptions): Promise<RunningEmulator> {
+  try {
+    return await startEmulator(opts)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`Port ${opts.port} is in use; pick another with --port (0 for any free port).`)
+    throw e
+  }
+}
+
+/** Resolves on SIGINT or SIGTERM, or (`--stop-on-stdin-end`) when stdin ends: its starter stopped it, or is gone. */
+function stopRequested(onStdinEnd: boolean): Promise<void> {
+  return new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve())
+    process.once('SIGTERM', () => resolve())
+    if (!onStdinEnd) return
+    // A starter that is gone cannot read: what would have been said is dropped, not an uncaught EPIPE.
+    for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined)
+    process.stdin.on('end', () => resolve())
+    process.stdin.on('error', () => resolve())
+    process.stdin.resume()
+  })
+}
+
+/** Runs the emulator until SIGINT or SIGTERM (or the end of stdin); resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const err = writeStderr
   try {
@@ -94,12 +121,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(HELP)
       return 0
     }
-    const emu = await startEmulator({...optionsOf(values, process.env, err), log: err})
+    const emu = await start({...optionsOf(values, process.env, err), log: err})
+    const stopped = stopRequested(values['stop-on-stdin-end'])
     process.stdout.write(describe(emu, values).map((l) => `${l}\n`).join(''))
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve)
-      process.once('SIGTERM', resolve)
-    })
+    await stopped
+    if (values['stop-on-stdin-end']) process.stdin.destroy()
     await emu.close()
     return 0
   } catch (e) {

@@ -62,6 +62,34 @@ describe('payops-emulator', () => {
     dir.cleanup()
   })
 
+  it('--stop-on-stdin-end: a starter that ends its stdin (or is gone) stops it cleanly, exit 0; its clock is in the JSON line', async () => {
+    const child = spawn(process.execPath, [BIN, '--port', '0', '--json', '--stop-on-stdin-end'], {stdio: ['pipe', 'pipe', 'pipe']})
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+    const code = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)))
+    await until(() => out.includes('\n'))
+    const info = JSON.parse(out.trim()) as {base_url: string; clock: string}
+    expect(Date.parse(info.clock)).toBeGreaterThan(0)
+    expect((await fetch(`${info.base_url}/_emulator/clock`)).status).toBe(200)
+    child.stdin.end()
+    expect(await code).toBe(0)
+    expect(err).toBe('')
+    await expect(fetch(`${info.base_url}/_emulator/clock`)).rejects.toThrow()
+  })
+
+  it('refuses a port in use with one line and exit 2', async () => {
+    const first = run(['--port', '0', '--json'])
+    await until(() => first.stdout().includes('\n'))
+    const port = new URL((JSON.parse(first.stdout().trim()) as {base_url: string}).base_url).port
+    const second = run(['--port', port, '--json'])
+    expect(await second.code).toBe(2)
+    expect(second.stderr()).toBe(`Port ${port} is in use; pick another with --port (0 for any free port).\n`)
+    first.signal('SIGTERM')
+    expect(await first.code).toBe(0)
+  })
+
   it('--help prints the options (exit 0)', async () => {
     const p = run(['--help'])
     expect(await p.code).toBe(0)

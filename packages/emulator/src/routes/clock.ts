@@ -5,23 +5,29 @@
  *                             schedule timezone, and how far it runs from the wall clock
  * - POST /_emulator/clock     `{advance: "2d"}` or `{to: "2026-01-07T09:00:00-05:00"}`: moves the
  *                             clock forward, running what became due in time order
- *                             (scheduler.ts); `{data: {from, now, day, happened: [...]}}`. A `to`
- *                             before the clock is a 400: the clock never goes backwards.
- * - POST /_emulator/scenario  `{scenario}` (scenario/schema.ts): replaces the test entity's world
- *                             with the scenario's (the other entities are seeded afresh, every API
- *                             key keeps working), checked whole before anything changes; 201
- *                             `{data: summary}`.
+ *                             (scheduler.ts); `{data: {from, now, day, happened: [...]}}`. A bad
+ *                             duration or instant, or a `to` before the clock, is a 400 whose
+ *                             message is one line for the operator: the clock never goes backwards.
+ * - POST /_emulator/scenario  `{file, text, env?}` (a scenario file's name and text, YAML or JSON,
+ *                             and the environment variables its `secret_env` fields name) or
+ *                             `{scenario}` (an object, scenario/schema.ts): replaces the test
+ *                             entity's world with the scenario's (the other entities are seeded
+ *                             afresh, every API key keeps working), checked whole before anything
+ *                             changes; 201 `{data: summary}`. A refused file is a 400 whose
+ *                             `message` counts the problems and whose `errors` hold one
+ *                             `FILE:LINE:COL: field: message` line each.
  */
 import * as z from 'zod/mini'
 import {CONTROL_PATHS} from '../interface/paths.js'
 import {iso} from '../store/index.js'
-import {parseDuration, parseInstant, scheduleDay} from '../clock/clock.js'
+import {SCHEDULE_TIMEZONE, parseDuration, parseInstant, scheduleDay} from '../clock/clock.js'
 import type {AppContext} from '../app.js'
 import {validationError} from '../lib/http-error.js'
 import {created, ok, parseInput} from '../server/handler.js'
 import type {Router} from '../server/router.js'
 import {applyScenario} from '../scenario/apply.js'
-import {checkScenario, pathText} from '../scenario/schema.js'
+import {readScenarioText, refusalOf} from '../scenario/file.js'
+import {checkScenario, pathText, type Scenario} from '../scenario/schema.js'
 import {moveClock} from '../lifecycle/scheduler.js'
 
 const MoveBody = z.object({
@@ -40,13 +46,32 @@ function targetOf(app: AppContext, body: z.output<typeof MoveBody>): number {
   const now = app.store.nowMs()
   if (body.advance !== undefined) {
     const ms = parseDuration(body.advance)
-    if (ms === undefined) throw validationError(`advance "${body.advance}" is not a duration such as 30m, 36h, 2d, 1d12h or 1w (at most 10 years)`)
+    if (ms === undefined) throw validationError(`"${body.advance}" is not a duration: use a number and a unit, such as 30m, 36h, 2d, 1d12h or 1w (at most 10 years).`)
     return now + ms
   }
   const ms = parseInstant(body.to!)
-  if (ms === undefined) throw validationError(`to "${body.to}" is not an instant such as 2026-01-07T09:00:00-05:00 (with its offset) or a day such as 2026-01-07`)
-  if (ms < now) throw validationError(`to ${iso(ms)} is before the emulator's clock (${iso(now)}); the clock only moves forward (restart the emulator with --clock to start earlier)`)
+  if (ms === undefined) throw validationError(`"${body.to}" is not an instant: use ISO 8601 with its offset, such as 2026-01-07T09:00:00-05:00, or a day (2026-01-07, its start in ${SCHEDULE_TIMEZONE}).`)
+  if (ms < now) throw validationError(`${body.to} is before the emulator's clock (${iso(now)}); the clock only moves forward. Start an emulator with --clock to begin earlier.`)
   return ms
+}
+
+const ScenarioFileBody = z.object({
+  file: z.string({message: 'file must be the scenario file\'s name'}),
+  text: z.string({message: 'text must be the scenario file\'s text'}),
+  env: z.optional(z.record(z.string(), z.string({message: 'env must map variable names to their values'}))),
+})
+
+/** The scenario a load names: a file's text (read with line-precise problems) or an object; a 400 when it is not one. */
+function scenarioOf(body: Record<string, unknown>): Scenario {
+  if (body.text !== undefined) {
+    const {file, text, env} = parseInput(ScenarioFileBody, body)
+    const read = readScenarioText(text, file, env ?? {})
+    if (!read.ok) throw validationError(refusalOf(file, read.problems.length), read.problems)
+    return read.scenario
+  }
+  const checked = checkScenario(body.scenario)
+  if (!checked.ok) throw validationError(checked.issues.map((i) => `${pathText(i.path) || 'scenario'}: ${i.message}`).join('; '))
+  return checked.scenario
 }
 
 export function register(router: Router, app: AppContext): void {
@@ -60,10 +85,7 @@ export function register(router: Router, app: AppContext): void {
   })
 
   router.add('POST', CONTROL_PATHS.scenario, (ctx) => {
-    const body = (ctx.body ?? {}) as {scenario?: unknown}
-    const checked = checkScenario(body.scenario)
-    if (!checked.ok) throw validationError(checked.issues.map((i) => `${pathText(i.path) || 'scenario'}: ${i.message}`).join('; '))
-    const summary = applyScenario(app.store, checked.scenario)
+    const summary = applyScenario(app.store, scenarioOf((ctx.body ?? {}) as Record<string, unknown>))
     return created({data: {...summary, clock: clockView(app)}})
   })
 }

@@ -76,6 +76,9 @@ export function readScenarioText(text: string, file: string, env: Record<string,
   return {ok: false, problems: lines.map(({at, i}) => `${file}:${at.line}:${at.col}: ${i.path.length ? `${pathText(i.path)}: ` : ''}${i.message}`)}
 }
 
+/** The one line that refuses a scenario file with `count` problems (each reported on a line of its own). */
+export const refusalOf = (file: string, count: number): string => `${plural(count, 'problem')} in scenario file ${file}; nothing was loaded.`
+
 /**
  * Reads and checks a scenario file; on problems, each goes to `note` as one line and a
  * {@link UsageError} (exit 2) says how many: nothing is loaded.
@@ -93,5 +96,5 @@ export function readScenarioFile(file: string, env: Record<string, string | unde
   const r = readScenarioText(text, file, env)
   if (r.ok) return r.scenario
   for (const line of r.problems) note(line)
-  throw new UsageError(`${plural(r.problems.length, 'problem')} in scenario file ${file}; nothing was loaded.`)
+  throw new UsageError(refusalOf(file, r.problems.length))
 }

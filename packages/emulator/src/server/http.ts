@@ -91,7 +91,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, router: Router,
   } catch (err) {
     app.commit?.()
     if (err instanceof HttpError) {
-      sendError(res, err.status, err.code, err.message, requestId, {...err.headers, ...(await drainUnread(req))})
+      sendError(res, err.status, err.code, err.message, requestId, {...err.headers, ...(await drainUnread(req))}, err.problems)
     } else {
       app.log(`emulator: internal error in ${method} ${path} (${requestId}): ${(err as Error)?.stack ?? String(err)}`)
       sendError(res, 500, 'INTERNAL_ERROR', 'internal error', requestId)
@@ -253,6 +253,6 @@ export function send(res: ServerResponse, status: number, body: unknown, request
   res.end(payload)
 }
 
-export function sendError(res: ServerResponse, status: number, code: string, message: string, requestId: string, extra?: Record<string, string>): void {
-  send(res, status, {error_code: code, message, request_id: requestId}, requestId, extra)
+export function sendError(res: ServerResponse, status: number, code: string, message: string, requestId: string, extra?: Record<string, string>, problems?: readonly string[]): void {
+  send(res, status, {error_code: code, message, request_id: requestId, ...(problems ? {errors: problems.map((p) => ({message: p}))} : {})}, requestId, extra)
 }
