@@ -1,8 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {ApiCommand} from '../../base-command.js'
-import {requestApproval} from '../../movements/review.js'
-import {APPROVAL_REQUEST_COLUMNS} from '../../output/columns.js'
+import {runApprovalsRequest} from '../../movements/approval-request.js'
 
 export default class ApprovalsRequest extends ApiCommand<typeof ApprovalsRequest> {
   static override areas = ['transfers'] as const
@@ -16,7 +15,6 @@ export default class ApprovalsRequest extends ApiCommand<typeof ApprovalsRequest
   static override args = {id: Args.string({description: 'move or account transfer id', required: true})}
 
   async run(): Promise<void> {
-    const request = await requestApproval(this.ctx, this.args.id, this.flags.out)
-    await this.out.resource(request, APPROVAL_REQUEST_COLUMNS)
+    await runApprovalsRequest({id: this.args.id, out: this.flags.out}, this.ctx)
   }
 }

@@ -1,5 +1,6 @@
 import * as Args from '@oclif/core/args'
 import {BaseCommand} from '../../base-command.js'
+import {runProfilesRemove} from '../../config/commands.js'
 
 export default class ProfilesRemove extends BaseCommand<typeof ProfilesRemove> {
   static override summary = 'Delete a saved profile.'
@@ -7,7 +8,6 @@ export default class ProfilesRemove extends BaseCommand<typeof ProfilesRemove> {
   static override args = {name: Args.string({description: 'profile name', required: true})}
 
   async run(): Promise<void> {
-    await this.ctx.profiles().remove(this.args.name)
-    this.out.note(`Removed profile "${this.args.name}".`)
+    await runProfilesRemove({name: this.args.name}, this.ctx)
   }
 }

@@ -1,9 +1,8 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import {BaseCommand} from '../../base-command.js'
-import {profileView} from '../../config/view.js'
-import {PROFILE_COLUMNS} from '../../output/columns.js'
-import {applySetting, SETTING_KEYS} from '../../config/settings.js'
+import {runProfilesSet} from '../../config/commands.js'
+import {SETTING_KEYS} from '../../config/settings.js'
 import {MAKER_CHECKER_SCOPE} from '../../movements/maker-checker.js'
 
 export default class ProfilesSet extends BaseCommand<typeof ProfilesSet> {
@@ -51,17 +50,6 @@ ${MAKER_CHECKER_SCOPE}`
   }
 
   async run(): Promise<void> {
-    const store = this.ctx.profiles()
-    store.require(this.args.name)
-    const values = this.positionals.slice(2)
-    let message = ''
-    // Applied to the profile as it is in the file under its lock: a concurrent change is kept.
-    const next = await store.update(this.args.name, (current) => {
-      const applied = applySetting(current, this.args.key, values, {add: this.flags.add, threshold: this.flags.threshold})
-      message = applied.message
-      return applied.profile
-    })
-    this.out.note(message)
-    await this.out.resource(profileView(this.args.name, next, store.read().active === this.args.name), PROFILE_COLUMNS)
+    await runProfilesSet({name: this.args.name, key: this.args.key, values: this.positionals.slice(2), add: this.flags.add, threshold: this.flags.threshold}, this.ctx)
   }
 }

@@ -1,8 +1,7 @@
 import * as Args from '@oclif/core/args'
 import {BaseCommand} from '../../base-command.js'
-import {profileView} from '../../config/view.js'
-import {PROFILE_COLUMNS} from '../../output/columns.js'
-import {SETTING_KEYS, unsetSetting} from '../../config/settings.js'
+import {runProfilesUnset} from '../../config/commands.js'
+import {SETTING_KEYS} from '../../config/settings.js'
 
 export default class ProfilesUnset extends BaseCommand<typeof ProfilesUnset> {
   static override summary = 'Remove a limit or setting of a profile, or only some of its values.'
@@ -18,16 +17,6 @@ export default class ProfilesUnset extends BaseCommand<typeof ProfilesUnset> {
   }
 
   async run(): Promise<void> {
-    const store = this.ctx.profiles()
-    store.require(this.args.name)
-    let message = ''
-    // Applied to the profile as it is in the file under its lock: a concurrent change is kept.
-    const next = await store.update(this.args.name, (current) => {
-      const applied = unsetSetting(current, this.args.key, this.positionals.slice(2), this.args.name)
-      message = applied.message
-      return applied.profile
-    })
-    this.out.note(message)
-    await this.out.resource(profileView(this.args.name, next, store.read().active === this.args.name), PROFILE_COLUMNS)
+    await runProfilesUnset({name: this.args.name, key: this.args.key, values: this.positionals.slice(2)}, this.ctx)
   }
 }

@@ -1,5 +1,6 @@
 import * as Args from '@oclif/core/args'
 import {BaseCommand} from '../../base-command.js'
+import {runProfilesUse} from '../../config/commands.js'
 
 export default class ProfilesUse extends BaseCommand<typeof ProfilesUse> {
   static override summary = 'Make a profile the active one.'
@@ -7,7 +8,6 @@ export default class ProfilesUse extends BaseCommand<typeof ProfilesUse> {
   static override args = {name: Args.string({description: 'profile name', required: true})}
 
   async run(): Promise<void> {
-    await this.ctx.profiles().use(this.args.name)
-    this.out.note(`Active profile: ${this.args.name}`)
+    await runProfilesUse({name: this.args.name}, this.ctx)
   }
 }
