@@ -57,7 +57,7 @@ export default [
     files: ['src/**/*.ts'],
     ignores: [
       'src/context/**',
-      // the signature is shared byte for byte with the emulator; its callers may pass the time
+      // a signature's default time is the wall clock, read where it is signed or verified (callers may pass the time)
       'src/webhooks/signature.ts',
     ],
     rules: {
