@@ -11,7 +11,7 @@ import {pgpassPassword} from './pgpass.js'
 import {retryable, storeError} from './errors.js'
 import {inTurn} from './turns.js'
 import {PgRecords} from './records-pg.js'
-import {BOOTSTRAP, createRoleSql, MIGRATION_LOCK, PG_MIGRATIONS, TEAM_ROLES} from './migrations.js'
+import {PG_MIGRATIONS, TEAM_ROLES} from './migrations.js'
 import {describeStore, type DatabaseAddress} from './url.js'
 import {BATCH_SQL, batchOf, IMPORT_ROW_FIELDS, JOURNAL_SQL, journalEntryOf} from './import-batches.js'
 import {limitsOf, type ImportBatch, type ImportJournalEntry, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type Decided, type IntentInput, type OutcomeInput, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
@@ -202,10 +202,9 @@ export class PgControlStore implements ControlStore {
         })) as unknown as Array<{rows: Array<{day: string}>}>
         const day = began[1].rows[0].day
         const decision = await fn(this.view(day))
-        for (const o of decision.outcomes ?? []) await this.query('SELECT payops.record_outcome($1, $2, $3)', [o.intentSeq, o.status, JSON.stringify(o.detail ?? {})])
+        await this.appendOutcomes(decision.outcomes ?? [])
         const intent = decision.intent ? await this.append(decision.intent) : undefined
-        const intents: IntentRecord[] = []
-        for (const i of decision.intents ?? []) intents.push(await this.append(i))
+        const intents = await this.appendMany(decision.intents ?? [])
         await this.query('COMMIT')
         return {value: decision.value, intent, ...(decision.intents && {intents})}
       } catch (err) {
@@ -222,6 +221,32 @@ export class PgControlStore implements ControlStore {
     return intentOf(rows[0])
   }
 
+  /**
+   * A group's intents in one statement: `append_intent` called once per row, in the rows' order
+   * (WITH ORDINALITY), each call seeing the ones before it (the function is VOLATILE: its own
+   * check of the team's policies reads the day's total as the earlier calls left it).
+   */
+  private async appendMany(list: readonly IntentInput[]): Promise<IntentRecord[]> {
+    if (list.length <= 1) return list.length ? [await this.append(list[0])] : []
+    const col = <T>(f: (i: IntentInput) => T) => list.map(f)
+    const rows = await this.query(
+      `SELECT r.* FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::jsonb[]) WITH ORDINALITY AS u(kind, currency, amount, destination, status, detail, n)
+         CROSS JOIN LATERAL payops.append_intent($1, u.kind, u.currency, u.amount, u.destination, u.status, u.detail) r ORDER BY u.n`,
+      [this.entity, col((i) => i.kind), col((i) => i.currency), col((i) => i.amount), col((i) => i.destination ?? null), col((i) => i.status), col((i) => JSON.stringify(i.detail ?? {}))],
+    )
+    if (rows.length !== list.length) throw new Error(`the team store recorded ${rows.length} of ${list.length} intents`)
+    return rows.map(intentOf)
+  }
+
+  /** Outcomes in one statement (inside the caller's transaction). */
+  private async appendOutcomes(list: readonly OutcomeInput[]): Promise<void> {
+    if (list.length === 0) return
+    await this.query(
+      `SELECT payops.record_outcome(u.seq, u.status, u.detail) FROM unnest($1::bigint[], $2::text[], $3::jsonb[]) WITH ORDINALITY AS u(seq, status, detail, n) ORDER BY u.n`,
+      [list.map((o) => o.intentSeq), list.map((o) => o.status), list.map((o) => JSON.stringify(o.detail ?? {}))],
+    )
+  }
+
   async recordOutcome(intentSeq: number, status: string, detail: Record<string, unknown> = {}): Promise<void> {
     await this.q('SELECT payops.record_outcome($1, $2, $3)', [intentSeq, status, JSON.stringify(detail)])
   }
@@ -232,7 +257,7 @@ export class PgControlStore implements ControlStore {
     await inTurn(this.client, async () => {
       try {
         await this.query('BEGIN')
-        for (const o of list) await this.query('SELECT payops.record_outcome($1, $2, $3)', [o.intentSeq, o.status, JSON.stringify(o.detail ?? {})])
+        await this.appendOutcomes(list)
         await this.query('COMMIT')
       } catch (err) {
         await this.client.query('ROLLBACK').catch(() => undefined)
@@ -327,57 +352,3 @@ export class PgControlStore implements ControlStore {
   }
 }
 
-export interface InitResult {
-  store: string
-  schema_version: number
-  /** Versions this run applied (none when the store was up to date). */
-  applied: number[]
-  roles: string[]
-  entity: string
-  /** Whether this run bound the store to the entity (false: it already was). */
-  bound: boolean
-}
-
-/**
- * Creates or brings up to date the team store's schema and roles, and binds it to `entity`, under
- * a session advisory lock: two inits at once apply each version once, the second finding the
- * first's work done. Refuses a store bound to another entity.
- */
-export async function initPgStore(opts: PgConnectOptions & {entity: string}): Promise<InitResult> {
-  const client = await connectPg(opts)
-  const where = describeStore(opts.address)
-  const run = async (sql: string, params: unknown[] = []) => {
-    try {
-      return (await client.query(sql, params)).rows as Array<Record<string, unknown>>
-    } catch (err) {
-      throw storeError(err, where)
-    }
-  }
-  try {
-    await run('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
-    for (const role of TEAM_ROLES) await run(createRoleSql(role))
-    await run(BOOTSTRAP)
-    const have = num((await run('SELECT coalesce(max(version), 0) AS v FROM payops.schema_versions'))[0].v)
-    if (have > PG_MIGRATIONS.length) throw new UsageError(`The team store ${where} was set up by a newer payops (schema ${have}; this one knows ${PG_MIGRATIONS.length}). Upgrade payops.`)
-    const applied: number[] = []
-    for (let v = have + 1; v <= PG_MIGRATIONS.length; v++) {
-      await run('BEGIN')
-      try {
-        await run(PG_MIGRATIONS[v - 1])
-        await run('INSERT INTO payops.schema_versions (version) VALUES ($1)', [v])
-        await run('COMMIT')
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined)
-        throw err
-      }
-      applied.push(v)
-    }
-    const inserted = await run('INSERT INTO payops.binding (entity) VALUES ($1) ON CONFLICT DO NOTHING RETURNING entity', [opts.entity])
-    const bound = String((await run('SELECT entity FROM payops.binding'))[0].entity)
-    if (bound !== opts.entity) throw new UsageError(`The team store ${where} already serves another entity (fingerprint ${bound.slice(0, 12)}…): a store serves one entity; this profile's key is another's. Nothing was bound.`)
-    return {store: where, schema_version: PG_MIGRATIONS.length, applied, roles: [...TEAM_ROLES], entity: opts.entity, bound: inserted.length > 0}
-  } finally {
-    await client.query('SELECT pg_advisory_unlock_all()').catch(() => undefined)
-    await client.end().catch(() => undefined)
-  }
-}

@@ -66,7 +66,7 @@ function bindingFor(ctx: CommandContext, databaseUrl: string | undefined): TeamB
 export async function runTeamInit(opts: {databaseUrl?: string}, ctx: CommandContext): Promise<void> {
   const binding = bindingFor(ctx, opts.databaseUrl)
   const entity = entityOf(ctx, '`team init`')
-  const {initPgStore} = await import('./postgres.js')
+  const {initPgStore} = await import('./pg-init.js')
   const result = await initPgStore({address: binding.address, env: ctx.io.env, entity})
   const where = describeStore(binding.address)
   ctx.out.note([

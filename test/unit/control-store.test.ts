@@ -6,7 +6,8 @@
  */
 import {afterEach, describe, expect, it} from 'vitest'
 import {keyFingerprint} from '../../src/control/index.js'
-import {initPgStore, PgControlStore} from '../../src/control/postgres.js'
+import {PgControlStore} from '../../src/control/postgres.js'
+import {initPgStore} from '../../src/control/pg-init.js'
 import {SqliteControlStore} from '../../src/control/sqlite.js'
 import type {ControlStore} from '../../src/control/types.js'
 import {parseDatabaseUrl} from '../../src/control/url.js'
@@ -207,6 +208,23 @@ describe('the PostgreSQL engine', () => {
     // 100 allowed first; 100 + 300 is past the 350 cap: the database refuses the direct call.
     expect(await direct).toMatch(/would take today's total past the team's daily-max/)
     expect(await engine.db.query('SELECT total FROM payops.daily_totals')).toEqual([{total: '100'}])
+  })
+
+  it('a group\'s intents appended in one statement are each judged by the database after the ones before them', async () => {
+    const engine = await pgEngine()
+    cleanups.push(() => engine.cleanup())
+    const [ana] = await engine.open(['ana'])
+    opened.push(ana)
+    await ana.setPolicy('daily-max', {USD: 100})
+    // Within the cap one by one, each seen by the next: 40 + 40 recorded.
+    const two = await ana.decide(() => ({value: null, intents: [40, 40].map((amount) => ({kind: 'move', currency: 'USD', amount, status: 'allowed' as const}))}))
+    expect(two.intents!.map((i) => i.amount)).toEqual([40, 40])
+    expect(two.intents![1].seq).toBeGreaterThan(two.intents![0].seq)
+    // A group whose client judged wrongly (each row alone fits): the database's own check sees the
+    // earlier rows of the same statement and refuses the group; nothing of it is recorded.
+    await expect(ana.decide(() => ({value: null, intents: [10, 40].map((amount) => ({kind: 'move', currency: 'USD', amount, status: 'allowed' as const}))}))).rejects.toThrow(/daily-max/)
+    expect(await engine.db.query('SELECT total FROM payops.daily_totals')).toEqual([{total: '80'}])
+    expect(await engine.db.query('SELECT count(*)::int AS n FROM payops.intents')).toEqual([{n: 2}])
   })
 
   it('two members\' direct append_intent calls at once cannot both pass a cap that fits only one', async () => {
