@@ -8,48 +8,24 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {randomBytes} from 'node:crypto'
-import pg from 'pg'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import setupPostgres, {type PostgresServer} from '../support/postgres-global.js'
-import {activityAmounts, knownSecrets, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {smokePostgres, until} from '../support/postgres-smoke.js'
+import {activityAmounts, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
 import {BIN, cleanEnv} from './process.js'
 
 let emu: Emulator
-let server: PostgresServer
-let stopServer: (() => Promise<void>) | undefined
+const pgs = smokePostgres()
 const one = tempDir('payops-team-cap-')
 const two = tempDir('payops-team-cap-')
 
 beforeAll(async () => {
   emu = await startEmulator()
-  stopServer = await setupPostgres({provide: (_key: string, value: PostgresServer) => void (server = value)} as never)
-  knownSecrets.add(server.password)
 }, 120_000)
 afterAll(async () => {
   await emu?.stop()
-  await stopServer?.()
   one.cleanup()
   two.cleanup()
 })
-
-const urlOf = (user: string, password: string, db: string) => `postgres://${user}:${encodeURIComponent(password)}@${server.host}:${server.port}/${db}`
-
-async function sql(db: string, text: string): Promise<Array<Record<string, unknown>>> {
-  const c = new pg.Client({connectionString: urlOf(server.user, server.password, db)})
-  await c.connect()
-  try {
-    return (await c.query(text)).rows
-  } finally {
-    await c.end()
-  }
-}
-
-async function login(name: string, db: string, grant: string): Promise<string> {
-  const password = randomBytes(12).toString('base64url')
-  knownSecrets.add(password)
-  await sql(db, `CREATE ROLE ${name} LOGIN PASSWORD '${password}'; GRANT ${grant} TO ${name}`)
-  return urlOf(name, password, db)
-}
 
 function spawnPayops(dir: string, team: string, args: string[], started?: (p: ChildProcess) => void): Promise<{code: number | null; signal: NodeJS.Signals | null; stderr: string}> {
   const proc = spawn(process.execPath, [BIN, ...args], {env: cleanEnv({PAYOPS_CONFIG_DIR: dir, PAYOPS_TEAM_DATABASE_URL: team}), stdio: ['ignore', 'ignore', 'pipe']})
@@ -89,24 +65,16 @@ async function holdingProxy(): Promise<{url: string; held(): number; close(): Pr
   }
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
-
 describe('the team cap between processes', () => {
   it('ten `moves create` processes on two machines at once under a 100.00 team cap move at most 100.00', async () => {
     const db = `payops_smoke_${randomBytes(4).toString('hex')}`
-    await sql('postgres', `CREATE DATABASE ${db}`)
+    await pgs.sql('postgres', `CREATE DATABASE ${db}`)
     for (const dir of [one.path, two.path]) expect((await run(['profiles', 'add', 'ops', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {configDir: dir, input: emu.keys.test})).code).toBe(0)
-    const init = await run(['team', 'init', '--database-url', urlOf(server.user, server.password, db)], {configDir: one.path})
+    const init = await run(['team', 'init', '--database-url', pgs.adminUrl(db)], {configDir: one.path})
     expect(init.code, init.stderr).toBe(0)
-    const admin = await login(`admin_${db}`, db, 'payops_admin')
-    const ana = await login(`ana_${db}`, db, 'payops_member')
-    const bob = await login(`bob_${db}`, db, 'payops_member')
+    const admin = await pgs.login(`admin_${db}`, db, 'payops_admin')
+    const ana = await pgs.login(`ana_${db}`, db, 'payops_member')
+    const bob = await pgs.login(`bob_${db}`, db, 'payops_member')
     expect((await run(['team', 'policy', 'set', 'daily-max', '100.00', 'USD'], {configDir: one.path, env: {PAYOPS_TEAM_DATABASE_URL: admin}})).code).toBe(0)
     const a = (await run(['subaccounts', 'create', '--name', 'Cap A'], {configDir: one.path})).json().id as string
     const b = (await run(['subaccounts', 'create', '--name', 'Cap B'], {configDir: one.path})).json().id as string
@@ -115,20 +83,20 @@ describe('the team cap between processes', () => {
     expect(codes, runs.map((r) => r.stderr).join('\n')).toEqual([0, 0, 0, 3, 3, 3, 3, 3, 3, 3])
     for (const r of runs.filter((x) => x.code === 3)) expect(r.stderr).toMatch(/Refused by the team's policies: daily-max 100\.00 USD/)
     expect(await activityAmounts(emu, b, 'credit', {configDir: one.path})).toEqual([3000, 3000, 3000])
-    const [{total}] = await sql(db, 'SELECT total FROM payops.daily_totals')
+    const [{total}] = await pgs.sql(db, 'SELECT total FROM payops.daily_totals')
     expect(Number(total)).toBe(9000)
   })
 
   it('kill -9 while the request is in flight: its intent stays on record without an outcome and counts towards the cap', async () => {
     const db = `payops_smoke_${randomBytes(4).toString('hex')}`
-    await sql('postgres', `CREATE DATABASE ${db}`)
+    await pgs.sql('postgres', `CREATE DATABASE ${db}`)
     const three = tempDir('payops-team-cap-')
     const proxy = await holdingProxy()
     try {
       expect((await run(['profiles', 'add', 'ops', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {configDir: three.path, input: emu.keys.test})).code).toBe(0)
-      expect((await run(['team', 'init', '--database-url', urlOf(server.user, server.password, db)], {configDir: three.path})).code).toBe(0)
-      const admin = await login(`admin_${db}`, db, 'payops_admin')
-      const ana = await login(`ana_${db}`, db, 'payops_member')
+      expect((await run(['team', 'init', '--database-url', pgs.adminUrl(db)], {configDir: three.path})).code).toBe(0)
+      const admin = await pgs.login(`admin_${db}`, db, 'payops_admin')
+      const ana = await pgs.login(`ana_${db}`, db, 'payops_member')
       expect((await run(['team', 'policy', 'set', 'daily-max', '100.00', 'USD'], {configDir: three.path, env: {PAYOPS_TEAM_DATABASE_URL: admin}})).code).toBe(0)
       const a = (await run(['subaccounts', 'create', '--name', 'Kill A'], {configDir: three.path})).json().id as string
       const b = (await run(['subaccounts', 'create', '--name', 'Kill B'], {configDir: three.path})).json().id as string
@@ -139,8 +107,8 @@ describe('the team cap between processes', () => {
       proc!.kill('SIGKILL')
       expect((await done).signal).toBe('SIGKILL')
       // The decision and its intent committed together before the request went out; no outcome after it.
-      expect(await sql(db, 'SELECT kind, amount::int AS amount, status FROM payops.intents')).toEqual([{kind: 'move.create', amount: 6000, status: 'allowed'}])
-      expect(await sql(db, 'SELECT count(*)::int AS n FROM payops.outcomes')).toEqual([{n: 0}])
+      expect(await pgs.sql(db, 'SELECT kind, amount::int AS amount, status FROM payops.intents')).toEqual([{kind: 'move.create', amount: 6000, status: 'allowed'}])
+      expect(await pgs.sql(db, 'SELECT count(*)::int AS n FROM payops.outcomes')).toEqual([{n: 0}])
       expect(await activityAmounts(emu, b, 'credit', {configDir: one.path})).toEqual([])
       // Read as possibly sent: the cap counts it.
       expect((await run(['profiles', 'set', 'ops', 'base-url', emu.baseUrl], {configDir: three.path})).code).toBe(0)

@@ -8,48 +8,24 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {randomBytes} from 'node:crypto'
-import pg from 'pg'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import setupPostgres, {type PostgresServer} from '../support/postgres-global.js'
-import {activityAmounts, knownSecrets, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {smokePostgres, until} from '../support/postgres-smoke.js'
+import {activityAmounts, run, startEmulator, tempDir, type Emulator} from '../support/index.js'
 import {BIN, cleanEnv} from './process.js'
 
 let emu: Emulator
-let server: PostgresServer
-let stopServer: (() => Promise<void>) | undefined
+const pgs = smokePostgres()
 const cron = tempDir('payops-worker-kill-')
 const member = tempDir('payops-worker-kill-')
 const checker = tempDir('payops-worker-kill-')
 
 beforeAll(async () => {
   emu = await startEmulator()
-  stopServer = await setupPostgres({provide: (_key: string, value: PostgresServer) => void (server = value)} as never)
-  knownSecrets.add(server.password)
 }, 120_000)
 afterAll(async () => {
   await emu?.stop()
-  await stopServer?.()
   for (const d of [cron, member, checker]) d.cleanup()
 })
-
-const urlOf = (user: string, password: string, db: string) => `postgres://${user}:${encodeURIComponent(password)}@${server.host}:${server.port}/${db}`
-
-async function sql(db: string, text: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
-  const c = new pg.Client({connectionString: urlOf(server.user, server.password, db)})
-  await c.connect()
-  try {
-    return (await c.query(text, params)).rows
-  } finally {
-    await c.end()
-  }
-}
-
-async function login(name: string, db: string, grant: string): Promise<string> {
-  const password = randomBytes(12).toString('base64url')
-  knownSecrets.add(password)
-  await sql(db, `CREATE ROLE ${name} LOGIN PASSWORD '${password}'; GRANT ${grant} TO ${name}`)
-  return urlOf(name, password, db)
-}
 
 /** A loopback proxy to the emulator that forwards a POST and never gives its answer back (the emulator carried it out). */
 async function swallowingProxy(): Promise<{url: string; answered(): number; close(): Promise<void>}> {
@@ -82,25 +58,17 @@ async function swallowingProxy(): Promise<{url: string; answered(): number; clos
   }
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
-
 describe('the team worker killed between send and record', () => {
   it('the next pass finishes the request with its key: the money moved once, and the store says so', async () => {
     const db = `payops_smoke_${randomBytes(4).toString('hex')}`
-    await sql('postgres', `CREATE DATABASE ${db}`)
+    await pgs.sql('postgres', `CREATE DATABASE ${db}`)
     const proxy = await swallowingProxy()
     try {
       expect((await run(['profiles', 'add', 'ops', '--base-url', emu.baseUrl, '--key-stdin', '--use'], {configDir: cron.path, input: emu.keys.test})).code).toBe(0)
-      expect((await run(['team', 'init', '--database-url', urlOf(server.user, server.password, db)], {configDir: cron.path})).code).toBe(0)
-      const ana = await login(`ana_${db}`, db, 'payops_member')
-      const bob = await login(`bob_${db}`, db, 'payops_member')
-      const worker = await login(`cron_${db}`, db, 'payops_worker')
+      expect((await run(['team', 'init', '--database-url', pgs.adminUrl(db)], {configDir: cron.path})).code).toBe(0)
+      const ana = await pgs.login(`ana_${db}`, db, 'payops_member')
+      const bob = await pgs.login(`bob_${db}`, db, 'payops_member')
+      const worker = await pgs.login(`cron_${db}`, db, 'payops_worker')
       const a = (await run(['subaccounts', 'create', '--name', 'Kill A'], {configDir: cron.path})).json().id as string
       const b = (await run(['subaccounts', 'create', '--name', 'Kill B'], {configDir: cron.path})).json().id as string
       expect((await run(['profiles', 'add', 'ana', '--team', ana, '--use'], {configDir: member.path})).code).toBe(0)
@@ -123,8 +91,8 @@ describe('the team worker killed between send and record', () => {
       expect((await done).signal).toBe('SIGKILL')
       expect(await activityAmounts(emu, b, 'credit', {configDir: cron.path})).toEqual([7500])
       // Claimed, sent, no outcome recorded.
-      expect(await sql(db, 'SELECT count(*)::int AS n FROM payops.executions')).toEqual([{n: 1}])
-      expect(await sql(db, 'SELECT count(*)::int AS n FROM payops.execution_outcomes')).toEqual([{n: 0}])
+      expect(await pgs.sql(db, 'SELECT count(*)::int AS n FROM payops.executions')).toEqual([{n: 1}])
+      expect(await pgs.sql(db, 'SELECT count(*)::int AS n FROM payops.execution_outcomes')).toEqual([{n: 0}])
       const shown = await run(['approvals', 'show', ref, '-o', 'json'], {configDir: member.path})
       expect(shown.json()).toMatchObject({state: 'being carried out'})
 
@@ -141,7 +109,7 @@ describe('the team worker killed between send and record', () => {
       expect(row).toMatchObject({request: ref, result: 'carried_out'})
       expect(err).toMatch(/carried out: req-\d+ .*replayed|carried out: req-\d+ .*already/i)
       expect(await activityAmounts(emu, b, 'credit', {configDir: cron.path})).toEqual([7500])
-      expect(await sql(db, 'SELECT status, resource_id FROM payops.execution_outcomes')).toEqual([{status: 'carried_out', resource_id: row.id}])
+      expect(await pgs.sql(db, 'SELECT status, resource_id FROM payops.execution_outcomes')).toEqual([{status: 'carried_out', resource_id: row.id}])
       const again = await run(['team', 'worker', '--once', '-o', 'json'], {configDir: cron.path, env: {PAYOPS_TEAM_DATABASE_URL: worker}})
       expect(again.code).toBe(0)
       expect(again.json()).toEqual([])
