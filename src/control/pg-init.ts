@@ -5,7 +5,7 @@
 import {UsageError} from '../errors.js'
 import {storeError} from './errors.js'
 import {BOOTSTRAP, createRoleSql, MIGRATION_LOCK, PG_MIGRATIONS, TEAM_ROLES} from './migrations.js'
-import {connectPg, type PgConnectOptions} from './postgres.js'
+import type {PgConnectOptions} from './postgres.js'
 import {describeStore} from './url.js'
 
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v))
@@ -27,6 +27,7 @@ export interface InitResult {
  * first's work done. Refuses a store bound to another entity.
  */
 export async function initPgStore(opts: PgConnectOptions & {entity: string}): Promise<InitResult> {
+  const {connectPg} = await import('./postgres.js')
   const client = await connectPg(opts)
   const where = describeStore(opts.address)
   const run = async (sql: string, params: unknown[] = []) => {

