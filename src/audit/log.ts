@@ -69,7 +69,7 @@ export class AuditLog {
     let written, store: TrailStore
     try {
       store = this.store ??= TrailStore.open(this.dir)
-      written = await inTurn(store.location, async () => store.append(batch, new Date(systemClock.now()).toISOString()))
+      written = await inTurn(store.location, async () => store.append(batch, () => new Date(systemClock.now()).toISOString()))
     } catch (err) {
       for (const b of batch) b.reject(err)
       return

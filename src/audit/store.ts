@@ -105,10 +105,13 @@ export class TrailStore {
   /**
    * Appends a group in one transaction: each entry's check on the trail as it is (the records in
    * the store and those of the group before it), the records allowed, and the head. Throws
-   * {@link AuditTrailError}, writing nothing, when the trail's end does not match its head.
+   * {@link AuditTrailError}, writing nothing, when the trail's end does not match its head. The
+   * records are dated by `now` once the write lock is held, so that the trail's times follow its
+   * order across processes (a writer may wait for the lock behind others).
    */
-  append(entries: readonly Entry[], time: string, pid = process.pid): Written {
+  append(entries: readonly Entry[], now: () => string, pid = process.pid): Written {
     return this.db.transaction(() => {
+      const time = now()
       const tail = this.tail()
       if (!tail.ok) throw new AuditTrailError(`the audit trail in ${this.location} ${tail.problem}: run \`payops audit verify\`; nothing can be added to a trail whose end does not match its head`)
       let {seq, prev} = tail
