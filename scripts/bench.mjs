@@ -293,15 +293,14 @@ async function completion() {
     // One in ten left awaiting approval.
     lines.push(JSON.stringify({kind: 'outcome', ...base, seq: 2 * i + 2, status: 201, request_id: randomUUID(), resource_id: randomUUID(), resource_status: i % 10 === 0 ? 'created' : 'settled', outcome: 'created'}))
   }
-  // The trail's store (audit.sqlite), as payops writes it: one row a record (the chain is not what completion reads).
+  // The trail in the control store (controls.sqlite), as payops writes it: one row a record (the
+  // chain is not what completion reads). The store is made at its schema by payops itself.
+  const {execFileSync} = await import('node:child_process')
+  execFileSync(process.execPath, [BIN, 'team', 'status'], {env: {...baseEnv, PAYOPS_CONFIG_DIR: dir}, stdio: 'ignore'})
   const {createRequire} = await import('node:module')
   const Sqlite = process.getBuiltinModule?.('node:sqlite')?.DatabaseSync ?? createRequire(import.meta.url)('better-sqlite3')
-  const db = new Sqlite(join(dir, 'audit.sqlite'))
-  db.exec(`CREATE TABLE payops_schema (purpose TEXT NOT NULL, version INTEGER NOT NULL); INSERT INTO payops_schema VALUES ('audit', 1);
-    CREATE TABLE trail (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, hash TEXT NOT NULL, record TEXT NOT NULL);
-    CREATE TABLE trail_head (only_row INTEGER PRIMARY KEY CHECK (only_row = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL);
-    CREATE TABLE trail_imports (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, file TEXT NOT NULL, records INTEGER NOT NULL, head_hash TEXT NOT NULL);
-    PRAGMA journal_mode = WAL; BEGIN`)
+  const db = new Sqlite(join(dir, 'controls.sqlite'))
+  db.exec('BEGIN')
   const insert = db.prepare('INSERT INTO trail (seq, kind, hash, record) VALUES (?, ?, ?, ?)')
   lines.forEach((l, i) => insert.run(i + 1, JSON.parse(l).kind, '0'.repeat(64), l))
   db.exec('COMMIT')
@@ -309,7 +308,6 @@ async function completion() {
   const env = {...baseEnv, PAYOPS_CONFIG_DIR: dir}
   const line = ['moves', 'approve', '']
   // What it offers (checked once, so that a fast empty answer cannot pass).
-  const {execFileSync} = await import('node:child_process')
   const offered = execFileSync(process.execPath, [BIN, '__complete', ...line], {env, encoding: 'utf8'}).trim().split('\n').length - 1
   const runs = []
   const bare = []

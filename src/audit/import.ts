@@ -14,6 +14,7 @@ import {verifyChain} from './chain.js'
 import {AUDIT_FILE, AUDIT_HEAD, numberedLines, present, readLegacyHead} from './legacy.js'
 import type {AuditRecord} from './records.js'
 import {systemClock} from '../context/host.js'
+import {TRAIL_FILE} from './schema.js'
 
 /** Imports the old trail of `dir` into the store `db` when there is one to import (see the module). */
 export function importLegacy(db: Database, dir: string): void {
@@ -37,13 +38,13 @@ export function importLegacy(db: Database, dir: string): void {
       }
     }
     const result = verifyChain({label: file, unit: 'line', items: copied(), head: () => head, headName: AUDIT_HEAD})
-    if (!result.ok) throw new AuditTrailError(`The audit trail of an earlier payops cannot be imported: ${result.message?.replace(/\.$/, '')}. Nothing was imported; move ${AUDIT_FILE} and ${AUDIT_HEAD} aside to start the trail in ${TRAIL_NAME}.`)
+    if (!result.ok) throw new AuditTrailError(`The audit trail of an earlier payops cannot be imported: ${result.message?.replace(/\.$/, '')}. Nothing was imported; move ${AUDIT_FILE} and ${AUDIT_HEAD} aside to start the trail in ${TRAIL_FILE}.`)
     const end = result.head!
     if (end.seq === 0) return
     const done = db.prepare('SELECT 1 AS x FROM trail_imports WHERE head_hash = ?').get(end.hash)
     if (done) return
     if (!empty) {
-      throw new AuditTrailError(`${file} holds a trail (${end.seq} records, head ${end.hash.slice(0, 16)}…) that was never imported, and ${TRAIL_NAME} already holds another: nothing was imported. Move ${AUDIT_FILE} and ${AUDIT_HEAD} aside (keep them if you need that older trail).`)
+      throw new AuditTrailError(`${file} holds a trail (${end.seq} records, head ${end.hash.slice(0, 16)}…) that was never imported, and the audit trail in ${TRAIL_FILE} already holds another: nothing was imported. Move ${AUDIT_FILE} and ${AUDIT_HEAD} aside (keep them if you need that older trail).`)
     }
     db.prepare('INSERT INTO trail_head (only_row, seq, hash) VALUES (1, ?, ?)').run(end.seq, end.hash)
     db.prepare('INSERT INTO trail_imports (at, file, records, head_hash) VALUES (?, ?, ?, ?)').run(new Date(systemClock.now()).toISOString(), file, end.seq, end.hash)
@@ -52,8 +53,6 @@ export function importLegacy(db: Database, dir: string): void {
   db.exec('PRAGMA wal_checkpoint(FULL)')
   for (const f of [file, headFile]) setAside(f)
 }
-
-const TRAIL_NAME = 'audit.sqlite'
 
 /** Renames `file` to `FILE.imported` (or `.imported.2`, … when that is taken); one already gone is left. */
 function setAside(file: string): void {

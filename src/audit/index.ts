@@ -1,7 +1,7 @@
 /**
  * The audit trail: every mutating request is recorded as an `intent` before it is sent and an
  * `outcome` after, each record chained to the one before it by SHA-256 (records.ts), in the
- * store of the config dir (store.ts: SQLite, `audit.sqlite`). The JSON-lines trail of earlier
+ * control store of the config dir (store.ts: tables of `controls.sqlite`). The JSON-lines trail of earlier
  * versions is imported once on first use (import.ts); `audit export --format jsonl` writes the
  * chain as JSON lines that `audit verify FILE` checks (legacy.ts, chain.ts).
  * Nothing secret is ever written: only the fields listed in {@link AuditFields}.
@@ -42,15 +42,19 @@ export function readAuditHead(dir: string): HeadState {
 
 /** Walks the trail's chain in its store and checks it ends at its head (see verifyChain). */
 export function verifyAudit(dir: string, opts: VerifyOptions = {}): VerifyResult {
-  if (!hasTrail(dir)) {
-    const head = {seq: 0, hash: GENESIS}
-    if (opts.expectHead !== undefined && !GENESIS.startsWith(opts.expectHead.toLowerCase())) {
-      const reason = `the head is record 0 (there is no trail yet), not --expect-head ${opts.expectHead.toLowerCase()}`
-      return {ok: false, records: 0, reason, message: `${dir}: ${reason}.`, head}
-    }
-    return {ok: true, records: 0, head}
+  if (!hasTrail(dir)) return noTrail(dir, opts)
+  // The control store may be there with no trail in it yet: that is no trail either.
+  return withStore(dir, (s) => (s.empty() ? noTrail(dir, opts) : s.verify(opts)))
+}
+
+/** The answer for a config dir with no trail yet: record 0, the genesis hash. */
+function noTrail(dir: string, opts: VerifyOptions): VerifyResult {
+  const head = {seq: 0, hash: GENESIS}
+  if (opts.expectHead !== undefined && !GENESIS.startsWith(opts.expectHead.toLowerCase())) {
+    const reason = `the head is record 0 (there is no trail yet), not --expect-head ${opts.expectHead.toLowerCase()}`
+    return {ok: false, records: 0, reason, message: `${dir}: ${reason}.`, head}
   }
-  return withStore(dir, (s) => s.verify(opts))
+  return {ok: true, records: 0, head}
 }
 
 /**

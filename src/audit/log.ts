@@ -3,6 +3,7 @@
  * group is written go in the next), and each group is one transaction of the store (see
  * store.ts), so a large import writes a record per row without a transaction per record.
  */
+import {inTurn} from '../control/turns.js'
 import {TrailStore, type Entry} from './store.js'
 import type {AuditFields, TrailCheck} from './records.js'
 import {systemClock} from '../context/host.js'
@@ -59,20 +60,23 @@ export class AuditLog {
 
   /**
    * One group: committed in one transaction (the checks refuse what they refuse at once), then
-   * the log synced off the event loop, and only then are the written records' callers told.
+   * the log synced off the event loop, and only then are the written records' callers told. The
+   * transaction waits its turn with the control store's in this process (src/control/turns.ts,
+   * keyed by the file both write): a second connection's BEGIN IMMEDIATE would wait for the write
+   * lock synchronously, holding up the event loop the holder needs to finish.
    */
   private async write(batch: Queued[]): Promise<void> {
-    let written
+    let written, store: TrailStore
     try {
-      this.store ??= TrailStore.open(this.dir)
-      written = this.store.append(batch, new Date(systemClock.now()).toISOString())
+      store = this.store ??= TrailStore.open(this.dir)
+      written = await inTurn(store.location, async () => store.append(batch, () => new Date(systemClock.now()).toISOString()))
     } catch (err) {
       for (const b of batch) b.reject(err)
       return
     }
     written.forEach((w, i) => void (w.ok || batch[i].reject(w.error)))
     try {
-      if (written.some((w) => w.ok)) await this.store.sync()
+      if (written.some((w) => w.ok)) await store.sync()
       written.forEach((w, i) => void (w.ok && batch[i].resolve()))
     } catch (err) {
       written.forEach((w, i) => void (w.ok && batch[i].reject(err)))

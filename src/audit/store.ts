@@ -1,14 +1,20 @@
 /**
- * The audit trail's store on this machine: SQLite in the config dir (`audit.sqlite`, purpose
- * `audit`, through src/db), one row a record, each row the record as JSON with its place in the
- * chain (`seq`, `prev`) and its hash, and a one-row head (the last record's number and hash), so
- * that records cut off the end are detected too.
+ * The audit trail's store on this machine: tables of the control store's SQLite file in the config
+ * dir (`controls.sqlite`, purpose `controls`, through src/db; the schema in
+ * src/control/sqlite-schema.ts), so that the trail and every other control record of the machine
+ * (import batches and journals, reconciliation decisions, names, watch alerts) are one store. One
+ * row a record, each row the record as JSON with its place in the chain (`seq`, `prev`) and its
+ * hash, and a one-row head (the last record's number and hash), so that records cut off the end
+ * are detected too.
  *
  * A group of records is appended in one `BEGIN IMMEDIATE` transaction: SQLite's write lock
- * serialises writers across processes, the checks run (daily caps, maker-checker) on the trail
- * as it is then, and the records they allow commit with the head, whole or not at all; the log is
- * then synced (see sync) before the callers are told. The file is never opened through a
- * symbolic link (src/db refuses one at the file, its WAL and journal).
+ * serialises writers across processes (and the trail's writes with the control store's, on the
+ * same file: a writer waits for the lock up to its busy timeout), the checks run (daily caps,
+ * maker-checker) on the trail as it is then, and the records they allow commit with the head,
+ * whole or not at all; the log is then synced (see sync) before the callers are told. The trail's
+ * connection is its own: `synchronous = NORMAL` and a busy timeout of 15 s are settings of the
+ * connection, so the control store's connections keep theirs (`FULL`). The file is never opened
+ * through a symbolic link (src/db refuses one at the file, its WAL and journal).
  */
 import {constants, mkdirSync} from 'node:fs'
 import {open, type FileHandle} from 'node:fs/promises'
@@ -75,6 +81,11 @@ export class TrailStore {
     return {state: 'ok', head: {seq: row.seq, hash: row.hash}}
   }
 
+  /** Whether the trail has neither a record nor a head (the control store is there, its trail not begun). */
+  empty(): boolean {
+    return this.head().state === 'absent' && !this.db.prepare('SELECT 1 AS x FROM trail LIMIT 1').get()
+  }
+
   /** Where the chain continues from, checked against the head; a problem refuses every write. */
   private tail(): {ok: true; seq: number; prev: string} | {ok: false; problem: string} {
     const head = this.head()
@@ -94,10 +105,13 @@ export class TrailStore {
   /**
    * Appends a group in one transaction: each entry's check on the trail as it is (the records in
    * the store and those of the group before it), the records allowed, and the head. Throws
-   * {@link AuditTrailError}, writing nothing, when the trail's end does not match its head.
+   * {@link AuditTrailError}, writing nothing, when the trail's end does not match its head. The
+   * records are dated by `now` once the write lock is held, so that the trail's times follow its
+   * order across processes (a writer may wait for the lock behind others).
    */
-  append(entries: readonly Entry[], time: string, pid = process.pid): Written {
+  append(entries: readonly Entry[], now: () => string, pid = process.pid): Written {
     return this.db.transaction(() => {
+      const time = now()
       const tail = this.tail()
       if (!tail.ok) throw new AuditTrailError(`the audit trail in ${this.location} ${tail.problem}: run \`payops audit verify\`; nothing can be added to a trail whose end does not match its head`)
       let {seq, prev} = tail
@@ -168,8 +182,8 @@ export class TrailStore {
   }
 
   /**
-   * Makes every commit so far durable: the write-ahead log (`audit.sqlite-wal`, where each commit
-   * is appended) synced with fdatasync on libuv's thread pool, so answers to requests in flight are
+   * Makes every commit so far durable: the write-ahead log (`controls.sqlite-wal`, where each commit
+   * is appended, the control store's too) synced with fdatasync on libuv's thread pool, so answers to requests in flight are
    * read meanwhile and the records they bring join the next group. Never through a link.
    */
   async sync(): Promise<void> {

@@ -3,58 +3,23 @@
  * purpose `controls`, through src/db). A decision is one `BEGIN IMMEDIATE` transaction: the write
  * lock is taken before today's total is read, so decisions of several processes on this machine
  * run one after another. Records are stamped with the local operator (the profile's operator name,
- * the OS user and host): on one machine there is no other identity to be had.
+ * the OS user and host): on one machine there is no other identity to be had. The audit trail is
+ * kept in the same file (src/audit/store.ts, on a connection of its own), so the machine's control
+ * records are one store; its writers and these take the one write lock in turn.
  */
 import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
-import {openDatabase, type Database, type Schema} from '../db/index.js'
+import {openDatabase, type Database} from '../db/index.js'
 import {LocalNotFoundError, AuthError} from '../errors.js'
 import type {Limits} from '../config/index.js'
 import {StoreConflictError} from './errors.js'
 import {inTurn} from './turns.js'
-import {SQLITE_RECORDS} from './migration-records.js'
+import {CONTROLS_FILE, CONTROLS_SCHEMA} from './sqlite-schema.js'
 import {SqliteRecords} from './records-sqlite.js'
 import {IMPORT_ROW_FIELDS, batchOf, BATCH_SQL, JOURNAL_SQL, journalEntryOf} from './import-batches.js'
 import {limitsOf, type ImportBatch, type ImportJournalEntry, type ApprovalRequest, type ApprovalRequestInput, type ControlStore, type Decision, type Decided, type OutcomeInput, type DecisionView, type IntentRecord, type OutcomeRecord, type PolicyEntry, type StoreStatus} from './types.js'
 
-export const CONTROLS_FILE = 'controls.sqlite'
-
-export const CONTROLS_SCHEMA: Schema = {
-  purpose: 'controls',
-  migrations: [
-    `CREATE TABLE intents (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, day TEXT NOT NULL, actor TEXT NOT NULL,
-      entity TEXT NOT NULL, kind TEXT NOT NULL, currency TEXT NOT NULL, amount INTEGER NOT NULL CHECK (amount >= 0),
-      destination TEXT, status TEXT NOT NULL CHECK (status IN ('allowed', 'refused')), detail TEXT NOT NULL DEFAULT '{}');
-    CREATE TABLE outcomes (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT, intent_seq INTEGER NOT NULL REFERENCES intents (seq), at TEXT NOT NULL,
-      actor TEXT NOT NULL, status TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '{}');
-    CREATE TABLE daily_totals (
-      entity TEXT NOT NULL, day TEXT NOT NULL, currency TEXT NOT NULL, total INTEGER NOT NULL, last_seq INTEGER NOT NULL,
-      PRIMARY KEY (entity, day, currency));
-    CREATE TABLE policies (seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, actor TEXT NOT NULL, key TEXT NOT NULL, value TEXT);
-    CREATE TABLE approval_requests (
-      id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, maker TEXT NOT NULL, entity TEXT NOT NULL, kind TEXT NOT NULL,
-      currency TEXT NOT NULL, amount INTEGER NOT NULL, destination TEXT, detail TEXT NOT NULL DEFAULT '{}');
-    CREATE TABLE approval_decisions (
-      request_id INTEGER PRIMARY KEY REFERENCES approval_requests (id), at TEXT NOT NULL, checker TEXT NOT NULL,
-      decision TEXT NOT NULL CHECK (decision IN ('approved', 'rejected')), note TEXT);`,
-    // Import batches by the digest of their rows, and their journals (src/control/import-batches.ts).
-    `CREATE TABLE import_batches (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT, entity TEXT NOT NULL, digest TEXT NOT NULL, batch_id TEXT NOT NULL, file TEXT NOT NULL,
-      row_count INTEGER NOT NULL, at TEXT NOT NULL, actor TEXT NOT NULL);
-    CREATE INDEX import_batches_digest ON import_batches (entity, digest, seq);
-    CREATE INDEX import_batches_batch ON import_batches (batch_id, seq);
-    CREATE TABLE import_finished (batch_id TEXT PRIMARY KEY, at TEXT NOT NULL, actor TEXT NOT NULL);
-    CREATE TABLE import_rows (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT, batch_id TEXT NOT NULL, key TEXT NOT NULL, fp TEXT NOT NULL, line INTEGER NOT NULL, n INTEGER NOT NULL,
-      state TEXT NOT NULL, kind TEXT, move_id TEXT, move_status TEXT, http_status INTEGER, warning TEXT, error_status INTEGER, error_code TEXT,
-      message TEXT, at TEXT NOT NULL, actor TEXT NOT NULL);
-    CREATE INDEX import_rows_batch ON import_rows (batch_id, key, seq);`,
-    // Reconciliation decisions, the book of names, watch alert state (src/control/records-sqlite.ts).
-    SQLITE_RECORDS,
-  ],
-}
+export {CONTROLS_FILE, CONTROLS_SCHEMA}
 
 export interface SqliteOptions {
   configDir: string

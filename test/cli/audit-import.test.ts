@@ -83,7 +83,7 @@ describe('the old JSON-lines trail, imported once', () => {
       const r = await expectNothingSent(emu, () => cli(['subaccounts', 'create', '--name', 'Refused', '-o', 'table']))
       expect(r.code).toBe(1)
       expect(r.stderr).toBe(
-        `Error: Nothing was sent: The audit trail of an earlier payops cannot be imported: ${join(dir, 'audit.jsonl')}: line 3 was edited (its hash does not match its content). Nothing was imported; move audit.jsonl and audit.head aside to start the trail in audit.sqlite.\n`,
+        `Error: Nothing was sent: The audit trail of an earlier payops cannot be imported: ${join(dir, 'audit.jsonl')}: line 3 was edited (its hash does not match its content). Nothing was imported; move audit.jsonl and audit.head aside to start the trail in controls.sqlite.\n`,
       )
       const verify = await cli(['audit', 'verify', '-o', 'table'])
       expect(verify.code).toBe(1)

@@ -1,6 +1,7 @@
 /**
- * No write through a planted link: the audit trail's store (`audit.sqlite`, its WAL) and the old
- * trail still to import (`audit.jsonl`, `audit.head`) are never opened through a symbolic link.
+ * No write through a planted link: the control store that keeps the audit trail (`controls.sqlite`,
+ * its WAL) and the old trail still to import (`audit.jsonl`, `audit.head`) are never opened
+ * through a symbolic link.
  * The command refuses (exit 2), sends nothing, and the link's target is left as it was.
  */
 import {mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync} from 'node:fs'
@@ -34,11 +35,11 @@ async function inConfigDir(fn: (dir: string, cli: (args: string[]) => ReturnType
 }
 
 describe('the audit trail is never opened through a symbolic link', () => {
-  for (const name of ['audit.sqlite', 'audit.sqlite-wal', 'audit.jsonl', 'audit.head']) {
+  for (const name of ['controls.sqlite', 'controls.sqlite-wal', 'audit.jsonl', 'audit.head']) {
     it(`a link planted at ${name} is refused (exit 2), nothing is sent, its target is untouched`, async () => {
       await inConfigDir(async (dir, cli) => {
         writeFileSync(target, PRECIOUS)
-        if (name === 'audit.sqlite') {
+        if (name === 'controls.sqlite') {
           // A trail with records: its store swapped for a link to a copy of it would be followed by a writer.
           expect((await cli(['subaccounts', 'create', '--name', 'Before'])).code).toBe(0)
           writeFileSync(target, readFileSync(join(dir, name)))
@@ -59,12 +60,12 @@ describe('the audit trail is never opened through a symbolic link', () => {
   it('audit verify and audit list do not read a trail through a link either', async () => {
     await inConfigDir(async (dir, cli) => {
       expect((await cli(['subaccounts', 'create', '--name', 'Real'])).code).toBe(0)
-      renameSync(join(dir, 'audit.sqlite'), join(outside.path, 'moved.sqlite'))
-      symlinkSync(join(outside.path, 'moved.sqlite'), join(dir, 'audit.sqlite'))
+      renameSync(join(dir, 'controls.sqlite'), join(outside.path, 'moved.sqlite'))
+      symlinkSync(join(outside.path, 'moved.sqlite'), join(dir, 'controls.sqlite'))
       for (const args of [['audit', 'verify'], ['audit', 'list']]) {
         const r = await cli(args)
         expect(r.code, r.stderr).toBe(2)
-        expect(r.stderr).toContain(`${join(dir, 'audit.sqlite')} is a symbolic link`)
+        expect(r.stderr).toContain(`${join(dir, 'controls.sqlite')} is a symbolic link`)
       }
     })
   })

@@ -1,14 +1,16 @@
 /**
  * The audit trail's controls across real processes: five `moves create` processes at once under a
  * daily cap (the cap decided in the trail's write transaction, whose lock holds between
- * processes), and a write that fails part way (the file-size limit of `ulimit -f` stands in for a
+ * processes), imports and moves at once writing the one control store (the trail and the import
+ * journals share its write lock), and a write that fails part way (the file-size limit of `ulimit -f` stands in for a
  * full disk: the write stops with EFBIG after the bytes that fit). The processes are real `bin/run.js` runs against the
  * in-process emulator; setting up and checking run in-process.
  */
 import {spawn} from 'node:child_process'
-import {statSync} from 'node:fs'
+import {statSync, writeFileSync} from 'node:fs'
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {AuditLog, readAudit} from '../../src/audit/index.js'
 import {TRAIL_SCHEMA} from '../../src/audit/schema.js'
@@ -99,6 +101,34 @@ describe('check and record together, between processes', () => {
       }
       expect((await activityAmounts(emu, b, 'credit')).reduce((s, v) => s + v, 0)).toBe(15_000)
       expect((await run(['audit', 'verify'], {configDir: dir})).code).toBe(0)
+    })
+  }, 120_000)
+
+  it('imports and moves in several processes at once share the control store\'s one write lock: every run exits 0, every record is kept, the chain is intact and dated in its order', async () => {
+    await withTrail(async (dir, a, b) => {
+      const files = Array.from({length: 4}, (_, i) => {
+        const file = join(dir, `payroll-${i}.csv`)
+        writeFileSync(file, ['from,to,amount', ...Array.from({length: 150}, (_, k) => `${a},${b},${i}.${String((k % 99) + 1).padStart(2, '0')}`)].join('\n') + '\n')
+        return file
+      })
+      const before = readAudit(dir).length
+      const runs = await Promise.all([
+        ...files.map((f) => spawnPayops(dir, ['moves', 'import', f, '--concurrency', '16', '--yes'])),
+        ...Array.from({length: 3}, () => spawnPayops(dir, ['moves', 'create', '--from', a, '--to', b, '--amount', '0.01', '--yes'])),
+      ])
+      expect(runs.map((r) => r.code), runs.map((r) => r.stderr).join('\n')).toEqual([0, 0, 0, 0, 0, 0, 0])
+      // An intent and an outcome for each of the 603 moves.
+      expect(readAudit(dir).length - before).toBe(2 * 603)
+      const verify = await run(['audit', 'verify', '-o', 'json'], {configDir: dir})
+      expect(verify.code, verify.stderr).toBe(0)
+      // Each group is dated once it holds the lock: no record is dated before one ahead of it.
+      expect(verify.json().backwards).toBeUndefined()
+      const db = openDatabase(trailFile(dir), TRAIL_SCHEMA)
+      try {
+        expect(db.prepare('SELECT count(*) AS n FROM import_finished').get()).toEqual({n: 4})
+      } finally {
+        db.close()
+      }
     })
   }, 120_000)
 })

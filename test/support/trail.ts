@@ -1,6 +1,7 @@
 /**
- * The audit trail's store in tests: opened to tamper with it (as someone who can write the config
- * dir would), and exported as JSON lines (what `audit export --format jsonl` writes).
+ * The audit trail's store in tests (its tables in the control store, `controls.sqlite`): opened to
+ * tamper with it (as someone who can write the config dir would), and exported as JSON lines (what
+ * `audit export --format jsonl` writes).
  */
 import {join} from 'node:path'
 import {exportAudit, TRAIL_FILE} from '../../src/audit/index.js'

@@ -6,7 +6,7 @@ import {parseDateTime} from '../../flags.js'
 export default class AuditList extends BaseCommand<typeof AuditList> {
   static override summary = 'Show the audit trail of mutating requests (intent before, outcome after).'
   static override description =
-    'Reads the trail from its store in the config dir (audit.sqlite in PAYOPS_CONFIG_DIR). Records hold no key, secret or token. ' +
+    'Reads the trail from the control store of the config dir (controls.sqlite in PAYOPS_CONFIG_DIR). Records hold no key, secret or token. ' +
     'The head (last record number and hash) follows on stderr: a note in table format, a {"head":{...}} line in the others, so stdout stays the list. ' +
     'Keep it elsewhere to check later with `audit verify --expect-head`. ' +
     'With a team store bound, --team lists the team store\'s records instead: every member\'s money decisions (intents, with the database role that recorded them) and their outcomes.'
