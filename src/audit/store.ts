@@ -17,7 +17,7 @@
  * through a symbolic link (src/db refuses one at the file, its WAL and journal).
  */
 import {constants, mkdirSync} from 'node:fs'
-import {open, type FileHandle} from 'node:fs/promises'
+import {open} from 'node:fs/promises'
 import {join} from 'node:path'
 import {openDatabase, type Database} from '../db/index.js'
 import {AuditTrailError} from '../errors.js'
@@ -45,7 +45,6 @@ export function hasTrail(dir: string): boolean {
 
 export class TrailStore {
   /** The write-ahead log, open for syncing (see sync). */
-  private wal?: FileHandle
   /** The records read so far, up to `seq` (whose hash is `hash`): a later read parses only the rows after it. */
   private cache?: {seq: number; hash: string; records: AuditRecord[]}
 
@@ -187,13 +186,17 @@ export class TrailStore {
    * read meanwhile and the records they bring join the next group. Never through a link.
    */
   async sync(): Promise<void> {
-    this.wal ??= await open(`${this.db.path}-wal`, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0))
-    await this.wal.datasync()
+    // A handle of its own each time, closed here: none is left for the garbage collector to close
+    // (Node 26 makes that an error), whether syncs overlap or the store closes meanwhile.
+    const wal = await open(`${this.db.path}-wal`, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0))
+    try {
+      await wal.datasync()
+    } finally {
+      await wal.close()
+    }
   }
 
   close(): void {
-    void this.wal?.close().catch(() => undefined)
-    this.wal = undefined
     this.db.close()
   }
 }
