@@ -53,7 +53,7 @@ async function listTeam(opts: ListOptions, ctx: CommandContext): Promise<void> {
 
 export async function runList(opts: ListOptions, ctx: CommandContext): Promise<void> {
   if (opts.team) return listTeam(opts, ctx)
-  const trail = ctx.auditTrail()
+  const trail = await ctx.auditTrail()
   let records: AuditRecord[] = trail.records()
   const total = records.length
   if (opts.since !== undefined) records = records.filter((r) => Date.parse(r.time) >= opts.since!)
@@ -78,7 +78,7 @@ export interface VerifyCommandOptions {
 export async function runVerify(opts: VerifyCommandOptions, ctx: CommandContext): Promise<void> {
   const expect = opts.expectHead
   if (expect !== undefined && !/^[0-9a-f]{12,64}$/i.test(expect)) throw new UsageError('--expect-head takes the head\'s hash, or a prefix of it of at least 12 hex digits.')
-  const trail = ctx.auditTrail()
+  const trail = await ctx.auditTrail()
   const file = opts.file ?? trail.location
   const result = opts.file === undefined ? trail.verify({expectHead: expect}) : readable(opts.file, () => trail.verifyFile(opts.file!, {expectHead: expect}))
   if (ctx.out.machine) await ctx.out.value({file, ...result})
@@ -114,7 +114,7 @@ export interface ExportOptions {
 }
 
 export async function runExport(opts: ExportOptions, ctx: CommandContext): Promise<void> {
-  const trail = ctx.auditTrail()
+  const trail = await ctx.auditTrail()
   if (opts.out === undefined) {
     const pieces: string[] = []
     trail.export((text) => pieces.push(text))

@@ -16,11 +16,11 @@
  * format characters escaped.
  */
 import type {CommandContext} from '../context/index.js'
-import {TeamNames, withLocalNames} from '../control/names.js'
+import {withLocalNames} from '../control/names-local.js'
 import type {NameEntry} from '../control/records-types.js'
 import type {NameKind} from './name-kind.js'
 
-export {NAMES_FILE} from '../control/names.js'
+export {NAMES_FILE} from '../control/names-local.js'
 const MAX_NAMES = 50_000
 
 /** What an id in the book names. */
@@ -40,7 +40,7 @@ export class NameBook {
   private names?: Map<string, Entry>
   /** What this command learnt, to be written by save(). */
   private readonly learnt = new Map<string, Entry>()
-  private team?: Promise<TeamNames | undefined>
+  private team?: Promise<{close(): Promise<void>} | undefined>
 
   constructor(private readonly dir: string) {}
 
@@ -69,7 +69,14 @@ export class NameBook {
   /** Remembers a name (and the kind of account the id is, when the caller knows it). */
   remember(id: string | null | undefined, name: string | null | undefined, kind?: NameKind): void {
     if (!id || !name) return
-    const names = this.load()
+    // The book unread (a command that shows no names): noted only; save() writes what changed.
+    if (!this.names) {
+      const k = kind ?? this.learnt.get(id)?.kind
+      this.learnt.delete(id)
+      this.learnt.set(id, k ? {name, kind: k} : {name})
+      return
+    }
+    const names = this.names
     const known = names.get(id)
     // A kind once learnt is kept when a later caller does not know it.
     const k = kind ?? known?.kind
@@ -90,20 +97,26 @@ export class NameBook {
     }
   }
 
-  /** Writes what this command learnt into this machine's book. */
-  save(): void {
-    if (!this.learnt.size) return
+  /** Writes what this command learnt into this machine's book; how many names it changed there. */
+  save(): number {
+    if (!this.learnt.size) return 0
     const entries = [...this.learnt].map(([id, e]) => ({id, name: e.name, kind: e.kind ?? null}))
-    withLocalNames(this.dir, (b) => {
-      b.rememberNow(entries)
-      b.pruneNames(MAX_NAMES)
+    const changed = withLocalNames(this.dir, (b) => {
+      const n = b.rememberNow(entries)
+      if (n) b.pruneNames(MAX_NAMES)
+      return n
     })
     this.learnt.clear()
+    return changed ?? 0
   }
 
   /** With a team store: gives and takes names once per command (the first API call of a command that shows names awaits it). */
   joinTeam(ctx: CommandContext, quiet = false): Promise<unknown> {
-    return (this.team ??= TeamNames.open(ctx, (entries) => this.merge(entries), quiet))
+    // The team's part (and the control store's code) loads only with a team store bound (as
+    // teamBinding in src/control/index.ts reads it: the environment, then the profile).
+    const bound = ctx.io.env.PAYOPS_TEAM_DATABASE_URL?.trim() || ctx.profile.profile?.team_database_url
+    if (!bound) return (this.team ??= Promise.resolve(undefined))
+    return (this.team ??= import('../control/names.js').then(({TeamNames}) => TeamNames.open(ctx, (entries) => this.merge(entries), quiet)))
   }
 
   /**
@@ -111,9 +124,9 @@ export class NameBook {
    * to the team's (a command that learnt nothing new, and showed no names, never reaches it).
    */
   async close(ctx: CommandContext): Promise<void> {
-    const learnt = this.learnt.size > 0
+    let learnt = false
     try {
-      this.save()
+      learnt = this.save() > 0
     } catch {
       // The book of names is a cache: failing to keep it loses nothing.
     }

@@ -7,19 +7,18 @@ import type {Api, ApiArea} from '../api/index.js'
 import type {AuditHook} from '../api/client.js'
 import {keyIdOf, markedHeaders, redact, redactKey, redactUrl} from '../api/redact.js'
 import {currentOperator} from '../config/identity.js'
-import {auditHook} from '../audit/hook.js'
 import {configDir as defaultConfigDir, readProfiles} from '../config/index.js'
 import {NameBook} from '../config/names.js'
 import {resolveContext, type ResolvedContext} from '../config/resolve.js'
 import {AuthError, UsageError} from '../errors.js'
 import type {Output} from '../output/index.js'
 import {terminalLines} from '../output/safe.js'
-import {exportAudit, readAudit, readAuditHead, TRAIL_FILE, verifyAudit, verifyExport} from '../audit/index.js'
+import {TRAIL_FILE} from '../audit/schema.js'
 import {ProfileStore} from '../config/index.js'
 import {readAll} from '../files.js'
 import {join} from 'node:path'
 import {host as currentHost, stopSignal} from './host.js'
-import type {CommandContext, IOStreams} from './index.js'
+import type {AuditReader, CommandContext, IOStreams} from './index.js'
 import {terminalPrompter} from './prompter.js'
 import {bindNetwork, redactProxyUrl} from '../net.js'
 
@@ -54,14 +53,14 @@ export function processContext(opts: FactoryOptions): CommandContext {
 
   const profile = (): ResolvedContext => (resolved ??= noteResolved(resolveContext(opts.flags, io.env, readProfiles(dir)), out, trace))
 
-  let hook: ReturnType<typeof auditHook> | undefined
-  const audit = () => {
-    const r = profile()
-    return (hook ??= auditHook(dir, {profile: r.profileName ?? null, mode: r.mode, key_id: keyIdOf(r.apiKey), ...currentOperator(r.profile?.operator_name)}, (line) => out.warn(line)))
-  }
-
-  // The trail's hook (the operator, the key's id) is made on the first mutating request: a read needs neither.
-  const lazyAudit: AuditHook = {intent: (info, check) => audit().intent(info, check), outcome: (info, o) => audit().outcome(info, o), drain: async () => hook?.drain?.()}
+  // The trail's hook (its code, the operator, the key's id) is made on the first mutating request: a read needs none of it.
+  let hook: Promise<AuditHook> | undefined
+  const made = (): Promise<AuditHook> =>
+    (hook ??= import('../audit/hook.js').then(({auditHook}) => {
+      const r = profile()
+      return auditHook(dir, {profile: r.profileName ?? null, mode: r.mode, key_id: keyIdOf(r.apiKey), ...currentOperator(r.profile?.operator_name)}, (line) => out.warn(line))
+    }))
+  const lazyAudit: AuditHook = {intent: async (info, check) => (await made()).intent(info, check), outcome: async (info, o) => (await made()).outcome(info, o), drain: async () => (await hook)?.drain?.()}
   // With a team store, the team's book of names is taken in for what is shown to a person (awaited at the end).
   const build = (): Promise<Api> => buildApi(profile(), opts, io, trace, lazyAudit, () => void (opts.out.machine || names.joinTeam(ctx)))
 
@@ -80,15 +79,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
     io,
     readStdin: () => readAll(io.stdin),
     profiles: () => (profiles ??= new ProfileStore(dir)),
-    auditTrail: () => ({
-      dir,
-      location: join(dir, TRAIL_FILE),
-      records: () => readAudit(dir),
-      export: (write) => exportAudit(dir, write),
-      verifyFile: (file, o) => verifyExport(file, o),
-      head: () => readAuditHead(dir),
-      verify: (o) => verifyAudit(dir, o),
-    }),
+    auditTrail: () => auditReader(dir),
     out,
     prompter: terminalPrompter(io, (text) => out.note(text), host.prompter),
     clock: host.clock,
@@ -106,7 +97,7 @@ export function processContext(opts: FactoryOptions): CommandContext {
       if (!out.machine) await names.joinTeam(ctx)
       return a
     },
-    audit,
+    audit: () => lazyAudit,
     stopSignal: () => stopSignal(host),
     onInterrupt: (handler) => host.onInterrupt(handler),
     exitNow: (code) => host.exitNow(code),
@@ -115,10 +106,24 @@ export function processContext(opts: FactoryOptions): CommandContext {
       await names.close(ctx).catch(() => undefined)
       if (api) await (await api.catch(() => undefined))?.close().catch(() => undefined)
       // Every audit record committed and the trail's store closed before the command ends.
-      await hook?.drain?.().catch(() => undefined)
+      await lazyAudit.drain?.().catch(() => undefined)
     },
   }
   return ctx
+}
+
+/** The trail's reader, its code loaded when an audit command asks for it. */
+async function auditReader(dir: string): Promise<AuditReader> {
+  const {exportAudit, readAudit, readAuditHead, verifyAudit, verifyExport} = await import('../audit/index.js')
+  return {
+    dir,
+    location: join(dir, TRAIL_FILE),
+    records: () => readAudit(dir),
+    export: (write) => exportAudit(dir, write),
+    verifyFile: (file, o) => verifyExport(file, o),
+    head: () => readAuditHead(dir),
+    verify: (o) => verifyAudit(dir, o),
+  }
 }
 
 /** The notes that make a stray key or a visible credential seen, and the debug trace of what was resolved. */

@@ -59,7 +59,7 @@ export interface CommandContext {
   /** The profile file of this config dir. */
   profiles(): ProfileStore
   /** The audit trail of this config dir. */
-  auditTrail(): AuditReader
+  auditTrail(): Promise<AuditReader>
   out: Output
   prompter: Prompter
   clock: Clock

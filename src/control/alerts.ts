@@ -12,9 +12,11 @@ import {openDatabase} from '../db/index.js'
 import {openControlStore} from './index.js'
 import type {AlertRow} from './records-types.js'
 import type {ControlStore} from './types.js'
+import {MOVED_SUFFIX, putAside} from './aside.js'
+
+export {MOVED_SUFFIX, putAside}
 
 export const WATCH_FILE = 'watch.sqlite'
-export const MOVED_SUFFIX = '.moved'
 
 /** The schema of watch.sqlite, as earlier versions wrote it (read once, to move it). */
 const WATCH_SCHEMA = {
@@ -23,19 +25,6 @@ const WATCH_SCHEMA = {
     `CREATE TABLE alert (scope TEXT NOT NULL, key TEXT NOT NULL, rule TEXT NOT NULL, def TEXT NOT NULL, active INTEGER NOT NULL, fired_at TEXT NOT NULL,
        cleared_at TEXT, fired INTEGER NOT NULL, PRIMARY KEY (scope, key)) WITHOUT ROWID;`,
   ],
-}
-
-/** Renames a moved file (and the WAL files SQLite may have left beside it) aside. */
-export function putAside(file: string): void {
-  for (const suffix of ['-wal', '-shm']) {
-    if (existsSync(file + suffix)) renameSync(file + suffix, file + MOVED_SUFFIX + suffix)
-  }
-  try {
-    renameSync(file, file + MOVED_SUFFIX)
-  } catch (err) {
-    // Another process moved it meanwhile.
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
-  }
 }
 
 /** Moves this config dir's watch.sqlite into the store, once. */

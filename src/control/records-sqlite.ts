@@ -74,15 +74,19 @@ export class SqliteRecords implements OperatorRecords {
   }
 
   /** Records names that changed, each as the newest (synchronous); a kind known is kept when an entry has none. */
-  rememberNow(entries: readonly NameEntry[]): void {
-    if (!entries.length) return
+  rememberNow(entries: readonly NameEntry[]): number {
+    if (!entries.length) return 0
     const same = this.db.prepare('SELECT 1 AS x FROM names WHERE id = ? AND name = ? AND (? IS NULL OR kind IS ?)')
+    const changed = entries.filter((e) => !same.get(e.id, e.name, e.kind, e.kind))
+    // Nothing changed: no write transaction (a read that learnt names the book holds writes nothing).
+    if (!changed.length) return 0
     const put = this.db.prepare(
       'INSERT INTO names (id, name, kind, seq) VALUES (?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM names)) ON CONFLICT (id) DO UPDATE SET name = excluded.name, kind = coalesce(excluded.kind, names.kind), seq = excluded.seq',
     )
     this.db.transaction(() => {
-      for (const e of entries) if (!same.get(e.id, e.name, e.kind, e.kind)) put.run(e.id, e.name, e.kind)
+      for (const e of changed) if (!same.get(e.id, e.name, e.kind, e.kind)) put.run(e.id, e.name, e.kind)
     })
+    return changed.length
   }
 
   /** Where this machine's copy of a team store's book stands: the team's position read, this book's position given. */

@@ -144,7 +144,7 @@ export function testContext(o: TestContextOptions = {}): TestContext {
   const ctx: CommandContext = {
     readStdin: () => readAll(stdin),
     profiles: () => new ProfileStore(configDir),
-    auditTrail: () => ({
+    auditTrail: async () => ({
       dir: configDir,
       location: join(configDir, TRAIL_FILE),
       records: () => readAudit(configDir),
