@@ -509,6 +509,8 @@ try {
   }
 } finally {
   await emu.stop()
+  // A case that failed leaves nothing behind either.
+  process.on('exit', () => rmSync(work, {recursive: true, force: true}))
 }
 
 const out = join(ROOT, '.bench')

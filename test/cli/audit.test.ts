@@ -185,6 +185,11 @@ describe('audit export --format jsonl and audit verify FILE', () => {
     const again = await cli(['audit', 'export', '--format', 'jsonl', '--out', file('trail.jsonl')])
     expect(again.code).toBe(2)
     expect(again.stderr).toContain('already exists')
+    // A format it does not write: exit 2, one line, nothing written.
+    const xml = await cli(['audit', 'export', '--format', 'xml', '--out', file('trail.xml')])
+    expect(xml.code).toBe(2)
+    expect(xml.stderr.split('\n')[0]).toBe('Error: Expected --format=xml to be one of: jsonl (see --help)')
+    expect(existsSync(file('trail.xml'))).toBe(false)
   })
 
   it('edited, removed, reordered and cut lines are named', async () => {

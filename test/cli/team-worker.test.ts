@@ -262,6 +262,23 @@ describe('members without the key', () => {
     expect(await db.query('SELECT checker, decision FROM payops.approval_decisions')).toEqual([{checker: bob$.user, decision: 'approved'}])
   })
 
+  it('bad input to the worker and to a member profile: one line, exit 2, nothing written', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['team', 'worker', '--interval', 'banana'], /--interval "banana" is not a duration from 1s to 24h/],
+      [['team', 'worker', '--interval', '0s'], /--interval "0s" is not a duration from 1s to 24h/],
+      [['team', 'worker', '--once', '--interval', '1m'], /--interval=1m cannot also be provided when using --once/],
+      [['profiles', 'add', 'm1', '--team', 'notaurl'], /--team "notaurl" is not a URL: give postgres:\/\/\[USER@\]HOST\[:PORT\]\/DATABASE\./],
+      [['profiles', 'add', 'm2', '--team', 'postgres://ana@127.0.0.1:1/x', '--key-stdin'], /--team=.* cannot also be provided when using --key-stdin/],
+    ]
+    for (const [args, message] of cases) {
+      const r = await run(args, {configDir: cronDir.path, input: 'not-a-key'})
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr.split('\n')[0]).toMatch(message)
+    }
+    const profiles = await run(['profiles', 'list', '-o', 'json'], {configDir: cronDir.path})
+    expect(JSON.stringify(profiles.json())).not.toMatch(/"m1"|"m2"/)
+  })
+
   it('without the key: other commands say they need it (one line), a move without --currency is refused, nothing sent', async () => {
     const approve = await expectNothingSent(emu, () => ana(['moves', 'approve', '00000000-0000-4000-8000-000000000000', '--yes']))
     expect(approve.code).toBe(3)
