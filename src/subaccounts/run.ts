@@ -2,6 +2,7 @@
 import type {CommandContext} from '../context/index.js'
 import {parseAmountRange, type AmountRangeInput} from '../flags.js'
 import type {GuardFlags} from '../movements/command.js'
+import {confirmMutation} from '../confirm.js'
 import {ACTIVITY_COLUMNS, SUBACCOUNT_COLUMNS} from '../output/columns.js'
 import {listing, showAnswer, type ListOptions} from '../output/show.js'
 
@@ -13,7 +14,7 @@ export async function runSubaccountsGet(opts: {id: string}, ctx: CommandContext)
 }
 
 export async function runSubaccountsCreate(opts: {name: string; guard: GuardFlags}, ctx: CommandContext): Promise<void> {
-  await (await import('../movements/command.js')).confirmMutation(ctx, opts.guard, {action: `Create subaccount "${opts.name}"`})
+  await confirmMutation(ctx, opts.guard, {action: `Create subaccount "${opts.name}"`})
   const api = await ctx.api(['subaccounts'])
   const res = await api.subaccounts.create(opts.name)
   ctx.names.remember(res.data.id, res.data.name, 'subaccount')

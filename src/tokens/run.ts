@@ -3,6 +3,7 @@ import type {PartyType} from '../api/schemas/parties.js'
 import {describeToken, validateTokenRequest} from '../api/tokens.js'
 import type {CommandContext} from '../context/index.js'
 import type {GuardFlags} from '../movements/command.js'
+import {confirmMutation} from '../confirm.js'
 import {TOKEN_COLUMNS, TOKEN_KNOWN} from '../output/columns.js'
 import {showAnswer} from '../output/show.js'
 
@@ -17,7 +18,7 @@ export async function runTokensCreate(opts: TokenOptions, ctx: CommandContext): 
   const partyType = 'payee' in p ? 'payee' : p.type
   const partyId = 'payee' in p ? p.payee : p.id
   validateTokenRequest(partyId, 'payee' in p ? 'payee-endpoint' : p.type)
-  await (await import('../movements/command.js')).confirmMutation(ctx, opts.guard, {action: `Mint a session token for ${partyType} ${partyId}`})
+  await confirmMutation(ctx, opts.guard, {action: `Mint a session token for ${partyType} ${partyId}`})
   const api = await ctx.api(['tokens'])
   const res = 'payee' in p ? await api.tokens.forPayee(partyId) : await api.tokens.forParty(partyId, p.type)
   await showAnswer(ctx.out, {warning: res.warning, data: describeToken(res.data, ctx.clock.now())}, TOKEN_COLUMNS, TOKEN_KNOWN)

@@ -3,6 +3,7 @@ import {BALANCE_COLUMNS, BALANCE_KNOWN} from '../books/columns.js'
 import {remembering} from '../config/names.js'
 import type {CommandContext} from '../context/index.js'
 import type {GuardFlags} from '../movements/command.js'
+import {confirmMutation} from '../confirm.js'
 import {BANK_TRANSACTION_COLUMNS, TREASURY_ACCOUNT_COLUMNS, TREASURY_ACCOUNT_KNOWN} from '../output/columns.js'
 import {listing, showAnswer, type ListOptions} from '../output/show.js'
 
@@ -21,7 +22,7 @@ export async function runAccountBalance(opts: {id: string}, ctx: CommandContext)
 }
 
 export async function runUpdateLabel(opts: {id: string; label: string; guard: GuardFlags}, ctx: CommandContext): Promise<void> {
-  await (await import('../movements/command.js')).confirmMutation(ctx, opts.guard, {action: `Relabel treasury account ${opts.id}`, details: {label: opts.label}})
+  await confirmMutation(ctx, opts.guard, {action: `Relabel treasury account ${opts.id}`, details: {label: opts.label}})
   const api = await ctx.api(['treasury'])
   const res = await api.treasury.updateLabel(opts.id, opts.label)
   ctx.names.remember(res.data.id, res.data.label, 'treasury-account')

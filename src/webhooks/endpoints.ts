@@ -6,6 +6,7 @@
 import type {WebhookCreateInput, WebhookUpdateInput} from '../api/webhooks.js'
 import type {CommandContext} from '../context/index.js'
 import type {GuardFlags} from '../movements/command.js'
+import {confirmMutation} from '../confirm.js'
 import {EVENT_TYPE_COLUMNS, WEBHOOK_COLUMNS, WEBHOOK_CREATED_COLUMNS, WEBHOOK_KNOWN} from '../output/columns.js'
 import {listing, showAnswer, type ListOptions} from '../output/show.js'
 
@@ -30,7 +31,7 @@ export async function runWebhookCreate(opts: {input: WebhookCreateInput; guard: 
   const {input} = opts
   const {validateWebhookCreate, createdEndpoint, noSecretSentence} = await import('../api/webhooks.js')
   validateWebhookCreate(input)
-  await (await import('../movements/command.js')).confirmMutation(ctx, opts.guard, {action: `Create webhook endpoint ${input.url}`, details: {events: input.event_types.join(', ')}})
+  await confirmMutation(ctx, opts.guard, {action: `Create webhook endpoint ${input.url}`, details: {events: input.event_types.join(', ')}})
   const api = await ctx.api(['webhooks'])
   const res = await api.webhooks.create(input)
   if (res.warning) out.warn(res.warning)
@@ -44,7 +45,7 @@ export async function runWebhookUpdate(opts: {id: string; input: WebhookUpdateIn
   const {input} = opts
   const {validateWebhookUpdate} = await import('../api/webhooks.js')
   validateWebhookUpdate(input)
-  await (await import('../movements/command.js')).confirmMutation(ctx, opts.guard, {
+  await confirmMutation(ctx, opts.guard, {
     action: `Update webhook endpoint ${opts.id}`,
     details: {url: input.url, events: input.event_types?.join(', '), description: input.description},
   })
@@ -53,7 +54,7 @@ export async function runWebhookUpdate(opts: {id: string; input: WebhookUpdateIn
 }
 
 export async function runWebhookDelete(opts: {id: string; guard: GuardFlags}, ctx: CommandContext): Promise<void> {
-  await (await import('../movements/command.js')).confirmMutation(ctx, opts.guard, {action: `Delete webhook endpoint ${opts.id}`})
+  await confirmMutation(ctx, opts.guard, {action: `Delete webhook endpoint ${opts.id}`})
   const api = await ctx.api(['webhooks'])
   const res = await api.webhooks.delete(opts.id)
   if (res.warning) ctx.out.warn(res.warning)
@@ -63,7 +64,7 @@ export async function runWebhookDelete(opts: {id: string; guard: GuardFlags}, ct
 
 /** `webhooks enable` and `disable`. */
 export async function runWebhookActive(opts: {id: string; active: boolean; guard: GuardFlags}, ctx: CommandContext): Promise<void> {
-  await (await import('../movements/command.js')).confirmMutation(ctx, opts.guard, {action: `${opts.active ? 'Enable' : 'Disable'} webhook endpoint ${opts.id}`})
+  await confirmMutation(ctx, opts.guard, {action: `${opts.active ? 'Enable' : 'Disable'} webhook endpoint ${opts.id}`})
   const api = await ctx.api(['webhooks'])
   await showAnswer(ctx.out, await api.webhooks.setActive(opts.id, opts.active), WEBHOOK_COLUMNS, WEBHOOK_KNOWN)
 }
