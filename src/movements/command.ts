@@ -15,7 +15,7 @@ import type {Column} from '../output/index.js'
 import {dailyCapsBroken, guard, type GuardOptions} from './guard.js'
 import {randomUUID} from 'node:crypto'
 import {auditHistory} from './history.js'
-import {teamHook} from './team-approvals.js'
+import {teamHook, type TeamHook} from './team-approvals.js'
 import {openTeamControls} from './team.js'
 import type {MovementKind, MovementPorts, MovementRequest, Outcome, Summary, TeamControls} from './types.js'
 
@@ -62,16 +62,7 @@ export async function runOne(ctx: CommandContext, flags: GuardFlags, request: Mo
     const requested = await (await import('../team/request.js')).requestWithoutKey(ctx, request)
     if (requested) return requested
   }
-  // One connection to the team store for the whole command (the hook's checks, the decisions, the records after).
-  const controls = await openTeamControls(ctx)
-  const team = await teamHook(ctx, [request], controls?.store).catch(async (err: unknown) => {
-    await controls?.store.close()
-    throw err
-  })
-  const ports = await portsOf(ctx, [request.kind], flags, root, {...(controls && {team: controls})}).catch(async (err: unknown) => {
-    await controls?.store.close()
-    throw err
-  })
+  const {team, ports} = await moneyPorts(ctx, [request], flags, root)
   const {runMovement} = await import('./index.js')
   try {
     const outcome = await runMovement(request, ports, (p) => {
@@ -83,6 +74,22 @@ export async function runOne(ctx: CommandContext, flags: GuardFlags, request: Mo
     return outcome
   } finally {
     await closePorts(ports)
+  }
+}
+
+/**
+ * The ports of money requests and the team's hook, on one connection to the team store for the
+ * whole command (the maker check before, the decisions, the records after); closed if either fails.
+ */
+async function moneyPorts(ctx: CommandContext, requests: readonly MovementRequest[], flags: GuardFlags, root?: string): Promise<{team?: TeamHook; ports: MovementPorts}> {
+  const controls = await openTeamControls(ctx)
+  try {
+    const team = await teamHook(ctx, requests, controls?.store)
+    const ports = await portsOf(ctx, [...new Set(requests.map((r) => r.kind))], flags, root, {...(controls && {team: controls})})
+    return {team, ports}
+  } catch (err) {
+    await controls?.store.close()
+    throw err
   }
 }
 
@@ -120,15 +127,7 @@ function partialLine(ctx: CommandContext, o: Outcome): string {
  * a result table; exit 0 when all went through, 6 when some did not.
  */
 export async function runBatch(ctx: CommandContext, flags: GuardFlags, requests: MovementRequest[], opts: GuardOptions, verb: string): Promise<void> {
-  const controls = await openTeamControls(ctx)
-  const team = await teamHook(ctx, requests, controls?.store).catch(async (err: unknown) => {
-    await controls?.store.close()
-    throw err
-  })
-  const ports = await portsOf(ctx, [...new Set(requests.map((r) => r.kind))], flags, undefined, {...(controls && {team: controls})}).catch(async (err: unknown) => {
-    await controls?.store.close()
-    throw err
-  })
+  const {team, ports} = await moneyPorts(ctx, requests, flags)
   const {runMovements} = await import('./index.js')
   let settled: Awaited<ReturnType<typeof runMovements>>
   try {
