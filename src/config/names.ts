@@ -52,6 +52,12 @@ export class NameBook {
     } catch {
       // A damaged book is only a cache: start afresh.
     }
+    // What this command learnt before the book was read is the newest (a kind known is kept).
+    for (const [id, e] of this.learnt) {
+      const kind = e.kind ?? this.names.get(id)?.kind
+      this.names.delete(id)
+      this.names.set(id, kind ? {name: e.name, kind} : {name: e.name})
+    }
     return this.names
   }
 

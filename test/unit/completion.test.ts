@@ -94,4 +94,24 @@ describe('the names book', () => {
       dir.cleanup()
     }
   })
+
+  it('a name learnt before the book is read is the one shown, with the kind the book knew; one already held is not written again', () => {
+    const dir = tempDir()
+    try {
+      const first = new NameBook(dir.path)
+      first.remember('s1', 'Payroll', 'subaccount')
+      expect(first.save()).toBe(1)
+      const book = new NameBook(dir.path)
+      // Learnt without reading the book (a one-shot read), then read: the newer name, the known kind.
+      book.remember('s1', 'Payroll EU')
+      expect(book.get('s1')).toBe('Payroll EU')
+      expect(book.ofKind('subaccount')).toEqual([{id: 's1', name: 'Payroll EU'}])
+      expect(book.save()).toBe(1)
+      const same = new NameBook(dir.path)
+      same.remember('s1', 'Payroll EU')
+      expect(same.save()).toBe(0)
+    } finally {
+      dir.cleanup()
+    }
+  })
 })
