@@ -3,10 +3,6 @@
 // Node's ES module loader. What happens before the CLI framework loads:
 // - `payops --version` (and `-v`, oclif's `additionalVersionFlags`) prints the line oclif would print
 //   (its `config.userAgent`) without loading the framework: scripts call it often.
-// - V8 compiles WebAssembly with its baseline compiler only. Node's HTTP client (undici) parses
-//   responses with a WebAssembly module; by default V8 also re-compiles it in the background with
-//   its optimising compiler, and Node waits for that work before the process may exit (about 60 ms
-//   after a one-shot command has finished). Baseline code parses as fast for payops' traffic.
 // - On Node >= 22.1, V8's compile cache (module.enableCompileCache) keeps the compiled bundle
 //   between runs (NODE_DISABLE_COMPILE_CACHE=1 turns it off). node:module is not loaded otherwise.
 // - `payops __complete WORD...` (what the shell completion scripts call on every TAB) loads its own
@@ -26,7 +22,6 @@ async function main() {
     const {name, version} = JSON.parse(require('node:fs').readFileSync(join(root, 'package.json'), 'utf8'))
     process.stdout.write(`${name}/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
   } else {
-    require('node:v8').setFlagsFromString('--liftoff-only')
     compileCache()
     const {execute} = await import('../dist/entry.js')
     await execute({dir: require('node:url').pathToFileURL(__filename).href})

@@ -6,12 +6,12 @@
 //
 // Then it writes oclif.manifest.json (`oclif manifest`) and, from it and the plugins' manifests,
 // dist/command-table.json: every command id, whether it is payops' own and whether it takes
-// positional arguments, and oclif's help and version flags, and one slice of the manifest per own
-// command (dist/manifests/). src/entry.ts reads that table, and the one slice, to run one of
-// payops' own commands without loading the help and autocomplete plugins or the whole manifest.
+// positional arguments (and, for payops' own, its built file), and oclif's help and version flags.
+// src/entry.ts reads that table to run one of payops' own commands from its file, without oclif's
+// Config, the help and autocomplete plugins or the manifest (src/own-command.ts).
 import {build} from 'esbuild'
 import {execFileSync} from 'node:child_process'
-import {mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -29,8 +29,17 @@ function walk(dir) {
 /**
  * Requires that oclif makes when a module loads but uses on rare paths only (help on an error,
  * finding commands without a manifest, templates, a spinner, stdin for a flag, performance marks,
- * the Windows shell): each is loaded on its first use instead. Every one of these modules is used
- * through its properties (`(0, x.glob)(...)`, `x.default.render(...)`), which a Proxy forwards.
+ * the Windows shell): each is loaded on its first use instead, so that a command neither runs nor
+ * even parses their code. Every one of these modules is used through its properties
+ * (`(0, x.glob)(...)`, `x.default.render(...)`), which a Proxy forwards. By kind:
+ * - `node:` built-ins are required on first use.
+ * - Packages (templates, globs, a spinner's frames, text wrapping) are not bundled: they are
+ *   required on first use from node_modules, resolved from @oclif/core as oclif itself would.
+ * - oclif's own Config and Help (`./config`, `./help`, `../help/index`) are bundled with oclif's full runner
+ *   (src/oclif-run.ts), which registers them before it runs: only that runner's lines (help,
+ *   topics, plugins, a typo) reach the code that uses them. One of payops' own commands runs
+ *   without them (src/own-command.ts): its Command is never given oclif's Config, and the error
+ *   handler shows help only for a run that loaded one.
  */
 const LAZY_REQUIRES = {
   'config/plugin.js': ['tinyglobby'],
@@ -45,7 +54,11 @@ const LAZY_REQUIRES = {
   'errors/errors/cli.js': ['clean-stack', 'wrap-ansi', 'indent-string'],
   'performance.js': ['node:perf_hooks'],
   'ux/action/spinner.js': ['cli-spinners'],
+  'command.js': ['./config'],
+  'flags.js': ['./help'],
 }
+/** The registry name of each deferred oclif module (src/oclif-run.ts fills it). */
+const DEFERRED = {'./config': 'config', '../help/index': 'help', './help': 'help'}
 /**
  * oclif asks `wsl-utils` whether Linux is WSL (its config's platform), a package that also brings
  * in child_process and PowerShell's helpers; `is-wsl`, which wsl-utils itself answers with, is asked
@@ -54,8 +67,19 @@ const LAZY_REQUIRES = {
 const REWRITES = {
   'util/os.js': [["(await import('wsl-utils')).isWsl", "(await import('is-wsl')).default"]],
 }
-const LAZY_HELPER =
-  'const __payopsLazy = (load) => { let m; const get = () => (m ??= load()); return new Proxy({}, {get: (_, k) => get()[k], has: (_, k) => k in get()}) };\n'
+const LAZY_HELPER = [
+  'const __payopsLazy = (load) => { let m; const get = () => (m ??= load()); return new Proxy({}, {get: (_, k) => get()[k], has: (_, k) => k in get()}) };',
+  // A package as oclif would require it (the banner's real require, made from @oclif/core's own entry).
+  "const __payopsOutside = (id) => (globalThis[Symbol.for('payops.oclifRequire')] ??= process.getBuiltinModule('node:module').createRequire(__payopsRealRequire().resolve('@oclif/core')))(id);",
+  "const __payopsDeferred = (name) => { const m = globalThis[Symbol.for('payops.oclif.' + name)]; if (!m) throw new Error('oclif ' + name + ' is not loaded in this run'); return m };",
+  '',
+].join('\n')
+/** How a lazy require loads its module: built-ins and oclif's own modules from the bundle, packages from node_modules. */
+function lazyLoad(mod, wrap) {
+  if (DEFERRED[mod]) return `__payopsDeferred("${DEFERRED[mod]}")`
+  const call = mod.startsWith('node:') ? `require("${mod}")` : `__payopsOutside("${mod}")`
+  return wrap ? `${wrap}${call})` : call
+}
 const lazyOclifRequires = {
   name: 'lazy-oclif-requires',
   setup(b) {
@@ -73,8 +97,7 @@ const lazyOclifRequires = {
         const re = new RegExp(`^const (\\w+) = (__importDefault\\(|__importStar\\()?require\\("${q}"\\)\\)?;$`, 'm')
         const m = re.exec(text)
         if (!m) throw new Error(`lazy-oclif-requires: no top-level require("${mod}") in @oclif/core/lib/${rel} (oclif changed: update LAZY_REQUIRES)`)
-        const load = m[2] ? `${m[2]}require("${mod}"))` : `require("${mod}")`
-        text = text.replace(m[0], `const ${m[1]} = __payopsLazy(() => ${load});`)
+        text = text.replace(m[0], `const ${m[1]} = __payopsLazy(() => ${lazyLoad(mod, m[2])});`)
       }
       return {contents: text.replace(/^("use strict";\n)?/, (head) => head + LAZY_HELPER), loader: 'js', resolveDir: dirname(args.path)}
     })
@@ -169,6 +192,10 @@ rmSync(join(root, 'oclif.manifest.json'), {force: true})
 execFileSync(process.execPath, ['--input-type=module', '-e', MANIFEST], {cwd: root, stdio: ['ignore', 'ignore', 'inherit']})
 
 const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+// payops' own commands run without oclif's Config, which is what runs hooks (src/own-command.ts):
+// a hook of any other event would be skipped for them.
+const ownHooks = Object.keys(pjson.oclif.hooks ?? {}).filter((event) => event !== 'command_not_found')
+if (ownHooks.length > 0) throw new Error(`package.json declares oclif hooks ${ownHooks.join(', ')}: src/own-command.ts runs payops' commands without hooks; run them there first`)
 const takesArgs = (c) => c.strict === false || Object.keys(c.args ?? {}).length > 0
 const commands = {}
 for (const plugin of pjson.oclif.plugins ?? []) {
@@ -177,7 +204,7 @@ for (const plugin of pjson.oclif.plugins ?? []) {
 }
 const own = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8'))
 for (const [id, c] of Object.entries(own.commands)) {
-  commands[id] = [true, takesArgs(c)]
+  commands[id] = [true, takesArgs(c), c.relativePath.join('/')]
   // An alias runs through oclif's own dispatch (and its deprecation warning), not the table.
   for (const alias of c.aliases ?? []) commands[alias] = [false, takesArgs(c)]
 }
@@ -187,10 +214,4 @@ const table = {
   versionFlags: [...new Set(['--version', ...(pjson.oclif.additionalVersionFlags ?? [])])],
 }
 writeFileSync(join(root, 'dist', 'command-table.json'), JSON.stringify(table) + '\n')
-// One slice of the manifest per own command (dist/manifests/ID.json, `:` written `.`): the root
-// plugin of a run that names one command reads its own entry, not the whole manifest.
-mkdirSync(join(root, 'dist', 'manifests'))
-for (const [id, c] of Object.entries(own.commands)) {
-  writeFileSync(join(root, 'dist', 'manifests', `${id.replaceAll(':', '.')}.json`), JSON.stringify({version: own.version, commands: {[id]: c}}))
-}
-console.log(`wrote oclif.manifest.json, dist/command-table.json and dist/manifests/ (${Object.keys(own.commands).length} commands)`)
+console.log(`wrote oclif.manifest.json and dist/command-table.json (${Object.keys(own.commands).length} commands)`)

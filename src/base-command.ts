@@ -97,9 +97,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }))
   }
 
-  /** Bulk work (following a whole list, an import) uses the undici pool; one-shot commands Node's fetch. */
-  protected get transportKind(): 'fetch' | 'pool' {
-    return (this.flags as {all?: boolean} | undefined)?.all ? 'pool' : 'fetch'
+  /** Bulk work (following a whole list, an import) uses the undici pool; one-shot commands Node's own HTTP client. */
+  protected get transportKind(): 'http' | 'pool' {
+    return (this.flags as {all?: boolean} | undefined)?.all ? 'pool' : 'http'
   }
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}; code?: string}): Promise<void> {

@@ -4,13 +4,12 @@
  * Before oclif dispatches, global flags given before the command (`payops -p prod subaccounts get
  * ID`) are moved after it, since oclif takes the first words of the line as the command id.
  *
- * A line that names one of payops' own commands (and asks for no help) is handed to that command
- * through oclif's own `Config#runCommand`, with a Config that holds payops' root plugin only: the
- * help and autocomplete plugins are loaded only for the lines that need them (help, `--help`,
- * `autocomplete`, a topic, a typo), which go through oclif's `run` as before. The command ids come
+ * A line that names one of payops' own commands (and asks for no help) is handed to that command's
+ * class directly (own-command.ts), without oclif's Config: oclif's Config, its plugins (help,
+ * autocomplete) and Help are loaded only for the lines that need them (help, `--help`, a topic, a
+ * typo), which go through oclif's `run` as before (oclif-run.ts). The command ids and files come
  * from `dist/command-table.json`, written by scripts/build.mjs from the oclif manifests.
  */
-import {Config, Plugin} from '@oclif/core/config'
 import {flush} from '@oclif/core/flush'
 import {Exit, handle} from '@oclif/core/handle'
 import {settings} from '@oclif/core/settings'
@@ -190,8 +189,8 @@ async function dispatchArgv(argv: string[], table: CommandTable | undefined): Pr
 
 /** `dist/command-table.json`: every command id (payops' and its plugins') and what it takes. */
 export interface CommandTable {
-  /** id -> [is one of payops' own commands, takes positional arguments]. */
-  commands: Record<string, [own: boolean, takesArgs: boolean]>
+  /** id -> [is one of payops' own commands, takes positional arguments, its built file (own commands)]. */
+  commands: Record<string, [own: boolean, takesArgs: boolean, file?: string]>
   /** oclif's help flags (`--help` and the `additionalHelpFlags`). */
   helpFlags: string[]
   /** oclif's version flags (`--version` and the `additionalVersionFlags`). */
@@ -236,36 +235,17 @@ function readTable(dir: string): CommandTable | undefined {
 }
 
 /**
- * Runs one of payops' own commands through oclif with a Config of payops' root plugin alone, when
- * the line names one; returns false (having done nothing) for every other line.
+ * Runs one of payops' own commands (without oclif's Config: see own-command.ts) when the line names
+ * one; returns false (having done nothing) for every other line.
  */
-async function runOwnCommand(argv: string[], root: string, table: CommandTable | undefined): Promise<boolean> {
+async function runOwn(argv: string[], root: string, table: CommandTable | undefined): Promise<boolean> {
   if (!table || wantsHelpOrVersion(argv, table)) return false
   const {id, rest} = commandIdFromArgv(argv, table)
-  if (!table.commands[id]?.[0]) return false
-  const config = await (ownConfigs[`${root}\0${id}`] ??= loadOwnConfig(root, id))
-  await config.runCommand(id, rest)
+  const [own, , file] = table.commands[id] ?? []
+  if (!own || !file) return false
+  const {runOwnCommand} = await import('./own-command.js')
+  await runOwnCommand(id, file, rest, root)
   return true
-}
-
-/**
- * The Config of one of payops' own commands is loaded once per process (a real run loads one; runs
- * in one process reuse it).
- */
-const ownConfigs: Record<string, Promise<Config>> = {}
-
-/**
- * A Config whose root plugin knows the one command of the line: its manifest is that command's
- * slice (dist/manifests/ID.json, written by the build), not the whole oclif.manifest.json.
- */
-async function loadOwnConfig(root: string, id: string): Promise<Config> {
-  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-  const plugin = new Plugin({root, isRoot: true, pjson, type: 'core'})
-  const slice = JSON.parse(readFileSync(join(root, 'dist', 'manifests', `${id.replaceAll(':', '.')}.json`), 'utf8')) as unknown
-  // oclif's Plugin reads its manifest through this one method; the slice has the same shape.
-  Object.assign(plugin, {_manifest: async () => slice})
-  await plugin.load()
-  return Config.load({root, pjson, plugins: new Map([[plugin.name, plugin]])})
 }
 
 /** Runs the CLI (what `execute` from @oclif/core does, with global flags moved first). */
@@ -296,7 +276,7 @@ async function runCommandLine(args: string[], dir: string): Promise<void> {
     if (!argv) return
     // oclif's runner is given the package's root: it would otherwise look for it from bin/run.js, and
     // bin/package.json (which makes bin/run.js CommonJS) is not payops' package.json.
-    if (!(await runOwnCommand(argv, root, table))) await (await import('./oclif-run.js')).run(argv, root)
+    if (!(await runOwn(argv, root, table))) await (await import('./oclif-run.js')).run(argv, root)
     // As oclif's execute does: not awaited, so that a closed stdout (`| head`) does not hang the exit.
     flush().catch(() => undefined)
   } catch (error) {

@@ -254,6 +254,8 @@ export async function runDispatcher(undici: Undici, target: URL | string, opts: 
  */
 export async function runFetch(url: URL, init: RequestInit, read: (res: Response) => Promise<void> = async (res) => void (await res.body?.cancel())): Promise<Response> {
   if (!needsDispatcher(url, currentNetwork())) {
+    const {baselineWasm} = await import('./interop.js')
+    baselineWasm()
     const res = await fetch(url, init)
     await read(res)
     return res

@@ -16,14 +16,15 @@ import {describeHeader, redact, registerSecret, registerUrlSecrets} from './reda
 import {headerValue, isProxyRefusal, readAnswer, redirectRefused, refusedForGood, truncate, unreachable} from './answer.js'
 import {buildQuery, refuseQueryOrFragment, type QueryValue} from './url.js'
 import {canonicalSegments, moneyRoutesIn, routeLabel} from './money-routes.js'
-import {FetchTransport, PoolTransport, type Transport, type WireResponse} from './transport.js'
+import {HttpTransport} from './http-transport.js'
+import {PoolTransport, type Transport, type WireResponse} from './transport.js'
 import {DEFAULT_POLICY, RETRYABLE_STATUSES, failedBeforeSending, isRetryableMethod, nextDelay, parseRetryAfter, type RetryPolicy} from './retry.js'
 import type {Page} from './paginate.js'
 
 
 export interface ClientOptions {
-  /** `fetch` (Node's bundled undici; the default) or `pool` (the undici package's pooled Agent, for bulk work). */
-  transport?: 'fetch' | 'pool'
+  /** `http` (Node's own HTTP client, undici's fetch for a proxy or CAs of its own; the default) or `pool` (the undici package's pooled Agent, for bulk work). */
+  transport?: 'http' | 'pool' | Transport
   /** Records every mutating request before it is sent and after (the audit trail). */
   audit?: AuditHook
   baseUrl: string
@@ -98,7 +99,7 @@ export class ApiClient {
     this.random = opts.random ?? Math.random
     this.userAgent = opts.userAgent ?? 'payops'
     this.audit = opts.audit
-    this.transport = opts.transport === 'pool' ? new PoolTransport(undefined, opts.network) : new FetchTransport(opts.network)
+    this.transport = typeof opts.transport === 'object' ? opts.transport : opts.transport === 'pool' ? new PoolTransport(undefined, opts.network) : new HttpTransport(opts.network)
     if (opts.network) this.log(`connection to ${url.origin}: ${routeFor(url, opts.network).why}`)
   }
 

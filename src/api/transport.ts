@@ -1,15 +1,16 @@
 /**
- * How bytes reach the API. Both transports are undici: `fetch` is the undici bundled in Node
- * (nothing to load, so one-shot commands start fast), `pool` is the undici package's pooled Agent
- * with many keep-alive connections (bulk commands such as `moves import`, loaded only there).
- * Both take the run's way out (src/net.ts): through undici's ProxyAgent when a proxy applies, and
- * trusting NODE_EXTRA_CA_CERTS and the profile's ca-file (fetch is then undici's, with a dispatcher).
+ * How bytes reach the API. One-shot commands use Node's own HTTP client (http-transport.ts),
+ * which hands a request needing a proxy or CAs of its own to `FetchTransport` here: undici's fetch
+ * with a dispatcher. Bulk commands (`moves import`, `--all`) use `PoolTransport`: the undici
+ * package's pooled Agent with many keep-alive connections, loaded only there. Both undici ones take
+ * the run's way out (src/net.ts): through undici's ProxyAgent when a proxy applies, and trusting
+ * NODE_EXTRA_CA_CERTS and the profile's ca-file.
  */
 import type {Readable} from 'node:stream'
 import {createBrotliDecompress, createGunzip, createInflate} from 'node:zlib'
 import type {Dispatcher} from 'undici'
 import {PayopsError, ResponseTooLargeError} from '../errors.js'
-import {loadUndici} from '../interop.js'
+import {baselineWasm, loadUndici} from '../interop.js'
 import {dispatcherFor, needsDispatcher, proxyRefusal, redactProxyUrl, routeFor, trustedCas, type AgentOptions, type NetworkSettings} from '../net.js'
 
 /**
@@ -19,7 +20,7 @@ import {dispatcherFor, needsDispatcher, proxyRefusal, redactProxyUrl, routeFor, 
 export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
 /** The body's text, read chunk by chunk and given up (with `stop`) as soon as it passes the cap. */
-async function readCapped(chunks: AsyncIterable<Uint8Array>, req: WireRequest, stop: () => void, max = MAX_RESPONSE_BYTES): Promise<string> {
+export async function readCapped(chunks: AsyncIterable<Uint8Array>, req: WireRequest, stop: () => void, max = MAX_RESPONSE_BYTES): Promise<string> {
   const parts: Buffer[] = []
   let size = 0
   for await (const chunk of chunks) {
@@ -34,7 +35,7 @@ async function readCapped(chunks: AsyncIterable<Uint8Array>, req: WireRequest, s
 }
 
 /** The decoded body of an undici response: its content-encoding (gzip, deflate, br; several in order) undone as it streams. */
-function decoded(body: Readable, encoding: string | string[] | undefined): Readable {
+export function decoded(body: Readable, encoding: string | string[] | undefined): Readable {
   const codings = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).split(',').map((c) => c.trim().toLowerCase()).filter((c) => c && c !== 'identity')
   let out = body
   for (const coding of codings.reverse()) {
@@ -168,6 +169,7 @@ export class FetchTransport implements Transport {
     try {
       const init = {method: req.method, headers: req.headers, body: req.body, redirect: 'manual' as const, signal: AbortSignal.timeout(req.timeoutMs)}
       const way = await this.way.dispatcher(req.url)
+      if (!way) baselineWasm()
       const res = way ? ((await way.undici.fetch(req.url, {...init, dispatcher: way.dispatcher})) as unknown as Response) : await fetch(req.url, init)
       const headers: Record<string, string> = {}
       res.headers.forEach((v, k) => (headers[k] = v))

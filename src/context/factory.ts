@@ -37,8 +37,8 @@ export interface FactoryOptions {
   io?: IOStreams
   debug?: boolean
   userAgent: string
-  /** `fetch` for one-shot commands, `pool` for bulk ones. */
-  transport?: () => 'fetch' | 'pool'
+  /** `http` for one-shot commands, `pool` for bulk ones. */
+  transport?: () => 'http' | 'pool'
 }
 
 export function processContext(opts: FactoryOptions): CommandContext {
@@ -166,7 +166,7 @@ async function buildApi(r: ResolvedContext, opts: FactoryOptions, io: IOStreams,
       trace,
       redactHeaders: markedHeaders(io.env),
       audit,
-      transport: opts.transport?.() ?? 'fetch',
+      transport: opts.transport?.() ?? 'http',
       sleep: host.clock.sleep,
       network: r.network,
     },

@@ -1,9 +1,9 @@
 /**
  * Typed building blocks for API doubles: responses shaped as the client returns them, and a fake
- * `fetch` for tests that drive the real ApiClient (and the areas over it) without a server.
+ * origin (a transport) for tests that drive the real ApiClient (and the areas over it) without a server.
  */
-import {afterEach} from 'vitest'
 import type {ApiResponse} from '../../src/api/client.js'
+import type {Transport} from '../../src/api/transport.js'
 
 /** A response as `ApiClient.request` resolves it: `data` parsed, the envelope in `body`, one attempt. */
 export function response<T>(status: number, data: T, extra: Partial<ApiResponse<T>> = {}): ApiResponse<T> {
@@ -29,34 +29,21 @@ export interface FetchAnswer {
 
 type Answerer = (req: FetchedRequest) => FetchAnswer | Promise<FetchAnswer>
 
-const origins = new Map<string, Answerer>()
-let nextPort = 47_001
-const realFetch = globalThis.fetch
-
-/** The global `fetch` while fake origins exist: theirs are answered here, anything else goes out. */
-const fakeFetch: typeof fetch = async (input, init) => {
-  const url = new URL(input instanceof Request ? input.url : String(input))
-  const answer = origins.get(url.origin)
-  if (!answer) return realFetch(input, init)
-  const text = typeof init?.body === 'string' ? init.body : undefined
-  const a = await answer({method: init?.method ?? 'GET', path: url.pathname, query: url.searchParams, body: text === undefined ? undefined : JSON.parse(text)})
-  return new Response(a.body === undefined ? null : JSON.stringify(a.body), {status: a.status, headers: {'content-type': 'application/json', ...a.headers}})
-}
-
 /**
- * A base URL (a loopback address nothing listens on) whose requests `answer` serves, for the
- * real ApiClient and the API areas over it: the global `fetch`, which the client's default
- * transport calls, is replaced until the end of the test. Nothing reaches the network.
+ * A fake origin for the real ApiClient (and the API areas over it), in place of the network: the
+ * transport the client sends its wire requests through (as gh's httpmock replaces the HTTP
+ * transport), answering each from `answer`. Give both to the client:
+ * `new ApiClient({baseUrl, transport})`. Nothing reaches the network.
  */
-export function fakeOrigin(answer: Answerer): string {
-  const base = `http://127.0.0.1:${nextPort++}`
-  origins.set(new URL(base).origin, answer)
-  globalThis.fetch = fakeFetch
-  return base
+export function fakeOrigin(answer: Answerer): {baseUrl: string; transport: Transport} {
+  const baseUrl = 'http://127.0.0.1:47001'
+  const transport: Transport = {
+    async send(req) {
+      const url = new URL(req.url)
+      const a = await answer({method: req.method, path: url.pathname, query: url.searchParams, body: req.body === undefined ? undefined : JSON.parse(req.body)})
+      return {status: a.status, headers: {'content-type': 'application/json', ...a.headers}, text: a.body === undefined ? '' : JSON.stringify(a.body)}
+    },
+    close: async () => undefined,
+  }
+  return {baseUrl, transport}
 }
-
-afterEach(() => {
-  if (origins.size === 0) return
-  origins.clear()
-  globalThis.fetch = realFetch
-})

@@ -194,12 +194,12 @@ function fakeClient(items: unknown[] = []) {
       return super.page(path, query, item)
     }
   }
-  const baseUrl = fakeOrigin((req) =>
+  const {baseUrl, transport} = fakeOrigin((req) =>
     req.path.startsWith('/api/subaccounts/')
       ? {status: 200, body: {data: {id: 'sub', name: 'sub', currency_code: null}}}
       : {status: 200, body: {data: items, has_more: false, next_cursor: null}},
   )
-  return {client: new RecordingClient({baseUrl}), queries}
+  return {client: new RecordingClient({baseUrl, transport}), queries}
 }
 
 describe('transfer list filters', () => {

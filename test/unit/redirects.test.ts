@@ -68,7 +68,7 @@ afterEach(() => {
   answer = {status: 307, location: (p) => `http://0.0.0.0:${p}/steal`}
 })
 
-function client(transport: 'fetch' | 'pool', baseUrl = `http://127.0.0.1:${redirector.port}`): ApiClient {
+function client(transport: 'http' | 'pool', baseUrl = `http://127.0.0.1:${redirector.port}`): ApiClient {
   return new ApiClient({baseUrl, apiKey, transport, maxRetries: 2, sleep: async () => undefined, timeoutMs: 10_000})
 }
 
@@ -81,7 +81,7 @@ async function failure(p: Promise<unknown>): Promise<NetworkError> {
   return err as NetworkError
 }
 
-describe.each(['fetch', 'pool'] as const)('redirects are refused (%s transport)', (transport) => {
+describe.each(['http', 'pool'] as const)('redirects are refused (%s transport)', (transport) => {
   it('a 307 to another origin on GET: exit 7, names status and Location, sends nothing there, no retry', async () => {
     const c = client(transport)
     try {
@@ -129,7 +129,7 @@ describe.each(['fetch', 'pool'] as const)('redirects are refused (%s transport)'
   })
 })
 
-describe.each(['fetch', 'pool'] as const)('unreachable API (%s transport)', (transport) => {
+describe.each(['http', 'pool'] as const)('unreachable API (%s transport)', (transport) => {
   it('names the connection error, not "Error"', async () => {
     const port = await closedPort()
     const c = client(transport, `http://127.0.0.1:${port}`)

@@ -19,13 +19,13 @@ function transfer(status: string): AccountTransfer {
 /** A client whose create answers 202 `approved` and whose list shows the given statuses in turn. */
 function fakeClient(statuses: string[], createStatus = 202) {
   const seen: string[] = []
-  const baseUrl = fakeOrigin((req) => {
+  const {baseUrl, transport} = fakeOrigin((req) => {
     seen.push(`${req.method} ${req.path}`)
     if (req.method !== 'GET') return {status: createStatus, body: {data: transfer('approved')}}
     const status = statuses.length > 1 ? statuses.shift()! : statuses[0]
     return {status: 200, body: {data: [transfer(status)], has_more: false, next_cursor: null, total_count: 1}}
   })
-  return {api: new TransfersApi(new ApiClient({baseUrl})), seen}
+  return {api: new TransfersApi(new ApiClient({baseUrl, transport})), seen}
 }
 
 const request = {kind: 'transfer.create' as const, from: FROM, to: TO, amount: {decimal: '1500.00'}, currency: 'USD', rail: 'wire', autoApprove: true}

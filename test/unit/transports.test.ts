@@ -1,5 +1,6 @@
 /**
- * Both transports (Node's fetch for one-shot commands, undici's pool for bulk ones) against
+ * The transports (Node's HTTP client for one-shot commands, undici's fetch for their requests
+ * through a proxy or with CAs of their own, undici's pool for bulk ones) against
  * loopback servers made for each case: what they send, how they read the answer, and the ways an
  * exchange can fail, each with the same stable code.
  */
@@ -7,6 +8,7 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import type {AddressInfo, Socket} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {brotliCompressSync, deflateSync, gzipSync} from 'node:zlib'
+import {HttpTransport} from '../../src/api/http-transport.js'
 import {FetchTransport, PoolTransport, type Transport} from '../../src/api/transport.js'
 import {ResponseTooLargeError} from '../../src/errors.js'
 
@@ -43,6 +45,7 @@ const failure = (p: Promise<unknown>) =>
   )
 
 const transports: Array<[string, () => Transport]> = [
+  ['http', () => new HttpTransport()],
   ['fetch', () => new FetchTransport()],
   ['pool', () => new PoolTransport()],
 ]

@@ -29,7 +29,7 @@ export default class Reconcile extends ApiCommand<typeof Reconcile> {
   }
 
   /** It reads whole lists, page after page: the connection pool, as --all does. */
-  protected override get transportKind(): 'fetch' | 'pool' {
+  protected override get transportKind(): 'http' | 'pool' {
     return 'pool'
   }
 
