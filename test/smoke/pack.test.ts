@@ -59,6 +59,15 @@ describe('the packed package', () => {
     expect(v.code, v.stderr).toBe(0)
     expect(v.stdout).toBe(`payops/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
 
+    // Help and a mistyped command go through oclif's full runner, which requires the packages it
+    // uses on rare paths (text wrapping, templates) from the installed node_modules.
+    const help = await exec(bin, ['subaccounts', '--help'])
+    expect(help.code, help.stderr).toBe(0)
+    expect(help.stdout).toMatch(/USAGE\n {2}\$ payops subaccounts COMMAND/)
+    const typo = await exec(bin, ['subacounts', 'get', 'x'])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toMatch(/Unknown command "subacounts get"\. Did you mean "subaccounts get"\?/)
+
     // The installed emulator (dist/emulator.js, run in a child process), with its SQLite state file.
     const emu = spawn(bin, ['emulator', 'start', '--port', '0', '--json', '--state', join(dir.path, 'packed.sqlite')], {env, stdio: ['ignore', 'pipe', 'pipe']})
     const exited = new Promise<number | null>((resolve) => emu.once('exit', (code) => resolve(code)))
