@@ -9,7 +9,7 @@ import {existsSync, readFileSync} from 'node:fs'
 import {delimiter, dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {ROOT, cleanEnv, tempDir} from './process.js'
+import {ROOT, cleanEnv, exec as run, tempDir} from './process.js'
 
 const dir = tempDir('payops-pack-')
 const prefix = join(dir.path, 'prefix')
@@ -20,15 +20,7 @@ const env = cleanEnv({PATH: `${dirname(process.execPath)}${delimiter}${process.e
 const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string
 
 function exec(cmd: string, args: string[], opts: {cwd?: string; env?: NodeJS.ProcessEnv} = {}): Promise<{code: number; stdout: string; stderr: string}> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(cmd, args, {cwd: opts.cwd ?? dir.path, env: opts.env ?? env, stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    proc.stdout.on('data', (d) => (stdout += d))
-    proc.stderr.on('data', (d) => (stderr += d))
-    proc.on('error', reject)
-    proc.on('close', (code) => resolve({code: code ?? -1, stdout, stderr}))
-  })
+  return run(cmd, args, {cwd: opts.cwd ?? dir.path, env: opts.env ?? env})
 }
 
 let files: string[] = []

@@ -64,6 +64,19 @@ export async function startEmulator(args: string[] = [], configDir?: string): Pr
   }
 }
 
+/** Runs a process to its end with no input: its exit code (-1 when killed) and what it wrote. */
+export function exec(cmd: string, args: string[], opts: {cwd?: string; env?: NodeJS.ProcessEnv} = {}): Promise<{code: number; stdout: string; stderr: string}> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(cmd, args, {cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    proc.stdout.on('data', (d) => (stdout += d))
+    proc.stderr.on('data', (d) => (stderr += d))
+    proc.on('error', reject)
+    proc.on('close', (code) => resolve({code: code ?? -1, stdout, stderr}))
+  })
+}
+
 export interface RunResult {
   code: number
   stdout: string

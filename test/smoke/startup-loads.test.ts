@@ -5,12 +5,11 @@
  * package, nor oclif's Config, plugins and Help; V8's flags are left as they are, so Node's own
  * modules keep their code cache. `--help` still goes through oclif's full runner.
  */
-import {spawn} from 'node:child_process'
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {BIN, cleanEnv, startEmulator, tempDir, type Emulator} from './process.js'
+import {BIN, cleanEnv, exec, startEmulator, tempDir, type Emulator} from './process.js'
 
 const dir = tempDir('payops-loads-')
 let emu: Emulator
@@ -55,15 +54,7 @@ async function loadsOf(args: string[]): Promise<Loads> {
   writeFileSync(loads, '')
   writeFileSync(builtins, '')
   const env = cleanEnv({PAYOPS_CONFIG_DIR: join(dir.path, 'config'), PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test, LOADS_FILE: loads, BUILTINS_FILE: builtins})
-  const r = await new Promise<{code: number; stdout: string; stderr: string}>((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', pathToFileURL(join(dir.path, 'preload.mjs')).href, BIN, ...args], {env, stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    proc.stdout.on('data', (d) => (stdout += d))
-    proc.stderr.on('data', (d) => (stderr += d))
-    proc.on('error', reject)
-    proc.on('close', (code) => resolve({code: code ?? -1, stdout, stderr}))
-  })
+  const r = await exec(process.execPath, ['--import', pathToFileURL(join(dir.path, 'preload.mjs')).href, BIN, ...args], {env})
   const bundle = readFileSync(loads, 'utf8')
     .split('\n')
     .filter((u) => u.startsWith('file:') && u.includes('/dist/'))
