@@ -43,7 +43,9 @@ export class HttpTransport implements Transport {
 
   private async exchange(req: WireRequest, signal: AbortSignal): Promise<WireResponse> {
     const url = new URL(req.url)
-    const http = (url.protocol === 'https:' ? await import('node:https') : await import('node:http')) as HttpModule
+    // Not `import()`: Node's ES module face of node:http reads every export, and on Node 22 and
+    // later some of them (WebSocket, ...) load undici.
+    const http = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http') as HttpModule
     const agent = this.agentFor(url.protocol, http)
     const headers: Record<string, string> = {'accept-encoding': ACCEPT_ENCODING, ...req.headers}
     if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body))
