@@ -298,7 +298,7 @@ async function completion() {
   const {execFileSync} = await import('node:child_process')
   execFileSync(process.execPath, [BIN, 'team', 'status'], {env: {...baseEnv, PAYOPS_CONFIG_DIR: dir}, stdio: 'ignore'})
   const {createRequire} = await import('node:module')
-  const Sqlite = process.getBuiltinModule?.('node:sqlite')?.DatabaseSync ?? createRequire(import.meta.url)('better-sqlite3')
+  const Sqlite = process.getBuiltinModule?.('node:sqlite')?.DatabaseSync ?? createRequire(import.meta.url)('@photostructure/sqlite').DatabaseSync
   const db = new Sqlite(join(dir, 'controls.sqlite'))
   db.exec('BEGIN')
   const insert = db.prepare('INSERT INTO trail (seq, kind, hash, record) VALUES (?, ?, ?, ?)')
@@ -457,7 +457,8 @@ try {
   // (so no two rows are alike), so the destination's incoming total counts the moves that landed.
   await massPayouts()
 
-  // 7. Emulator throughput.
+  // 7. Emulator throughput: GETs of one subaccount.
+  const sub = (await api(emu, 'POST', '/api/subaccounts', {name: 'Throughput'})).data
   const load = await cannon({url: `${emu.baseUrl}/api/subaccounts/${sub.id}`, connections: 50, duration: 5, headers: {'x-api-key': emu.key}})
   const rps = load.requests.average
   record('emulator GET at 50 connections', rps, 'req/s', '≥ 5,000/s', rps >= 5000 && load.non2xx === 0, {non2xx: load.non2xx, errors: load.errors})
