@@ -5,8 +5,9 @@
 //   (its `config.userAgent`) without loading the framework: scripts call it often.
 // - On Node >= 22.1, V8's compile cache (module.enableCompileCache) keeps the compiled bundle
 //   between runs (NODE_DISABLE_COMPILE_CACHE=1 turns it off). node:module is not loaded otherwise.
-// - `payops __complete WORD...` (what the shell completion scripts call on every TAB) loads its own
-//   small module and no framework: it answers from local files only, well under 100 ms.
+// - `payops __complete WORD...` (what the shell completion scripts call on every TAB) requires its own
+//   CommonJS file (dist/completion.cjs) and no framework, without Node's ES module loader: it answers
+//   from local files only, well under 100 ms.
 'use strict'
 const {join} = require('node:path')
 const argv = process.argv.slice(2)
@@ -16,7 +17,7 @@ const compileCache = () => Number(process.versions.node.split('.')[0]) >= 22 && 
 async function main() {
   if (argv[0] === '__complete') {
     compileCache()
-    const {runCompletion} = await import('../dist/completion/main.js')
+    const {runCompletion} = require('../dist/completion.cjs')
     runCompletion(argv.slice(1), root)
   } else if (argv[0] === '--version' || argv[0] === '-v') {
     const {name, version} = JSON.parse(require('node:fs').readFileSync(join(root, 'package.json'), 'utf8'))

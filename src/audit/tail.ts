@@ -18,7 +18,8 @@ export function recentRecords(dir: string, kind: AuditRecord['kind'], limit: num
   }
   try {
     const out: AuditRecord[] = []
-    for (const row of db.prepare('SELECT record FROM trail WHERE kind = ? ORDER BY seq DESC LIMIT ?').iterate<{record: string}>(kind, limit)) {
+    // At most `limit` rows: read in one call (a row at a time costs a crossing into the binding each).
+    for (const row of db.prepare('SELECT record FROM trail WHERE kind = ? ORDER BY seq DESC LIMIT ?').all<{record: string}>(kind, limit)) {
       try {
         out.push(JSON.parse(row.record) as AuditRecord)
       } catch {

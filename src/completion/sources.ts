@@ -7,7 +7,8 @@
  *   scoped to the key the completed line would use (madeWith: `-p`/`--api-key` on the line, then
  *   PAYOPS_PROFILE / PAYOPS_API_KEY, then the active profile), with amount and names.
  * - Subaccounts and treasury accounts: the book of names (controls.sqlite; its newest 5,000
- *   entries), then the ids the audit trail shows moves and transfers between.
+ *   entries), then the ids the audit trail shows moves and transfers between. Pending moves are
+ *   labelled with the names of their two accounts, looked up by id.
  * - Webhook endpoints: those this machine created with the key in use (the audit trail's
  *   `POST /api/webhooks`, `webhooks rotate-secret` included) and has not deleted since. An endpoint
  *   made elsewhere is not known here; `payops webhooks list` asks the service.
@@ -21,7 +22,7 @@ import type {AuditRecord} from '../audit/index.js'
 import {readTail} from '../files.js'
 import {recentRecords} from '../audit/tail.js'
 import {keyMode, readProfiles, type ProfileFile} from '../config/index.js'
-import {readRecentNames, type NamedId} from '../config/names.js'
+import {readNamesOf, readRecentNames, type NamedId} from '../config/names.js'
 import {resolveContext} from '../config/resolve.js'
 import {formatMoney} from '../money.js'
 import {PATHS} from '../api/paths.js'
@@ -159,10 +160,12 @@ export class LocalSource implements Source {
   }
 
   private moves(line: LineContext): Candidate[] {
-    const book = this.names()
-    const name = (id: string | null) => (id ? (book.get(id) ?? `${id.slice(0, 8)}…`) : '?')
     // With a team store, its queue as the last command here read it (team-queue.ts).
-    return mergeMoves(pendingMovesOf(this.mine(line)), readTeamQueue(this.configDir, this.keyOf(line)))
+    const pending = mergeMoves(pendingMovesOf(this.mine(line)), readTeamQueue(this.configDir, this.keyOf(line)))
+    // Only the names of the accounts these moves are between, whatever their age in the book.
+    const book = readNamesOf(this.configDir, pending.flatMap((m) => [m.from, m.to]).filter((id): id is string => Boolean(id)))
+    const name = (id: string | null) => (id ? (book.get(id)?.name ?? `${id.slice(0, 8)}…`) : '?')
+    return pending
       .reverse()
       .map((m) => ({
         value: m.id,

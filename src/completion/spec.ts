@@ -1,8 +1,9 @@
 /**
  * What the completer knows of the command line's grammar: every command with its flags and
- * positional arguments, and the topics. Read from the files the build writes (oclif.manifest.json,
- * dist/command-table.json) and package.json's topics, so that completion never loads oclif and
- * never drifts from the commands themselves.
+ * positional arguments, and the topics. Read from dist/completion.json, which the build writes from
+ * oclif.manifest.json (the commands' ids, first summary lines, arguments and visible flags: a tenth
+ * of the manifest), the plugins' commands and package.json's topics, so that completion never
+ * loads oclif and never drifts from the commands themselves.
  */
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -107,17 +108,15 @@ export function specFrom(manifest: Record<string, ManifestCommand>, topics: Reco
 
 /** The spec of the installed payops (`root` is the package's folder). */
 export function loadSpec(root: string): Spec {
-  const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, ManifestCommand>}
-  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {oclif?: {topics?: Record<string, {description?: string}>}}
-  let others: string[] = []
-  try {
-    // The plugins' commands (help), by id only.
-    const table = JSON.parse(readFileSync(join(root, 'dist', 'command-table.json'), 'utf8')) as {commands: Record<string, [boolean, boolean]>}
-    others = Object.entries(table.commands)
-      .filter(([id, [own]]) => !own && !manifest.commands[id] && !id.includes(':'))
-      .map(([id]) => id)
-  } catch {
-    // Without the table, payops' own commands only.
+  const c = JSON.parse(readFileSync(join(root, 'dist', 'completion.json'), 'utf8')) as {
+    commands: Record<string, ManifestCommand & {globalFlags: string[]}>
+    globals: Record<string, ManifestFlag>
+    topics: Record<string, {description?: string}>
+    others: string[]
   }
-  return specFrom(manifest.commands, pjson.oclif?.topics ?? {}, others)
+  // Each command's global flags, written once in `globals`, with its own.
+  const commands = Object.fromEntries(
+    Object.entries(c.commands).map(([id, {globalFlags, ...command}]) => [id, {...command, flags: {...command.flags, ...Object.fromEntries(globalFlags.map((name) => [name, c.globals[name]]))}}]),
+  )
+  return specFrom(commands, c.topics, c.others)
 }

@@ -162,6 +162,19 @@ export function readRecentNames(dir: string, limit = 5000): NamedId[] {
   }
 }
 
+/**
+ * The entries of these ids that the book holds, looked up one by one (what completion labels
+ * pending moves with: a few ids, whatever their age in the book). Never reaches the network.
+ */
+export function readNamesOf(dir: string, ids: readonly string[]): Map<string, NamedId> {
+  try {
+    const entries = withLocalNames(dir, (b) => b.namesOf([...new Set(ids)]), {create: false}) ?? []
+    return new Map(entries.map((e) => [e.id, e.kind && KINDS.includes(e.kind) ? {id: e.id, name: e.name, kind: e.kind as NameKind} : {id: e.id, name: e.name}]))
+  } catch {
+    return new Map()
+  }
+}
+
 /** Passes items through, remembering each one's name on the way (lists stream as before). */
 export async function* remembering<T>(items: AsyncIterable<T>, names: {remember(id: string, name: string, kind?: NameKind): void}, pick: (item: T) => [string, string], kind?: NameKind): AsyncIterable<T> {
   for await (const item of items) {

@@ -67,6 +67,13 @@ export class SqliteRecords implements OperatorRecords {
     this.db.prepare('DELETE FROM names WHERE seq <= (SELECT seq FROM names ORDER BY seq DESC LIMIT 1 OFFSET ?)').run(max)
   }
 
+  /** The entries of these ids that the book holds (what shell completion labels pending moves with). */
+  namesOf(ids: readonly string[]): NameEntry[] {
+    if (!ids.length) return []
+    const rows = this.db.prepare('SELECT id, name, kind FROM names WHERE id IN (SELECT value FROM json_each(?))').all<NameEntry>(JSON.stringify(ids))
+    return rows.map(({id, name, kind}) => ({id, name, kind: kind ?? null}))
+  }
+
   /** The newest `limit` names, oldest first (what shell completion reads). */
   recentNames(limit: number): NameEntry[] {
     const rows = this.db.prepare('SELECT id, name, kind FROM names ORDER BY seq DESC LIMIT ?').all<NameEntry>(limit)

@@ -56,6 +56,10 @@ describe('the packed package', () => {
     const help = await exec(bin, ['subaccounts', '--help'])
     expect(help.code, help.stderr).toBe(0)
     expect(help.stdout).toMatch(/USAGE\n {2}\$ payops subaccounts COMMAND/)
+    // Shell completion (its own CommonJS file, dist/completion.cjs).
+    const tab = await exec(bin, ['__complete', 'subacc'])
+    expect(tab.code, tab.stderr).toBe(0)
+    expect(tab.stdout).toMatch(/^subaccounts\t/m)
     const typo = await exec(bin, ['subacounts', 'get', 'x'])
     expect(typo.code).toBe(2)
     expect(typo.stderr).toMatch(/Unknown command "subacounts get"\. Did you mean "subaccounts get"\?/)

@@ -7,7 +7,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ARG_VALUES, Completer, FLAG_VALUES, MAX_OFFERED, formatCompletion, type Source} from '../../src/completion/complete.js'
 import {loadSpec} from '../../src/completion/spec.js'
-import {NameBook, readRecentNames} from '../../src/config/names.js'
+import {NameBook, readNamesOf, readRecentNames} from '../../src/config/names.js'
 import {SETTING_KEYS} from '../../src/config/settings.js'
 import {ROOT, tempDir} from '../support/index.js'
 
@@ -90,6 +90,26 @@ describe('the names book', () => {
       expect(readRecentNames(dir.path)).toEqual(expect.arrayContaining([{id: 'old', name: 'Legacy'}, {id: 's1', name: 'Payroll', kind: 'subaccount'}]))
       expect(existsSync(join(dir.path, 'names.json'))).toBe(false)
       expect(JSON.parse(readFileSync(join(dir.path, 'names.json.moved'), 'utf8'))).toEqual({old: 'Legacy', bad: [1, 2]})
+    } finally {
+      dir.cleanup()
+    }
+  })
+
+  it('names ids by lookup, whatever their age in the book (an id past the newest 5,000 too)', () => {
+    const dir = tempDir()
+    try {
+      const book = new NameBook(dir.path)
+      book.remember('oldest', 'Payroll', 'subaccount')
+      for (let i = 0; i < 5001; i++) book.remember(`s${i}`, `Sub ${i}`, 'subaccount')
+      book.save()
+      expect(readRecentNames(dir.path).some((e) => e.id === 'oldest')).toBe(false)
+      const named = readNamesOf(dir.path, ['oldest', 's5000', 'unknown', 'oldest'])
+      expect([...named.values()].sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+        {id: 'oldest', name: 'Payroll', kind: 'subaccount'},
+        {id: 's5000', name: 'Sub 5000', kind: 'subaccount'},
+      ])
+      expect(readNamesOf(dir.path, []).size).toBe(0)
+      expect(readNamesOf(join(dir.path, 'nowhere'), ['oldest']).size).toBe(0)
     } finally {
       dir.cleanup()
     }
