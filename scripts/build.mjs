@@ -144,6 +144,17 @@ for (const path of readdirSync(join(root, 'dist', 'chunks')).map((name) => join(
   if (statSync(path).size > MAX_CHUNK) throw new Error(`${relative(root, path)} is ${statSync(path).size} bytes (over ${MAX_CHUNK}): a dependency was bundled that should stay external`)
 }
 
+/** What the one-file bundles (the emulator's command line, the completer) share: Node 20 and later, the SQLite binding from node_modules. */
+const ONE_FILE = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  minify: !process.env.PAYOPS_METAFILE,
+  legalComments: 'none',
+  external: ['@photostructure/sqlite'],
+  logLevel: 'warning',
+}
+
 // dist/emulator.js: the emulator package's own command line (packages/emulator/src/cli.ts, what its
 // `payops-emulator` bin runs), which `payops emulator start` runs in a child process. One file of its
 // own, built apart from the CLI's entries: it shares no chunk with them, and the CLI imports nothing
@@ -156,14 +167,8 @@ await build({
     loader: 'ts',
   },
   outfile: join(root, 'dist', 'emulator.js'),
-  bundle: true,
+  ...ONE_FILE,
   format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  minify: !process.env.PAYOPS_METAFILE,
-  legalComments: 'none',
-  external: ['@photostructure/sqlite'],
-  logLevel: 'warning',
   // Its CommonJS dependencies (undici) call require().
   banner: {js: "import {createRequire as __emulatorCreateRequire} from 'node:module';const require=__emulatorCreateRequire(import.meta.url);"},
 })
@@ -176,14 +181,8 @@ console.log(`bundled the emulator's command line into ${relative(root, join(root
 await build({
   entryPoints: [join(src, 'completion', 'main.ts')],
   outfile: join(root, 'dist', 'completion.cjs'),
-  bundle: true,
+  ...ONE_FILE,
   format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minify: !process.env.PAYOPS_METAFILE,
-  legalComments: 'none',
-  external: ['@photostructure/sqlite'],
-  logLevel: 'warning',
   // The one `import.meta.url` it holds (src/db: a require made from the file's own place).
   define: {'import.meta.url': '__payopsFileUrl'},
   banner: {js: "const __payopsFileUrl = require('node:url').pathToFileURL(__filename).href;"},
