@@ -7,7 +7,7 @@
 import type {CommandContext} from '../context/index.js'
 import {NotConfirmedError, PartialError, UsageError} from '../errors.js'
 import {closePorts, confirmBatch, dailyCapReport, limitReport, portsOf, refusals, type GuardFlags} from '../movements/command.js'
-import {endedMoves} from '../movements/history.js'
+import {endedMoves, movesInDoubt} from '../movements/history.js'
 import {makerCheckerFor} from '../movements/maker-checker.js'
 import {keyIdOf} from '../api/redact.js'
 import {formatTotals as describeTotals, toDecimalString} from '../money.js'
@@ -104,7 +104,7 @@ function notePlan(plan: ImportPlan, file: string, ctx: CommandContext): void {
     const again = pendingCount - fresh - open
     const keys = (n: number) => `(with the ${n === 1 ? 'key it was' : 'keys they were'} sent with)`
     const todo = [fresh ? `${plural(fresh, 'row')} not sent before` : '', again ? `${plural(again, 'unfinished row')} ${keys(again)}` : '', open ? `${plural(open, 'row')} not settled to look up again ${keys(open)}` : ''].filter(Boolean)
-    const waiting = awaiting.n ? `, ${awaiting.n} of them awaiting approval,` : ''
+    const waiting = awaiting.n ? `, ${awaiting.n} of them recorded as awaiting approval,` : ''
     ctx.out.note(`${plural(plan.alreadyDone, 'row')} ${plan.alreadyDone === 1 ? 'was' : 'were'} imported before${waiting} (journal ${plan.journalPath}); ${todo.length ? `to send: ${todo.join(' and ')}` : 'nothing to send'}.`)
   }
   noteRepeats(plan, file, ctx)
@@ -198,6 +198,25 @@ async function sendPlan(plan: ImportPlan, opts: ImportOptions, ctx: CommandConte
   return result
 }
 
+/**
+ * Rows recorded as awaiting approval whose move had a cancel or an approval sent from this machine
+ * whose answer was lost: the move may be canceled, or settled, since. The service offers no read of
+ * one move, so the sentence names the command that finds out (each is safe to run again: a move
+ * already canceled or settled is said so, and nothing moves twice).
+ */
+function inDoubt(ctx: CommandContext, waiting: Array<{line: number; move_id: string}>): string | undefined {
+  const doubt = movesInDoubt(ctx.configDir, keyIdOf(ctx.profile.apiKey), waiting.map((w) => w.move_id))
+  const rows = waiting.filter((w) => doubt.has(w.move_id))
+  if (!rows.length) return undefined
+  const first = rows[0]
+  const change = doubt.get(first.move_id) === 'cancel' ? 'cancel' : 'approve'
+  const n = rows.length
+  return (
+    `${plural(n, 'row')} recorded as awaiting approval (line${n === 1 ? '' : 's'} ${describeLines(rows.map((r) => r.line))}) ${n === 1 ? 'had a cancel or an approval of its move' : 'had cancels or approvals of their moves'} sent whose answer was lost: ` +
+    `${n === 1 ? 'it' : 'each'} may be canceled or settled since; \`payops moves ${change} ${first.move_id}\` finds out for line ${first.line}`
+  )
+}
+
 /** The run's summary, and the partial outcome (exit 6) of rows failed, unsettled or interrupted. */
 async function reportRun(plan: ImportPlan, file: string, ctx: CommandContext, result: ImportResult): Promise<void> {
   const {failures, not_settled: notSettled, awaiting, ...counts} = result
@@ -225,6 +244,8 @@ async function reportRun(plan: ImportPlan, file: string, ctx: CommandContext, re
   const ended = endedMoves(ctx.configDir, keyIdOf(ctx.profile.apiKey), waiting.map((w) => w.move_id))
   const gone = waiting.filter((w) => ended.has(w.move_id)).map((w) => w.line)
   if (gone.length) parts.push(`${plural(gone.length, 'row')} recorded as awaiting approval (line${gone.length === 1 ? '' : 's'} ${describeLines(gone)}) ${gone.length === 1 ? 'has its move' : 'have their moves'} canceled or failed since (this machine's audit trail): ${gone.length === 1 ? 'it moves' : 'they move'} no money; to pay ${gone.length === 1 ? 'it' : 'them'}, import again with --new-batch or create the moves anew`)
+  const unsure = inDoubt(ctx, waiting.filter((w) => !ended.has(w.move_id)))
+  if (unsure) parts.push(unsure)
   if (parts.length) throw new PartialError(`${parts.join('. ')}.`)
 }
 

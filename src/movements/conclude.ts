@@ -109,9 +109,11 @@ export async function conclude(p: Plan, ports: MovementPorts, rec: RequestRecord
       statusRecordedAt: timeOf(resource.status_recorded_at ?? resource.settled_at ?? resource.updated_at),
       windowStart: requestWindowStart(res.sentAt, receivedAt, header(res, 'date')),
     })
-  // 207; or a move asked to settle that the answer shows only approved (a replay of one whose
-  // settlement failed earlier: the API returns it as it is, so what was asked did not all happen).
-  const partial = res.status === 207 || (op === 'move.create' && p.autoApprove === true && seen.status === 'approved')
+  // 207; or a create that the answer shows approved (a replay of a move whose settlement failed
+  // earlier, whether this request asked to settle it or to hold it for approval: the API returns it
+  // as it is, approved and not settled, and nothing continues it; so what was asked is not where it
+  // stands).
+  const partial = res.status === 207 || (op === 'move.create' && seen.status === 'approved')
   const differs = create && p.expected && !est?.sentence ? mismatches(p.expected, seen) : []
   // Outside a batch, an outcome that cannot be written ends the command (see unrecordedError).
   const info = rec.info

@@ -234,6 +234,34 @@ export function endedMoves(dir: string, keyId: string | null, ids: Iterable<stri
   return last
 }
 
+/** The move a cancel (`DELETE /api/subaccounts/move/ID`) or an approve (`POST …/ID/approve`) names, and which it is. */
+function changeOf(r: AuditRecord): {id: string; change: 'cancel' | 'approve'} | undefined {
+  const prefix = `${PATHS.moveCreate}/`
+  if (!r.path.startsWith(prefix)) return undefined
+  const rest = r.path.slice(prefix.length)
+  if (r.method === 'DELETE' && !rest.includes('/')) return {id: decodeURIComponent(rest), change: 'cancel'}
+  if (r.method === 'POST' && rest.endsWith('/approve') && rest.indexOf('/') === rest.length - '/approve'.length) return {id: decodeURIComponent(rest.slice(0, -'/approve'.length)), change: 'approve'}
+  return undefined
+}
+
+/**
+ * Of the moves `ids`, those whose latest cancel or approval in this machine's audit trail (the
+ * key's own, or older ones without a key id) lost its answer: the move may have been canceled or
+ * settled since, and the service offers no read of one move to tell. One pass.
+ */
+export function movesInDoubt(dir: string, keyId: string | null, ids: Iterable<string>): Map<string, 'cancel' | 'approve'> {
+  const wanted = new Set(ids)
+  const doubt = new Map<string, 'cancel' | 'approve'>()
+  if (wanted.size === 0) return doubt
+  for (const r of readAudit(dir)) {
+    const c = r.kind === 'outcome' ? changeOf(r) : undefined
+    if (!c || !wanted.has(c.id) || (r.key_id && r.key_id !== keyId)) continue
+    if (lost(r)) doubt.set(c.id, c.change)
+    else doubt.delete(c.id)
+  }
+  return doubt
+}
+
 /** The history of the audit trail in `dir` (read once, on first use). */
 export function auditHistory(dir: string, keyId?: string | null): History {
   return historyOf(() => readAudit(dir), keyId)

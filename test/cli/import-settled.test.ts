@@ -126,8 +126,39 @@ describe('moves import counts only money that settled', () => {
       const again = await imp([file])
       expect(again.code, again.stderr).toBe(0)
       expect(again.json()).toMatchObject({created: 0, already_done: 3, awaiting_approval: 0, total_this_run: {}, total_overall: {USD: 400}, total_awaiting_approval: {}})
-      expect(again.stderr).toMatch(/3 rows were imported before, 1 of them awaiting approval, \(journal .*\); nothing to send/)
+      expect(again.stderr).toMatch(/3 rows were imported before, 1 of them recorded as awaiting approval, \(journal .*\); nothing to send/)
       expect(await credited(b)).toBe(400)
+    } finally {
+      cfg.cleanup()
+    }
+  })
+})
+
+describe('moves import: a row awaiting approval whose move was canceled or approved elsewhere', () => {
+  it('a cancel of its move whose answer was lost: the re-run says the row is in doubt and names the command that finds out (exit 6)', async () => {
+    const [a, b] = [await sub('Doubt source'), await sub('Doubt destination')]
+    const file = csv('doubt.csv', ['from,to,amount,auto_approve', `${a},${b},2.00,false`])
+    const {cfg, imp} = importer()
+    try {
+      const first = await imp([file])
+      expect(first.code, first.stderr).toBe(0)
+      const moveId = /line 2 \(move ([0-9a-f-]{36})\)/.exec(first.stderr)![1]
+      // The cancel takes effect, and its answer is lost (a 500 after the server committed).
+      await emu.control('POST', '/_emulator/faults', {queue: [{kind: '500', phase: 'after'}], methods: ['DELETE']})
+      const cancel = await runAs(emu, 'test', ['moves', 'cancel', moveId, '--yes'], {configDir: cfg.path})
+      await emu.control('DELETE', '/_emulator/faults')
+      expect(cancel.code, cancel.stderr).toBe(7)
+      const again = await imp([file])
+      expect(again.code, again.stderr).toBe(6)
+      expect(again.stderr).toMatch(/1 row was imported before, 1 of them recorded as awaiting approval,/)
+      expect(again.stderr).toContain(`1 row recorded as awaiting approval (line 2) had a cancel or an approval of its move sent whose answer was lost: it may be canceled or settled since; \`payops moves cancel ${moveId}\` finds out for line 2.`)
+      // The command named finds out (the move is canceled: nothing to do), and the next re-run says so.
+      const found = await runAs(emu, 'test', ['moves', 'cancel', moveId, '--yes'], {configDir: cfg.path})
+      expect(found.code, found.stderr).toBe(0)
+      const last = await imp([file])
+      expect(last.code).toBe(6)
+      expect(last.stderr).toMatch(/1 row recorded as awaiting approval \(line 2\) has its move canceled or failed since/)
+      expect(await credited(b)).toBe(0)
     } finally {
       cfg.cleanup()
     }

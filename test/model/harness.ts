@@ -45,6 +45,16 @@ export interface World {
   driftOn?: (emu: Emulator) => Promise<void>
   /** The emulator serves the least generous reading of the spec (`--strict`): lists echo no key, a 202 names no transfer. */
   strict: boolean
+  /** A team store bound to every command (PAYOPS_TEAM_DATABASE_URL, a member's role), and its records already judged. */
+  team?: TeamWorld
+}
+
+/** The team store of a world: its URL (a member's), how to read it as its owner, and how far it was judged. */
+export interface TeamWorld {
+  url: string
+  query<R extends Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>
+  intentSeq: number
+  outcomeSeq: number
 }
 
 export interface MoveAsk {
@@ -81,7 +91,7 @@ let runs = 0
 export const stats = {steps: 0, sequences: 0, ms: {} as Record<string, number>}
 
 /** A fresh world: the shared emulator reset (drift on when asked), a config dir of its own. */
-export async function newWorld(emu: Emulator, drift: false | ((emu: Emulator) => Promise<void>) = false): Promise<World> {
+export async function newWorld(emu: Emulator, drift: false | ((emu: Emulator) => Promise<void>) = false, team?: TeamWorld): Promise<World> {
   stats.sequences++
   await emu.reset()
   await emu.control('POST', '/_emulator/fail-next-settlement', {count: 0})
@@ -101,6 +111,7 @@ export async function newWorld(emu: Emulator, drift: false | ((emu: Emulator) =>
     run: `r${++runs}-${Date.now().toString(36)}`,
     driftOn: drift || undefined,
     strict: (await emu.control('GET', '/_emulator/faults')).data?.strict === true,
+    team,
   }
 }
 
@@ -132,7 +143,7 @@ async function disarm(w: World): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Running a command and judging it
 
-const env = (w: World) => ({PAYOPS_BASE_URL: w.emu.baseUrl, PAYOPS_API_KEY: w.emu.keys.test})
+const env = (w: World) => ({PAYOPS_BASE_URL: w.emu.baseUrl, PAYOPS_API_KEY: w.emu.keys.test, ...(w.team ? {PAYOPS_TEAM_DATABASE_URL: w.team.url} : {})})
 
 /**
  * A command run in-process. Its clock is fake (a retry's backoff passes at once), started at the
@@ -224,6 +235,7 @@ async function step(w: World, label: string, act: () => Promise<RunResult>, judg
   const j: Judged = {w, label, r, before, after, change, audit, newAudit, problems: []}
   if (auditRun.code !== 0) j.problems.push(`payops audit list failed (exit ${auditRun.code}): ${auditRun.stderr}`)
   common(j)
+  if (w.team) teamAgrees(j, await newTeamRecords(w.team))
   judge(j)
   w.trace.push(`${label} -> exit ${r.code}; ledger: ${describeChange(change)}`)
   if (LOG && j.problems.length) appendFileSync(LOG, JSON.stringify({label, code: r.code, problems: j.problems, trace: w.trace}) + '\n')
@@ -264,6 +276,58 @@ function common(j: Judged): void {
   if (r.code === 7 && !/payops [a-z]+( [a-z-]+)?/.test(r.stderr)) problems.push('exit 7 (outcome unknown) names no command that finds out')
   if (change.creditedToSubaccounts < 0) problems.push(`subaccount totals lost ${-change.creditedToSubaccounts} that no move took`)
   auditAgrees(j)
+}
+
+interface TeamIntent {
+  seq: string
+  kind: string
+  amount: string
+  status: string
+}
+interface TeamOutcome {
+  seq: string
+  intent_seq: string
+  status: string
+  detail: {id?: string | null}
+}
+
+/** The team store's intents and outcomes recorded since the last step. */
+async function newTeamRecords(t: TeamWorld): Promise<{intents: TeamIntent[]; outcomes: TeamOutcome[]}> {
+  // `amount` is what an intent counts towards the day (0 for a move held for approval); what it asks is in its detail.
+  const intents = await t.query<TeamIntent & Record<string, unknown>>(
+    "SELECT seq, kind, coalesce((detail->>'amount_in_minor_units')::bigint, amount) AS amount, status FROM payops.intents WHERE seq > $1 ORDER BY seq",
+    [t.intentSeq],
+  )
+  const outcomes = await t.query<TeamOutcome & Record<string, unknown>>('SELECT seq, intent_seq, status, detail FROM payops.outcomes WHERE seq > $1 ORDER BY seq', [t.outcomeSeq])
+  t.intentSeq = Math.max(t.intentSeq, ...intents.map((i) => Number(i.seq)))
+  t.outcomeSeq = Math.max(t.outcomeSeq, ...outcomes.map((o) => Number(o.seq)))
+  return {intents, outcomes}
+}
+
+/**
+ * (v) With a team store: nothing moved without the store's say. Every move, transfer and simulated
+ * credit the ledger gained in this step has an intent the store allowed in this step, of its kind
+ * and amount (the database decided it before it was sent), and every outcome the store recorded
+ * with an id names a move, transfer or bank line the ledger holds.
+ */
+function teamAgrees(j: Judged, team: {intents: TeamIntent[]; outcomes: TeamOutcome[]}): void {
+  const {after, change, problems} = j
+  const allowed = new Map<string, number>()
+  for (const i of team.intents) if (i.status === 'allowed') allowed.set(`${i.kind} ${i.amount}`, (allowed.get(`${i.kind} ${i.amount}`) ?? 0) + 1)
+  const created = [
+    ...change.newMoves.map((m) => `move.create ${m.amount}`),
+    ...change.newTransfers.map((t) => `transfer.create ${t.amount}`),
+    ...change.credits.map((c) => `credit.simulate ${c.amount}`),
+  ]
+  for (const c of created) {
+    const n = allowed.get(c) ?? 0
+    if (n === 0) problems.push(`the ledger gained a ${c.replace(' ', ' of ')} with no intent the team store allowed in this step (it recorded: ${team.intents.map((i) => `${i.kind} ${i.amount} ${i.status}`).join(', ') || 'none'})`)
+    else allowed.set(c, n - 1)
+  }
+  for (const o of team.outcomes) {
+    const id = o.detail?.id
+    if (id && !after.moves.has(id) && !after.transfers.has(id) && !after.bank.has(id)) problems.push(`the team store records outcome ${o.status} of ${id}, which the ledger does not hold`)
+  }
 }
 
 const MOVE_PATH = /^\/api\/subaccounts\/move(\/|$)/

@@ -14,9 +14,10 @@
  * PAYOPS_MODEL_ONLY and PAYOPS_MODEL_LOG help explore (see ./harness.ts).
  */
 import fc from 'fast-check'
-import {describe, it} from 'vitest'
-import {startEmulator, type Emulator} from '../support/index.js'
-import {commandArbs, newModel, newWorld, stats} from './harness.js'
+import {describe, expect, it} from 'vitest'
+import {runCli, startEmulator, tempDir, type Emulator} from '../support/index.js'
+import {commandArbs, newModel, newWorld, stats, type TeamWorld} from './harness.js'
+import {freshDatabase} from '../support/postgres.js'
 import {driftSwitch} from './drift.js'
 
 const RUNS = Number(process.env.PAYOPS_MODEL_RUNS ?? 60)
@@ -28,19 +29,19 @@ const TIME_LIMIT_MS = Number(process.env.PAYOPS_MODEL_TIME_LIMIT_MS ?? (process.
 const DRIFT_RUNS = process.env.PAYOPS_MODEL_RUNS ? RUNS : Math.ceil(RUNS / 2)
 const STRICT_RUNS = DRIFT_RUNS
 
-async function property(emu: Emulator, drift: false | ((emu: Emulator) => Promise<void>), runs: number): Promise<void> {
+async function property(emu: Emulator, drift: false | ((emu: Emulator) => Promise<void>), runs: number, team?: TeamWorld): Promise<void> {
   const start = {...stats}
   try {
-    await check(emu, drift, runs)
+    await check(emu, drift, runs, team)
   } finally {
     console.log(`model: ${stats.sequences - start.sequences} sequences, ${stats.steps - start.steps} steps checked against the ledger (seed ${SEED}); ms by action: ${JSON.stringify(stats.ms)}`)
   }
 }
 
-async function check(emu: Emulator, drift: false | ((emu: Emulator) => Promise<void>), runs: number): Promise<void> {
+async function check(emu: Emulator, drift: false | ((emu: Emulator) => Promise<void>), runs: number, team?: TeamWorld): Promise<void> {
   await fc.assert(
     fc.asyncProperty(fc.commands(commandArbs, {maxCommands: MAX_COMMANDS, size: 'max'}), async (cmds) => {
-      const w = await newWorld(emu, drift)
+      const w = await newWorld(emu, drift, team)
       try {
         await fc.asyncModelRun(() => ({model: newModel(), real: w}), cmds)
       } finally {
@@ -78,5 +79,27 @@ const strictOn = async (e: Emulator) => {
 describe('every claim about money equals the ledger, against the strict emulator (model-based)', () => {
   it(`${STRICT_RUNS} random sequences of operator actions under faults, with --strict`, async () => {
     await property(await startEmulator(), strictOn, STRICT_RUNS)
+  }, 10 * 60_000)
+})
+
+// The same sequences with a team store bound to every command (a member's database role, no
+// policies): besides the four claims, (v) nothing moved without an intent the store allowed, and
+// every outcome it recorded names what the ledger holds.
+const TEAM_RUNS = DRIFT_RUNS
+describe('every claim about money equals the ledger, with a team store (model-based)', () => {
+  it(`${TEAM_RUNS} random sequences of operator actions under faults, with a team store`, async () => {
+    const db = await freshDatabase()
+    const dir = tempDir('payops-test-model-team-')
+    try {
+      const emu = await startEmulator()
+      // The store serves the entity of the key it is made with (the seeded test entity's, as every step uses).
+      const init = await runCli(['team', 'init', '--database-url', db.url(), '-o', 'json'], {configDir: dir.path, env: {PAYOPS_BASE_URL: emu.baseUrl, PAYOPS_API_KEY: emu.keys.test}})
+      expect(init.code, init.stderr).toBe(0)
+      const member = await db.login('member', ['payops_member'])
+      await property(emu, false, TEAM_RUNS, {url: member.url, query: (sql, params) => db.query(sql, params), intentSeq: 0, outcomeSeq: 0})
+    } finally {
+      dir.cleanup()
+      await db.drop()
+    }
   }, 10 * 60_000)
 })

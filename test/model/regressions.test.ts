@@ -191,4 +191,26 @@ describe('counterexamples found by the model-based test against the strict emula
       new SimulateCredit({amount: 3516, sub: 0, rail: 'wire', key: 'same', pick: 0, fault: null}),
     ], strictOn)
   })
+
+  // An import's row left awaiting approval, then canceled by `moves cancel` whose answer was lost
+  // (500 after the cancel took effect: exit 7); the import run again: "1 row was imported before, 1
+  // of them awaiting approval; nothing to send", exit 0. The ledger holds the move as canceled.
+  it('a row awaiting approval that was canceled meanwhile is not said to await approval', async () => {
+    await runSequence(await emulator(), [
+      new ImportMoves({file: 1, mutation: 'rerun', rows: [row(1, false)], at: 0, interrupt: null, fault: null, settle: 0}),
+      new CancelMove({pick: 0, output: 'json', fault: {kind: '500', phase: 'after'}}),
+      new ImportMoves({file: 1, mutation: 'rerun', rows: [row(1)], at: 0, interrupt: null, fault: null, settle: 0}),
+    ])
+  })
+
+  // `payops api` creates a move held for approval with a key; `moves approve` approves it and its
+  // settlement fails (207: exit 6); `payops api` sends the key again, now asking to settle: exit 0,
+  // "replayed". The ledger holds the move as approved: what the request asked did not all happen.
+  it('a key replayed through `payops api` to a move left approved is partial, not exit 0', async () => {
+    await runSequence(await emulator(), [
+      move({ask: {from: 0, to: 1, amount: 1, auto: false}, key: 'fresh', via: 'api'}),
+      new ApproveMove({pick: 0, output: 'json', fault: null, settle: 1}),
+      move({ask: {from: 0, to: 1, amount: 1, auto: true}, key: 'same', via: 'api', settle: 1}),
+    ])
+  })
 })
