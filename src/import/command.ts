@@ -8,6 +8,7 @@ import type {CommandContext} from '../context/index.js'
 import {NotConfirmedError, PartialError, UsageError} from '../errors.js'
 import {closePorts, confirmBatch, dailyCapReport, limitReport, portsOf, refusals, type GuardFlags} from '../movements/command.js'
 import {endedMoves, movesInDoubt} from '../movements/history.js'
+import {STUCK_APPROVED} from '../movements/sentence.js'
 import {makerCheckerFor} from '../movements/maker-checker.js'
 import {keyIdOf} from '../api/redact.js'
 import {formatTotals as describeTotals, toDecimalString} from '../money.js'
@@ -242,8 +243,10 @@ async function reportRun(plan: ImportPlan, file: string, ctx: CommandContext, re
   // Rows recorded as awaiting approval whose moves this machine has since seen canceled or failed.
   const waiting = plan.store.awaitingMoves()
   const ended = endedMoves(ctx.configDir, keyIdOf(ctx.profile.apiKey), waiting.map((w) => w.move_id))
-  const gone = waiting.filter((w) => ended.has(w.move_id)).map((w) => w.line)
+  const gone = waiting.filter((w) => ended.has(w.move_id) && ended.get(w.move_id) !== 'approved').map((w) => w.line)
   if (gone.length) parts.push(`${plural(gone.length, 'row')} recorded as awaiting approval (line${gone.length === 1 ? '' : 's'} ${describeLines(gone)}) ${gone.length === 1 ? 'has its move' : 'have their moves'} canceled or failed since (this machine's audit trail): ${gone.length === 1 ? 'it moves' : 'they move'} no money; to pay ${gone.length === 1 ? 'it' : 'them'}, import again with --new-batch or create the moves anew`)
+  const stuck = waiting.filter((w) => ended.get(w.move_id) === 'approved').map((w) => w.line)
+  if (stuck.length) parts.push(`${plural(stuck.length, 'row')} recorded as awaiting approval (line${stuck.length === 1 ? '' : 's'} ${describeLines(stuck)}) ${stuck.length === 1 ? 'has its move' : 'have their moves'} approved since, and not settled (this machine's audit trail): ${stuck.length === 1 ? 'its settlement' : 'their settlements'} failed and nothing moved; ${STUCK_APPROVED}`)
   const unsure = inDoubt(ctx, waiting.filter((w) => !ended.has(w.move_id)))
   if (unsure) parts.push(unsure)
   if (parts.length) throw new PartialError(`${parts.join('. ')}.`)

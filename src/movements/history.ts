@@ -221,7 +221,8 @@ export function historyOf(read: () => AuditRecord[], keyId?: string | null): His
 
 /**
  * Of the moves `ids`, those whose latest record in this machine's audit trail (the key's own, or
- * older ones without a key id) shows them canceled or failed: they will not move money. One pass.
+ * older ones without a key id) shows them canceled or failed, or approved and not settled (a
+ * settlement that failed, which nothing continues): they will not move money. One pass.
  */
 export function endedMoves(dir: string, keyId: string | null, ids: Iterable<string>): Map<string, string> {
   const wanted = new Set(ids)
@@ -230,7 +231,7 @@ export function endedMoves(dir: string, keyId: string | null, ids: Iterable<stri
   for (const r of readAudit(dir)) {
     if (r.resource_id && wanted.has(r.resource_id) && succeeded(r) && r.resource_status && (!r.key_id || r.key_id === keyId)) last.set(r.resource_id, r.resource_status.toLowerCase())
   }
-  for (const [id, status] of last) if (status !== 'canceled' && status !== 'failed') last.delete(id)
+  for (const [id, status] of last) if (status !== 'canceled' && status !== 'failed' && status !== 'approved') last.delete(id)
   return last
 }
 

@@ -213,4 +213,15 @@ describe('counterexamples found by the model-based test against the strict emula
       move({ask: {from: 0, to: 1, amount: 1, auto: true}, key: 'same', via: 'api', settle: 1}),
     ])
   })
+
+  // An import's row created awaiting approval; `moves approve` approves it and its settlement fails
+  // (207: exit 6); the import run again: "nothing to send", exit 0. The ledger holds the row's move
+  // as approved, and nothing moved for it.
+  it('a row whose move was approved since but not settled is not done: exit 6', async () => {
+    await runSequence(await emulator(), [
+      new ImportMoves({file: 1, mutation: 'rerun', rows: [row(1, false), row(1)], at: 0, interrupt: null, fault: null, settle: 0}),
+      new ApproveMove({pick: 0, output: 'json', fault: null, settle: 1}),
+      new ImportMoves({file: 1, mutation: 'rerun', rows: [row(1)], at: 0, interrupt: null, fault: null, settle: 0}),
+    ])
+  })
 })
