@@ -224,4 +224,17 @@ describe('counterexamples found by the model-based test against the strict emula
       new ImportMoves({file: 1, mutation: 'rerun', rows: [row(1)], at: 0, interrupt: null, fault: null, settle: 0}),
     ])
   })
+
+  // A transfer created held for approval, approved by `transfers approve`, then its create sent again
+  // with the key: "replayed", approved, exit 0. The ledger holds it approved, as said: a transfer held
+  // for approval that a checker approved since is where the request left it to go (the oracle
+  // had asked for `created` only; a move held may be settled since, and a transfer approved since
+  // is the same).
+  it('a key replayed to a transfer a checker approved since is replayed, exit 0', async () => {
+    await runSequence(await emulator(), [
+      transfer({amount: 1, auto: false, rail: 'same_day_ach', key: 'fresh'}),
+      new ApproveTransfer({pick: 0, fault: null}),
+      transfer({amount: 1, auto: false, rail: 'same_day_ach', key: 'same'}),
+    ])
+  })
 })
