@@ -240,9 +240,17 @@ function changeOf(r: AuditRecord): {id: string; change: 'cancel' | 'approve'} | 
   const prefix = `${PATHS.moveCreate}/`
   if (!r.path.startsWith(prefix)) return undefined
   const rest = r.path.slice(prefix.length)
-  if (r.method === 'DELETE' && !rest.includes('/')) return {id: decodeURIComponent(rest), change: 'cancel'}
-  if (r.method === 'POST' && rest.endsWith('/approve') && rest.indexOf('/') === rest.length - '/approve'.length) return {id: decodeURIComponent(rest.slice(0, -'/approve'.length)), change: 'approve'}
-  return undefined
+  // A path recorded from `payops api` may hold any escape: one that does not decode names no move.
+  const id = (raw: string) => {
+    try {
+      return decodeURIComponent(raw)
+    } catch {
+      return undefined
+    }
+  }
+  const change = r.method === 'DELETE' && !rest.includes('/') ? 'cancel' : r.method === 'POST' && /^[^/]+\/approve$/.test(rest) ? 'approve' : undefined
+  const named = change && id(change === 'cancel' ? rest : rest.slice(0, -'/approve'.length))
+  return change && named ? {id: named, change} : undefined
 }
 
 /**
