@@ -155,9 +155,12 @@ async function foundBeforeSending(p: Plan, ports: MovementPorts, rec: RequestRec
  */
 async function namedByTrail(p: Plan, last: LostAnswer): Promise<Record<string, unknown>> {
   const known = fromTrail(p, last)
-  if (last.id || p.request.kind !== 'transfer.create' || !p.search) return known
+  if (p.request.kind !== 'transfer.create' || !p.search) return known
   const at = Date.parse(last.time)
   const seen = await p.search({since: at, until: at}).catch(() => undefined)
+  // Known by its id: where it stands now, as the list shows it (a list that echoes no key still
+  // names ids; a transfer moves on after its answer), else as the trail saw it.
+  if (last.id) return [seen?.found, ...(seen?.candidates ?? [])].find((t) => t?.id === last.id) ?? known
   const one = seen?.found ?? (seen?.candidates.length === 1 ? seen.candidates[0] : undefined)
   return one ?? known
 }

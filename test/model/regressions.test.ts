@@ -237,4 +237,18 @@ describe('counterexamples found by the model-based test against the strict emula
       transfer({amount: 1, auto: false, rail: 'same_day_ach', key: 'same'}),
     ])
   })
+
+  // Against the strict emulator (its lists echo no key): a transfer created held for approval, moved
+  // on by the bank to settled, then its create sent again with the key: "replayed", created (as the
+  // trail had recorded it). The ledger holds it settled.
+  it('a key replayed from the trail says where the transfer stands now, from the list by its id', async () => {
+    const emu = await emulator()
+    await runSequence(emu, [
+      transfer({amount: 1, auto: false, rail: 'standard_ach', key: 'fresh'}),
+      new BankAdvancesTransfer({pick: 0, to: 'settled'}),
+      transfer({amount: 1, auto: false, rail: 'standard_ach', key: 'same'}),
+    ], async (e) => {
+      await e.control('POST', '/_emulator/faults', {strict: true})
+    })
+  })
 })
