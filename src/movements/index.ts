@@ -198,7 +198,8 @@ async function beforeSending(p: Plan, ports: MovementPorts, rec: RequestRecord):
   if (result?.found) return foundBeforeSending(p, ports, rec, result.found)
   if (last?.made) {
     // This machine's trail shows the key's request answered 2XX: it was made; the list need not echo the key.
-    return conclude(p, ports, rec, learned(200, await namedByTrail(p, last), systemClock.now()), {kind: 'replayed', notSent: true})
+    // Where it stands now decides as a lookup by key would: a failed or canceled one is a conflict.
+    return foundBeforeSending(p, ports, rec, await namedByTrail(p, last))
   }
   if (lost && !p.sendAnyway && result && (result.incomplete || result.candidates.length > 0)) {
     await rec.outcome({status: null, error_code: 'not_sent'})

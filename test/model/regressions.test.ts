@@ -251,4 +251,17 @@ describe('counterexamples found by the model-based test against the strict emula
       await e.control('POST', '/_emulator/faults', {strict: true})
     })
   })
+
+  // The same against the strict emulator, the bank failing the transfer instead: "replayed", failed,
+  // exit 0. A key that names a failed transfer cannot make the one asked for (exit 5, as when the
+  // list shows it by its key).
+  it('a key replayed from the trail to a transfer that failed since is a conflict, not exit 0', async () => {
+    await runSequence(await emulator(), [
+      transfer({amount: 1, auto: false, rail: 'standard_ach', key: 'fresh'}),
+      new BankAdvancesTransfer({pick: 0, to: 'failed'}),
+      transfer({amount: 1, auto: false, rail: 'standard_ach', key: 'same'}),
+    ], async (e) => {
+      await e.control('POST', '/_emulator/faults', {strict: true})
+    })
+  })
 })
