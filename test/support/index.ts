@@ -3,7 +3,7 @@
  * have always used), the in-process emulator, temporary folders, and the checks shared by many
  * tests (the outcome line, "nothing was sent").
  */
-import {expect} from 'vitest'
+import {afterAll, expect} from 'vitest'
 import {existsSync} from 'node:fs'
 import {readAudit} from '../../src/audit/index.js'
 import {databasePathFor} from '../../src/import/index.js'
@@ -14,6 +14,7 @@ import type {Emulator, Keys} from './emulator.js'
 export {knownSecrets, runCli, startCli, fakeClock, steppedClock, until, listeningUrl, type CliOptions, type RunResult, type RunningCli, type TtyOption}
 export {startEmulator, startEmulatorCommand, type Emulator, type Keys} from './emulator.js'
 export {BIN, ROOT, cleanEnv, defaultConfigDir, tempDir} from './env.js'
+import {tempDir} from './env.js'
 export {routesServer} from './routes-server.js'
 
 export interface RunOptions extends Omit<CliOptions, 'stdin'> {
@@ -146,4 +147,15 @@ export function expectInterruptedImport(r: {code: number; stdout: string; stderr
   expect(out).not.toHaveProperty('totals')
   const money = (sum / 100).toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
   expect(r.stderr).toMatch(new RegExp(`Interrupted: ${out.created} of ${rows} rows done, ${out.not_sent} not sent \\(${money} USD moved by this run\\)`))
+}
+
+/** A maker of temporary folders for one test file: each call makes one, and all are removed after the file's tests. */
+export function tempDirs(prefix: string): () => string {
+  const made: Array<{cleanup(): void}> = []
+  afterAll(() => made.splice(0).forEach((d) => d.cleanup()))
+  return () => {
+    const d = tempDir(prefix)
+    made.push(d)
+    return d.path
+  }
 }

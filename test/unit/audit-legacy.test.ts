@@ -3,20 +3,14 @@
  * before it is imported into the store: a cut tail, a deleted log or head, or a garbled head is
  * found and named, so such a trail is refused rather than imported.
  */
-import {rmSync, unlinkSync, writeFileSync} from 'node:fs'
+import {unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {readLegacyHead, verifyLegacy} from '../../src/audit/legacy.js'
 import {chained, GENESIS, type AuditFields, type AuditRecord} from '../../src/audit/records.js'
-import {tempDir} from '../support/env.js'
+import {tempDirs} from '../support/index.js'
 
-const dirs: string[] = []
-const temp = () => {
-  const d = tempDir('payops-audit-legacy-').path
-  dirs.push(d)
-  return d
-}
-afterAll(() => dirs.forEach((d) => rmSync(d, {recursive: true, force: true})))
+const temp = tempDirs('payops-audit-legacy-')
 
 const fields = (n: number): AuditFields => ({kind: 'intent', op: `op-${n}`, profile: 'p', mode: 'test', method: 'POST', path: `/api/x/${n}`})
 

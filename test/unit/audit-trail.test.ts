@@ -4,21 +4,14 @@
  * record or deleted records are found (exit 1) and never continued; `--expect-head` anchors the
  * trail to a hash kept elsewhere; a check that refuses one record leaves the others of its group.
  */
-import {rmSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {AuditLog, readAudit, readAuditHead, verifyAudit, type AuditFields} from '../../src/audit/index.js'
 import {AuditTrailError, NotConfirmedError, PayopsError} from '../../src/errors.js'
-import {tempDir} from '../support/env.js'
+import {tempDirs} from '../support/index.js'
 import {snapshotTrail, tamper, trailFile} from '../support/trail.js'
 
-const dirs: string[] = []
-const temp = () => {
-  const d = tempDir('payops-audit-trail-').path
-  dirs.push(d)
-  return d
-}
-afterAll(() => dirs.forEach((d) => rmSync(d, {recursive: true, force: true})))
+const temp = tempDirs('payops-audit-trail-')
 
 const fields = (n: number): AuditFields => ({kind: 'intent', op: `op-${n}`, profile: 'p', mode: 'test', method: 'POST', path: `/api/x/${n}`})
 

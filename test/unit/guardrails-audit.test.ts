@@ -1,20 +1,14 @@
-import {rmSync, writeFileSync} from 'node:fs'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {AuditLog, readAudit, recordHash, verifyAudit, verifyExport, type AuditFields} from '../../src/audit/index.js'
 import {exportedTrail} from '../support/trail.js'
 import {applySetting, unsetSetting} from '../../src/config/settings.js'
 import {UsageError} from '../../src/errors.js'
 import {limitViolations} from '../../src/guardrails.js'
-import {tempDir} from '../support/env.js'
+import {tempDirs} from '../support/index.js'
 
-const dirs: string[] = []
-const temp = () => {
-  const d = tempDir('payops-audit-unit-').path
-  dirs.push(d)
-  return d
-}
-afterAll(() => dirs.forEach((d) => rmSync(d, {recursive: true, force: true})))
+const temp = tempDirs('payops-audit-unit-')
 
 describe('limitViolations', () => {
   const limits = {max_amount: {USD: 5000}, allowed_destinations: ['dest-1']}
