@@ -10,8 +10,8 @@ import type {Readable} from 'node:stream'
 import {createBrotliDecompress, createGunzip, createInflate} from 'node:zlib'
 import type {Dispatcher} from 'undici'
 import {PayopsError, ResponseTooLargeError} from '../errors.js'
-import {baselineWasm, loadUndici} from '../interop.js'
-import {dispatcherFor, needsDispatcher, proxyRefusal, redactProxyUrl, routeFor, trustedCas, type AgentOptions, type NetworkSettings} from '../net.js'
+import {loadUndici} from '../interop.js'
+import {dispatcherFor, proxyRefusal, redactProxyUrl, routeFor, trustedCas, type AgentOptions, type NetworkSettings} from '../net.js'
 
 /**
  * Every answer is read up to this many bytes once decoded (gzip, deflate and br alike, counted as
@@ -112,13 +112,11 @@ export function wireError(err: unknown, via?: string): Error & {code: string; vi
  * of the first request: a transport serves one base URL).
  */
 class Way {
-  private made?: Promise<{dispatcher: Dispatcher; undici: typeof import('undici')} | undefined>
+  private made?: Promise<{dispatcher: Dispatcher; undici: typeof import('undici')}>
 
   constructor(
     private readonly net: NetworkSettings | undefined,
     private readonly opts: AgentOptions,
-    /** Make a dispatcher even when the defaults would do (the pool always has one). */
-    private readonly always: boolean,
   ) {}
 
   /** The proxy a request to `url` goes through, as shown (no credentials); undefined when direct. */
@@ -128,10 +126,9 @@ class Way {
     return proxy ? redactProxyUrl(proxy.href) : undefined
   }
 
-  dispatcher(url: string): Promise<{dispatcher: Dispatcher; undici: typeof import('undici')} | undefined> {
+  dispatcher(url: string): Promise<{dispatcher: Dispatcher; undici: typeof import('undici')}> {
     return (this.made ??= (async () => {
       const net = this.net ?? {env: {}}
-      if (!this.always && !needsDispatcher(url, net)) return undefined
       const undici = await loadUndici()
       return {undici, dispatcher: dispatcherFor(undici, url, net, this.opts, await trustedCas(net))}
     })())
@@ -150,27 +147,28 @@ function isBadPort(err: unknown): boolean {
 }
 
 /**
- * Node's fetch, never following redirects: a 3xx comes back as it is and the client refuses it, so
- * the API key and body only ever go to the configured base URL. A port fetch will not connect to
- * (the browser "bad ports" list, which guards web pages, not an operator's own base URL) goes
- * through undici's request instead, as the pool transport would.
+ * undici's fetch with a dispatcher of its own (the one-shot transport's way through a proxy, or
+ * with CAs of the run's own: http-transport.ts hands those requests here), never following
+ * redirects: a 3xx comes back as it is and the client refuses it, so the API key and body only
+ * ever go to the configured base URL. A port fetch will not connect to (the browser "bad ports"
+ * list, which guards web pages, not an operator's own base URL) goes through undici's request
+ * instead, as the pool transport would.
  */
 export class FetchTransport implements Transport {
   private fallback?: PoolTransport
   private readonly way: Way
 
-  /** With `net`, a proxy or extra CAs take undici's fetch and a dispatcher; else Node's own fetch. */
+  /** With `net`, through its proxy and trusting its extra CAs. */
   constructor(private readonly net?: NetworkSettings) {
-    this.way = new Way(net, {connections: 8}, false)
+    this.way = new Way(net, {connections: 8})
   }
 
   async send(req: WireRequest): Promise<WireResponse> {
     const via = this.way.via(req.url)
     try {
       const init = {method: req.method, headers: req.headers, body: req.body, redirect: 'manual' as const, signal: AbortSignal.timeout(req.timeoutMs)}
-      const way = await this.way.dispatcher(req.url)
-      if (!way) baselineWasm()
-      const res = way ? ((await way.undici.fetch(req.url, {...init, dispatcher: way.dispatcher})) as unknown as Response) : await fetch(req.url, init)
+      const {undici, dispatcher} = await this.way.dispatcher(req.url)
+      const res = (await undici.fetch(req.url, {...init, dispatcher})) as unknown as Response
       const headers: Record<string, string> = {}
       res.headers.forEach((v, k) => (headers[k] = v))
       // fetch has already undone the content-encoding: what is counted is the decoded body.
@@ -201,13 +199,13 @@ export class PoolTransport implements Transport {
 
   /** With `net`, the Agent is undici's ProxyAgent when a proxy applies, trusting its extra CAs. */
   constructor(connections = 64, net?: NetworkSettings) {
-    this.way = new Way(net, {keepAliveTimeout: 10_000, connections, pipelining: 1}, true)
+    this.way = new Way(net, {keepAliveTimeout: 10_000, connections, pipelining: 1})
   }
 
   async send(req: WireRequest): Promise<WireResponse> {
     const via = this.way.via(req.url)
     try {
-      const {undici, dispatcher} = (await this.way.dispatcher(req.url))!
+      const {undici, dispatcher} = await this.way.dispatcher(req.url)
       const res = await undici.request(req.url, {
         method: req.method as Dispatcher.HttpMethod,
         headers: req.headers,
